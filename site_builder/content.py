@@ -1,0 +1,215 @@
+"""Load stage: read every term file into a ``Term``, checking each on its own.
+
+A term file is ``content/terms/<slug>.md``: YAML front matter between ``---``
+lines, then markdown. Problems are collected, never raised, so one run reports
+them all with their file and line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .errors import Problem, display_path
+
+try:  # the C loader is ~10x faster; fall back where libyaml is missing
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on the PyYAML build
+    _Loader = yaml.SafeLoader
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MAX_FILE_BYTES = 2 * 1024 * 1024
+"""A term larger than this is almost certainly a mistake (and would stall the build)."""
+
+FIELDS = {
+    "title": "the term's name (required)",
+    "summary": "a one-sentence plain-text definition (required)",
+    "aliases": "other names the term is known by (list)",
+    "related": "slugs of related terms (list)",
+    "explainer": "the name of an interactive explainer to embed",
+}
+
+
+@dataclass
+class Term:
+    """One glossary entry, as read from its file."""
+
+    slug: str
+    title: str
+    summary: str
+    body: str
+    path: str
+    """The file as shown in messages."""
+    body_line: int
+    """Line number of the body's first line in the file, for messages."""
+    aliases: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)
+    explainer: str | None = None
+    field_lines: dict[str, int] = field(default_factory=dict)
+    digest: str = ""
+    """SHA-256 of the file's bytes: the key of every cache entry derived from it."""
+
+
+def load_terms(content_dir: Path) -> tuple[list[Term], list[Problem]]:
+    """Read every ``terms/**/*.md`` under ``content_dir``, sorted by slug."""
+    terms_dir = content_dir / "terms"
+    problems: list[Problem] = []
+    if not terms_dir.is_dir():
+        return [], [Problem(display_path(content_dir), 1, "no terms/ folder: expected content/terms/<slug>.md files")]
+    root = content_dir.resolve()
+    terms = []
+    for path in sorted(terms_dir.rglob("*.md")):
+        shown = display_path(path)
+        if not _inside(path, root):
+            problems.append(Problem(shown, 1, "points outside the content folder (symlink?); refusing to read it"))
+            continue
+        if not path.is_file():
+            continue
+        term, found = read_term(path, shown)
+        problems.extend(found)
+        if term is not None:
+            terms.append(term)
+    terms.sort(key=lambda t: t.slug)
+    return terms, problems
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
+    """Read one term file; return the term (None when unusable) and its problems."""
+    slug = path.stem
+    problems: list[Problem] = []
+    if not SLUG_RE.match(slug):
+        problems.append(Problem(shown, 1, f"file name {path.name!r} is not a valid slug: use lowercase letters, digits and single hyphens, e.g. 'output-tokens.md'"))
+        return None, problems
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return None, [Problem(shown, 1, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, [Problem(shown, 1, f"cannot read: {exc.strerror}")]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        return None, [Problem(shown, line, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")]
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        return None, [Problem(shown, line, "contains a NUL character")]
+    front, body, body_line, problem = split_front_matter(text, shown)
+    if problem:
+        return None, [problem]
+    meta, problems = parse_front_matter(front, shown)
+    if meta is None:
+        return None, problems
+    term = Term(
+        slug=slug,
+        title=meta.get("title", ""),
+        summary=meta.get("summary", ""),
+        body=body,
+        path=shown,
+        body_line=body_line,
+        aliases=meta.get("aliases", []),
+        related=meta.get("related", []),
+        explainer=meta.get("explainer"),
+        field_lines=meta.get("__lines__", {}),
+        digest=hashlib.sha256(raw).hexdigest(),
+    )
+    ok = not any(p.severity == "error" for p in problems)
+    return (term if ok else None), problems
+
+
+def split_front_matter(text: str, shown: str) -> tuple[str, str, int, Problem | None]:
+    """Split ``---``-fenced front matter from the body; returns (front, body, body_line, problem)."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return "", "", 1, Problem(shown, 1, "missing front matter: the file must start with a '---' line, then YAML with at least title and summary, then '---'")
+    for index in range(1, len(lines)):
+        if lines[index].strip() in ("---", "..."):
+            front = "\n".join(lines[1:index])
+            body = "\n".join(lines[index + 1:])
+            return front, body, index + 2, None
+    return "", "", 1, Problem(shown, 1, "front matter is not closed: add a '---' line after the YAML")
+
+
+def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Problem]]:
+    """Parse and check the YAML front matter (its first line is line 2 of the file)."""
+    try:
+        data = yaml.load(front, Loader=_Loader) if front.strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 2
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return None, [Problem(shown, line, f"malformed YAML front matter: {reason}")]
+    except RecursionError:
+        return None, [Problem(shown, 2, "malformed YAML front matter: nested too deeply")]
+    if not isinstance(data, dict):
+        return None, [Problem(shown, 2, "front matter must be a mapping of keys to values (title: ..., summary: ...)")]
+    lines = _key_lines(front)
+    problems: list[Problem] = []
+    meta: dict = {"__lines__": lines}
+
+    def at(key: str) -> int:
+        return lines.get(key, 2)
+
+    for key in data:
+        if key not in FIELDS:
+            hint = _closest(str(key))
+            problems.append(Problem(shown, at(str(key)), f"unknown front matter key {key!r}" + (f" (did you mean {hint!r}?)" if hint else f" (known: {', '.join(FIELDS)})"), "warning"))
+    for key in ("title", "summary"):
+        value = data.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            problems.append(Problem(shown, at(key) if key in data else 2, f"missing required field {key!r}"))
+        elif not isinstance(value, str):
+            problems.append(Problem(shown, at(key), f"{key!r} must be text, not {_kind(value)}"))
+        else:
+            meta[key] = " ".join(value.split())
+    for key in ("aliases", "related"):
+        value = data.get(key, [])
+        if value is None:
+            value = []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            problems.append(Problem(shown, at(key), f"{key!r} must be a list of non-empty strings"))
+            continue
+        meta[key] = [" ".join(v.split()) for v in value]
+    explainer = data.get("explainer")
+    if explainer is not None:
+        if not isinstance(explainer, str):
+            problems.append(Problem(shown, at("explainer"), f"'explainer' must be a name, not {_kind(explainer)}"))
+        else:
+            meta["explainer"] = explainer.strip()
+    return meta, problems
+
+
+def _key_lines(front: str) -> dict[str, int]:
+    lines = {}
+    for number, text in enumerate(front.split("\n"), 2):
+        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", text)
+        if match and match.group(1) not in lines:
+            lines[match.group(1)] = number
+    return lines
+
+
+def _closest(key: str) -> str | None:
+    import difflib
+
+    match = difflib.get_close_matches(key.lower(), FIELDS, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def _kind(value: object) -> str:
+    return {dict: "a mapping", list: "a list"}.get(type(value), type(value).__name__)

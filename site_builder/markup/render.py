@@ -1,0 +1,175 @@
+"""Render one term's markdown body to HTML, with its anchors and outgoing links.
+
+The result depends only on the body, the site config and the name index, never
+on another term's page, so it can be computed in parallel and cached by those
+inputs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import xml.etree.ElementTree as etree
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+import markdown
+from markdown.extensions import Extension
+from markdown.extensions.toc import slugify_unicode
+from markdown.preprocessors import Preprocessor
+from markdown.treeprocessors import Treeprocessor
+
+from ..names import NameIndex
+from .source import prepare_source
+
+EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")
+
+
+@dataclass(frozen=True)
+class Link:
+    """An internal link found in a body: to ``slug`` (None: this page) and ``anchor``."""
+
+    slug: str | None
+    anchor: str
+    line: int
+
+
+@dataclass
+class RenderedBody:
+    """A term body turned into HTML, plus what validation needs to know about it."""
+
+    html: str
+    anchors: list[str] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)
+    headings: list[tuple[int, str, str]] = field(default_factory=list)
+    """(level, id, text) of every heading, for a table of contents."""
+
+
+class _State:
+    """Per-document state shared by the extension's processors."""
+
+    def __init__(self, names: NameIndex, first_line: int, pretty_urls: bool):
+        self.names = names
+        self.first_line = first_line
+        self.pretty_urls = pretty_urls
+        self.result = RenderedBody(html="")
+        self.link_lines: dict[str, int] = {}
+
+
+class _SourcePass(Preprocessor):
+    def __init__(self, md, state_ref):
+        super().__init__(md)
+        self.state_ref = state_ref
+
+    def run(self, lines):
+        state = self.state_ref()
+        out, scan = prepare_source(lines, state.first_line, self.md.htmlStash.store, state.names.resolve)
+        state.result.problems.extend(scan.problems)
+        state.link_lines = scan.link_lines
+        return out
+
+
+class _LinkPass(Treeprocessor):
+    """Rewrites links to ``slug.md`` into page URLs and records anchors (runs last)."""
+
+    def __init__(self, md, state_ref):
+        super().__init__(md)
+        self.state_ref = state_ref
+
+    def run(self, root):
+        state = self.state_ref()
+        result = state.result
+        for element in root.iter():
+            ident = element.get("id")
+            if ident:
+                result.anchors.append(ident)
+            if element.tag == "a" and element.get("href") is not None:
+                self._rewrite(element, state)
+            if element.tag in ("h2", "h3", "h4", "h5", "h6") and ident:
+                text = "".join(element.itertext()).strip()
+                result.headings.append((int(element.tag[1]), ident, text))
+
+    def _rewrite(self, element: etree.Element, state: _State) -> None:
+        href = element.get("href", "")
+        line = state.link_lines.get(href, state.first_line)
+        parts = urlsplit(href)
+        if parts.scheme in EXTERNAL_SCHEMES or parts.netloc:
+            return
+        if parts.scheme:
+            state.result.problems.append((line, f"link with unsupported scheme: {href}"))
+            return
+        anchor = unquote(parts.fragment)
+        if not parts.path:
+            if anchor:
+                state.result.links.append(Link(None, anchor, line))
+            return
+        name = posixpath.basename(unquote(parts.path).rstrip("/"))
+        slug = name[:-3] if name.endswith(".md") else None
+        if slug is None or slug not in state.names.slugs:
+            what = f"unknown term '{slug}'" if slug else "a file that is not a term (links go to other terms as slug.md, or to external URLs)"
+            state.result.problems.append((line, f"link to {what}: {href}"))
+            return
+        state.result.links.append(Link(slug, anchor, line))
+        page = f"../{slug}/" + ("" if state.pretty_urls else "index.html")
+        element.set("href", page + (f"#{parts.fragment}" if parts.fragment else ""))
+        element.set("data-term", slug)
+        classes = element.get("class", "")
+        element.set("class", (classes + " term-link").strip())
+
+
+class GlossaryExtension(Extension):
+    """Maths, wikilinks and link rewriting for term bodies."""
+
+    def __init__(self, state_ref, allow_raw_html: bool):
+        super().__init__()
+        self.state_ref = state_ref
+        self.allow_raw_html = allow_raw_html
+
+    def extendMarkdown(self, md):
+        # After normalize_whitespace (30), which strips the placeholder markers, and
+        # before fenced_code (25), which collapses lines: line numbers still hold.
+        md.preprocessors.register(_SourcePass(md, self.state_ref), "glossary_source", 29)
+        md.treeprocessors.register(_LinkPass(md, self.state_ref), "glossary_links", 0)
+        if not self.allow_raw_html:
+            # Without these two, raw HTML is escaped and shows as text.
+            md.preprocessors.deregister("html_block")
+            md.inlinePatterns.deregister("html")
+
+
+class BodyRenderer:
+    """A reusable Python-Markdown pipeline (one per process: it is not thread-safe)."""
+
+    def __init__(self, names: NameIndex, pretty_urls: bool = False, allow_raw_html: bool = False):
+        self.names = names
+        self.pretty_urls = pretty_urls
+        self.state: _State | None = None
+        self.md = markdown.Markdown(
+            extensions=[
+                GlossaryExtension(lambda: self.state, allow_raw_html),
+                "toc", "tables", "fenced_code", "footnotes", "attr_list", "sane_lists",
+            ],
+            extension_configs={
+                "toc": {"slugify": slugify_unicode, "permalink": False, "toc_depth": "2-4"},
+                "footnotes": {"UNIQUE_IDS": False, "BACKLINK_TITLE": "Back to reference %d"},
+            },
+            output_format="html",
+        )
+
+    def render(self, body: str, first_line: int) -> RenderedBody:
+        """Render ``body`` whose first line is line ``first_line`` of its file."""
+        self.state = _State(self.names, first_line, self.pretty_urls)
+        self.md.reset()
+        try:
+            html = self.md.convert(body)
+        except RecursionError:
+            return RenderedBody(html="", problems=[(first_line, "markdown is nested too deeply to render")])
+        result = self.state.result
+        result.html = _tidy(html)
+        self.state = None
+        return result
+
+
+def _tidy(html: str) -> str:
+    # Footnote back-references use a title attribute; keep the output stable and small.
+    return re.sub(r"\n{3,}", "\n\n", html).strip() + "\n"

@@ -1,0 +1,144 @@
+"""A line-aware pass over the raw markdown, before Python-Markdown sees it.
+
+Python-Markdown loses line numbers early, so this pass, which still has them,
+does the work whose errors must point at a line: it converts ``$...$`` and
+``$$...$$`` to MathML, rewrites ``[[Term]]`` / ``[[term|text]]`` into ordinary
+links to ``slug.md``, and remembers the line of every link target. Fenced code
+and inline code spans are left untouched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .mathml import LatexError, latex_to_mathml
+
+FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
+CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")
+WIKILINK_RE = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
+INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
+LINK_TARGET_RE = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
+
+
+@dataclass
+class SourceScan:
+    """What the pass found: problems (line, message) and link target -> first line."""
+
+    problems: list[tuple[int, str]] = field(default_factory=list)
+    link_lines: dict[str, int] = field(default_factory=dict)
+
+
+def prepare_source(
+    lines: list[str],
+    first_line: int,
+    stash: Callable[[str], str],
+    resolve: Callable[[str], str | None],
+) -> tuple[list[str], SourceScan]:
+    """Rewrite ``lines`` (the body, whose first line is ``first_line`` in the file).
+
+    ``stash(html)`` hides finished HTML from markdown and returns a placeholder;
+    ``resolve(name)`` turns a wikilink name into a slug (None when unknown).
+    """
+    scan = SourceScan()
+    out: list[str] = []
+    fence: str | None = None
+    display: list[str] | None = None
+    display_start = 0
+    display_prefix = ""
+    for offset, line in enumerate(lines):
+        number = first_line + offset
+        if display is not None:
+            if "$$" in line:
+                head, _, tail = line.partition("$$")
+                display.append(head)
+                out.append(display_prefix + _display(" ".join(display), display_start, stash, scan, True))
+                out.append(tail) if tail.strip() else out.append("")
+                display = None
+            else:
+                display.append(line)
+                out.append("")  # keep later line numbers aligned
+            continue
+        match = FENCE_RE.match(line)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        if match:
+            fence = match.group(1)
+            out.append(line)
+            continue
+        stripped = line.strip()
+        if stripped.startswith("$$") and stripped.endswith("$$") and stripped.count("$$") == 2 and len(stripped) > 4:
+            out.append(line[: len(line) - len(line.lstrip())] + _display(stripped[2:-2], number, stash, scan))
+            continue
+        if stripped.startswith("$$") and stripped.count("$$") == 1:
+            display = [stripped[2:]]
+            display_start = number
+            display_prefix = line[: len(line) - len(line.lstrip())]
+            out.append("")
+            continue
+        out.append(_rewrite_line(line, number, stash, resolve, scan))
+    if fence is None and display is not None:
+        scan.problems.append((display_start, "display maths opened with '$$' is never closed"))
+    return out, scan
+
+
+def _rewrite_line(line, number, stash, resolve, scan) -> str:
+    parts = []
+    position = 0
+    for code in CODE_SPAN_RE.finditer(line):
+        parts.append(_rewrite_text(line[position:code.start()], number, stash, resolve, scan))
+        parts.append(code.group(0))
+        position = code.end()
+    parts.append(_rewrite_text(line[position:], number, stash, resolve, scan))
+    return "".join(parts)
+
+
+def _rewrite_text(text, number, stash, resolve, scan) -> str:
+    if not text:
+        return text
+    if "$" in text:
+        text = re.sub(r"\$\$(.+?)\$\$", lambda m: _display(m.group(1), number, stash, scan, standalone=False), text)
+        text = INLINE_MATH_RE.sub(lambda m: _inline(m.group(1), number, stash, scan), text)
+    if "[[" in text:
+        text = WIKILINK_RE.sub(lambda m: _wikilink(m, number, resolve, scan), text)
+    for match in LINK_TARGET_RE.finditer(text):
+        target = match.group(1) or match.group(2)
+        scan.link_lines.setdefault(target, number)
+    return text
+
+
+def _inline(latex, number, stash, scan) -> str:
+    try:
+        return stash(latex_to_mathml(latex.replace("\\$", "$"), display=False))
+    except LatexError as exc:
+        scan.problems.append((number, f"{exc} in ${latex}$"))
+        return ""
+
+
+def _display(latex, number, stash, scan, standalone=True) -> str:
+    try:
+        mathml = latex_to_mathml(latex, display=True)
+    except LatexError as exc:
+        scan.problems.append((number, f"{exc} in $${' '.join(latex.split())}$$"))
+        return ""
+    tag = "div" if standalone else "span"
+    return stash(f'<{tag} class="math-display">{mathml}</{tag}>')
+
+
+def _wikilink(match, number, resolve, scan) -> str:
+    name, text = match.group(1).strip(), (match.group(2) or match.group(1)).strip()
+    anchor = ""
+    if "#" in name:
+        name, anchor = name.split("#", 1)
+        anchor = "#" + anchor.strip()
+    slug = resolve(name)
+    if slug is None:
+        scan.problems.append((number, f"link to unknown term [[{match.group(1)}]]"))
+        return match.group(0)
+    target = f"{slug}.md{anchor}"
+    scan.link_lines.setdefault(target, number)
+    return f"[{text}]({target})"
