@@ -1,0 +1,152 @@
+/* sd-model.js: the closed-form model of speculative decoding and the seeded
+ * round simulation, mirroring model.py / sampler.py of the Python package.
+ *
+ * Classic script (UMD): in the browser it sets window.SDModel; under node it
+ * is require()-able for the unit tests. No DOM access here.
+ *
+ *   E(alpha, gamma)    = sum_{k=0..gamma} alpha^k   (tokens per round)
+ *   cost(gamma, c)     = 1 + gamma c                 (target-pass units)
+ *   S(alpha, gamma, c) = E / cost                    (speedup over plain decoding)
+ */
+(function (root, factory) {
+  "use strict";
+  var api = factory();
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else root.SDModel = api;
+})(typeof self !== "undefined" ? self : this, function () {
+  "use strict";
+
+  /** Relative tolerance for ties, as model.TIE_RTOL. */
+  var TIE_RTOL = 1e-12;
+
+  function expectedTokens(alpha, gamma) {
+    if (alpha === 1) return gamma + 1;
+    if (alpha === 0) return 1;
+    // expm1/log keep precision as alpha -> 1 (model.expected_tokens does the same)
+    return Math.expm1((gamma + 1) * Math.log(alpha)) / (alpha - 1);
+  }
+
+  function roundCost(gamma, c) {
+    return 1 + gamma * c;
+  }
+
+  function speedup(alpha, gamma, c) {
+    return expectedTokens(alpha, gamma) / roundCost(gamma, c);
+  }
+
+  /** True when drafting gamma tokens beats plain decoding (E > 1 + gamma c). */
+  function paysOff(alpha, gamma, c) {
+    return speedup(alpha, gamma, c) > 1 + TIE_RTOL;
+  }
+
+  /** The whole depth 0..maxDepth with the largest speedup; ties go to the
+   * smaller depth (0 means: do not speculate). Mirrors model.optimal_depth. */
+  function optimalDepth(alpha, c, maxDepth) {
+    if (maxDepth === undefined) maxDepth = 64;
+    var s = new Array(maxDepth + 1);
+    var best = -Infinity;
+    for (var g = 0; g <= maxDepth; g++) {
+      s[g] = speedup(alpha, g, c);
+      if (s[g] > best) best = s[g];
+    }
+    for (var k = 0; k <= maxDepth; k++) {
+      if (s[k] >= best * (1 - TIE_RTOL)) return k;
+    }
+    return 0;
+  }
+
+  /** c*(alpha) = -alpha ln(alpha) / (1 - alpha): above it the smooth curve
+   * never rises. Whole depths: some depth pays off exactly when c < alpha. */
+  function thresholdCost(alpha) {
+    if (alpha === 0) return 0;
+    if (alpha === 1) return 1;
+    return (-alpha * Math.log(alpha)) / (1 - alpha);
+  }
+
+  /** Mulberry32, bit for bit the reference generator: uniforms in [0, 1). */
+  function mulberry32(a) {
+    return function () {
+      a |= 0;
+      a = (a + 0x6d2b79f5) | 0;
+      var t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  /** Outcome of one round from its gamma uniforms (draws r*gamma .. r*gamma+gamma-1).
+   * Position j (0-based) is accepted iff u[j] < alpha; the first rejection ends
+   * the prefix and every later position is discarded unscored. */
+  function judgeRound(uniforms, alpha) {
+    var gamma = uniforms.length;
+    var accepted = 0;
+    while (accepted < gamma && uniforms[accepted] < alpha) accepted++;
+    var rejectedAt = accepted < gamma ? accepted : -1;
+    return {
+      gamma: gamma,
+      accepted: accepted,
+      rejectedAt: rejectedAt, // -1: everything accepted
+      discarded: rejectedAt < 0 ? 0 : gamma - accepted - 1,
+      targetKind: rejectedAt < 0 ? "bonus" : "correction",
+      tokens: accepted + 1,
+      uniforms: uniforms,
+    };
+  }
+
+  /** A reproducible run: rounds drawn in order from mulberry32(seed). */
+  function createRun(alpha, gamma, c, seed) {
+    var next = mulberry32(seed);
+    var run = {
+      alpha: alpha,
+      gamma: gamma,
+      c: c,
+      seed: seed,
+      rounds: 0,
+      tokens: 0,
+      targetPasses: 0,
+      draftCalls: 0,
+      time: 0, // in target-pass units
+      histogram: new Array(gamma + 2).fill(0), // tokens per round -> count (index 0 unused)
+      nextRound: function () {
+        var u = new Array(gamma);
+        for (var j = 0; j < gamma; j++) u[j] = next();
+        var r = judgeRound(u, alpha);
+        r.index = run.rounds;
+        run.rounds += 1;
+        run.tokens += r.tokens;
+        run.targetPasses += 1;
+        run.draftCalls += gamma;
+        run.time += roundCost(gamma, c);
+        run.histogram[r.tokens] += 1;
+        return r;
+      },
+      /** Tokens per unit time relative to plain decoding (1 token per pass). */
+      realisedSpeedup: function () {
+        return run.time > 0 ? run.tokens / run.time : NaN;
+      },
+    };
+    return run;
+  }
+
+  /** P(a round yields exactly k tokens), k = 1..gamma+1 (index 0 unused). */
+  function tokenDistribution(alpha, gamma) {
+    var p = new Array(gamma + 2).fill(0);
+    for (var k = 1; k <= gamma; k++) p[k] = Math.pow(alpha, k - 1) * (1 - alpha);
+    p[gamma + 1] = Math.pow(alpha, gamma);
+    return p;
+  }
+
+  return {
+    TIE_RTOL: TIE_RTOL,
+    expectedTokens: expectedTokens,
+    roundCost: roundCost,
+    speedup: speedup,
+    paysOff: paysOff,
+    optimalDepth: optimalDepth,
+    thresholdCost: thresholdCost,
+    mulberry32: mulberry32,
+    judgeRound: judgeRound,
+    createRun: createRun,
+    tokenDistribution: tokenDistribution,
+  };
+});
