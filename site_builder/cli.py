@@ -1,0 +1,95 @@
+"""Command line: ``site-builder build | serve | check`` (also ``python -m site_builder``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+from .build import BuildOptions, build_site
+from .errors import BuildFailed
+from .publish import PublishError
+
+
+def _add_content_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--content", type=Path, default=Path("content"), metavar="DIR",
+                        help="content folder holding terms/ and optionally site.toml (default: content)")
+    parser.add_argument("--base-url", metavar="URL", default=None,
+                        help="absolute URL the site is published at; overrides base_url in site.toml")
+    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    parser.add_argument("--quiet", action="store_true", help="print only problems")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The argument parser for every sub-command."""
+    parser = argparse.ArgumentParser(
+        prog="site-builder",
+        description="Build an interactive glossary from markdown into a static site.",
+    )
+    parser.add_argument("--version", action="version", version=f"site_builder {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    build = commands.add_parser("build", help="build content/ into output/",
+                                description="Build the content folder into a static site, atomically.")
+    _add_content_options(build)
+    build.add_argument("--output", type=Path, default=Path("output"), metavar="DIR",
+                       help="folder to write the site to; replaced whole (default: output)")
+    build.add_argument("--jobs", type=int, default=None, metavar="N",
+                       help="worker processes for markdown (default: one per core)")
+
+    serve = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on change",
+                                description="Build, serve output/ locally, rebuild when content or templates change, and reload the browser.")
+    _add_content_options(serve)
+    serve.add_argument("--output", type=Path, default=Path("output"), metavar="DIR",
+                       help="folder to build into and serve (default: output)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000; 0 picks a free one)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+
+    check = commands.add_parser("check", help="validate content and every internal link; write nothing",
+                                description="Validate every term and every internal link and anchor without writing anything.")
+    _add_content_options(check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit status."""
+    args = make_parser().parse_args(argv)
+    log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
+    if args.command == "serve":
+        from .serve import serve
+
+        return serve(args, log)
+    options = BuildOptions(
+        content=args.content,
+        output=getattr(args, "output", Path("output")),
+        base_url=args.base_url,
+        strict=args.strict,
+        write=args.command == "build",
+        jobs=getattr(args, "jobs", None),
+    )
+    return run_build(options, log, verb="Checked" if args.command == "check" else "Built")
+
+
+def run_build(options: BuildOptions, log, verb: str = "Built") -> int:
+    """Build (or check), print the log and problems; return 0 on success, 1 on failure."""
+    log(f"{'Checking' if not options.write else 'Building'} {options.content} -> {options.output if options.write else '(nothing written)'}")
+    try:
+        report = build_site(options, log)
+    except BuildFailed as failure:
+        for problem in failure.problems:
+            print(problem, file=sys.stderr)
+        errors = sum(1 for p in failure.problems if p.severity == "error" or options.strict)
+        print(f"error: {errors} problem(s); nothing was written", file=sys.stderr)
+        return 1
+    except PublishError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for warning in report.warnings:
+        print(warning, file=sys.stderr)
+    pages = report.written + report.unchanged
+    if options.write:
+        log(f"{verb} {report.terms} terms: {pages} files ({report.written} written, {report.unchanged} unchanged) in {report.seconds:.2f} s")
+    else:
+        log(f"{verb} {report.terms} terms: no problems in {report.seconds:.2f} s")
+    return 0

@@ -1,0 +1,143 @@
+"""Render stage: turn terms, rendered bodies and explainers into page files."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Mapping
+
+import jinja2
+
+from .assets import AssetStore
+from .config import SiteConfig
+from .content import Term
+from .explainers.base import ExplainerBuild
+from .markup.render import RenderedBody
+
+
+@dataclass(frozen=True)
+class PageLink:
+    """A link to a term as the templates show it."""
+
+    slug: str
+    title: str
+    summary: str
+    href: str
+
+
+def make_environment() -> jinja2.Environment:
+    """The Jinja environment for the packaged templates (autoescaping on)."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("site_builder", "templates"),
+        autoescape=True,
+        trim_blocks=False,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+class PageRenderer:
+    """Renders every page of one site from already validated inputs."""
+
+    def __init__(self, config: SiteConfig, terms: list[Term], assets: AssetStore):
+        self.config = config
+        self.terms = {term.slug: term for term in terms}
+        self.assets = assets
+        self.env = make_environment()
+        self.index_page = "" if config.pretty_urls else "index.html"
+
+    def term_href(self, slug: str) -> str:
+        """Root-relative URL of a term page."""
+        return f"{slug}/{self.index_page}"
+
+    def link(self, slug: str) -> PageLink:
+        """A template-ready link to ``slug``."""
+        term = self.terms[slug]
+        return PageLink(slug, term.title, term.summary, self.term_href(slug))
+
+    def absolute(self, path: str) -> str:
+        """Absolute URL of a root-relative path, or "" when no base URL is set."""
+        return self.config.base_url + path if self.config.base_url else ""
+
+    def _common(self, root: str) -> dict:
+        return {
+            "site": self.config,
+            "root": root,
+            "assets": self.assets.urls,
+            "index_page": self.index_page,
+            "stylesheets": [],
+            "scripts": [],
+            "canonical": "",
+        }
+
+    def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:
+        """The HTML of one term page."""
+        context = self._common("../")
+        context.update(
+            term=term,
+            body_html=body.html,
+            related=[self.link(slug) for slug in term.related],
+            backlinks=[self.link(slug) for slug in backlinks],
+            explainer_html=explainer.html if explainer else "",
+            canonical=self.absolute(f"{term.slug}/"),
+        )
+        if explainer:
+            context["scripts"] = explainer.scripts
+            context["stylesheets"] = explainer.stylesheets
+        return self.env.get_template("term.html").render(context).encode("utf-8")
+
+    def index_page_html(self) -> bytes:
+        """The A-Z index of every term with its summary."""
+        groups: dict[str, list] = {}
+        for term in sorted(self.terms.values(), key=lambda t: sort_key(t.title)):
+            letter = initial(term.title)
+            groups.setdefault(letter, []).append({
+                "title": term.title,
+                "summary": term.summary,
+                "href": self.term_href(term.slug),
+                "names": " ".join([term.slug, *term.aliases]),
+            })
+        context = self._common("")
+        context["groups"] = [
+            {"letter": letter, "id": "other" if letter == "#" else letter.lower(), "terms": items}
+            for letter, items in sorted(groups.items(), key=lambda kv: (kv[0] == "#", kv[0]))
+        ]
+        context["canonical"] = self.absolute("")
+        return self.env.get_template("index.html").render(context).encode("utf-8")
+
+    def not_found_page(self) -> bytes:
+        """404.html; uses absolute links when the base URL is known (it is served at any depth)."""
+        root = self.config.base_url or ""
+        return self.env.get_template("404.html").render(self._common(root)).encode("utf-8")
+
+
+def sort_key(title: str) -> tuple[str, str]:
+    """Alphabetical, case- and accent-insensitive."""
+    folded = unicodedata.normalize("NFKD", title.casefold())
+    return ("".join(c for c in folded if not unicodedata.combining(c)), title)
+
+
+def initial(title: str) -> str:
+    """The letter a title is filed under; "#" for digits and symbols."""
+    first = sort_key(title)[0][:1].upper()
+    return first if first.isalpha() and first.isascii() else "#"
+
+
+def render_all(
+    renderer: PageRenderer,
+    terms: list[Term],
+    bodies: Mapping[str, RenderedBody],
+    backlinks: Mapping[str, list[str]],
+    explainers: Mapping[str, ExplainerBuild],
+) -> dict[str, bytes]:
+    """Every page of the site as relative path -> bytes."""
+    files: dict[str, bytes] = {}
+    for term in terms:
+        explainer = explainers.get(term.slug)
+        files[f"{term.slug}/index.html"] = renderer.term_page(term, bodies[term.slug], backlinks[term.slug], explainer)
+        if explainer:
+            for name, data in explainer.files.items():
+                files[f"{term.slug}/{name}"] = data
+    files["index.html"] = renderer.index_page_html()
+    files["404.html"] = renderer.not_found_page()
+    return files

@@ -1,0 +1,82 @@
+"""Validate stage: checks that need every term at once.
+
+Per-file checks happen while loading; these are the ones across files:
+duplicate names, related entries and explainers that do not exist, and (after
+the markdown is rendered) links to terms and anchors that do not exist.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from .content import Term
+from .errors import Problem
+from .explainers.base import REGISTRY
+from .markup.render import RenderedBody
+from .names import normalise
+
+
+def check_terms(terms: list[Term]) -> list[Problem]:
+    """Cross-term checks on front matter: names, related slugs, explainers."""
+    problems: list[Problem] = []
+    owners: dict[str, Term] = {}
+    slugs: dict[str, Term] = {}
+    for term in terms:
+        if term.slug in slugs:
+            other = slugs[term.slug]
+            problems.append(Problem(term.path, 1, f"duplicate slug '{term.slug}' (also {other.path})"))
+            continue
+        slugs[term.slug] = term
+    for term in slugs.values():
+        names = [(term.slug, "slug", 1), (term.title, "title", term.field_lines.get("title", 2))]
+        names += [(alias, "alias", term.field_lines.get("aliases", 2)) for alias in term.aliases]
+        seen_here: set[str] = set()
+        for name, kind, line in names:
+            key = normalise(name)
+            if key in seen_here:
+                continue
+            seen_here.add(key)
+            other = owners.get(key)
+            if other is not None and other.slug != term.slug:
+                problems.append(Problem(term.path, line, f"duplicate {kind} {name!r}: '{other.slug}' ({other.path}) already answers to that name"))
+            else:
+                owners[key] = term
+    for term in slugs.values():
+        line = term.field_lines.get("related", 2)
+        for slug in term.related:
+            if slug == term.slug:
+                problems.append(Problem(term.path, line, f"related lists the term itself ('{slug}')"))
+            elif slug not in slugs:
+                problems.append(Problem(term.path, line, f"related entry '{slug}' is not a known term slug"))
+        if term.explainer is not None and term.explainer not in REGISTRY:
+            known = ", ".join(sorted(REGISTRY))
+            problems.append(Problem(term.path, term.field_lines.get("explainer", 2), f"unknown explainer {term.explainer!r} (known: {known})"))
+    return problems
+
+
+def check_links(terms: list[Term], bodies: Mapping[str, RenderedBody]) -> list[Problem]:
+    """Every internal link must reach an existing term and, when it names one, an anchor."""
+    anchors = {slug: set(body.anchors) for slug, body in bodies.items()}
+    problems: list[Problem] = []
+    for term in terms:
+        body = bodies.get(term.slug)
+        if body is None:
+            continue
+        problems.extend(Problem(term.path, line, message) for line, message in body.problems)
+        for link in body.links:
+            target = link.slug or term.slug
+            if link.anchor and link.anchor not in anchors.get(target, ()):
+                where = "this page" if link.slug is None else f"'{target}'"
+                problems.append(Problem(term.path, link.line, f"link to missing anchor '#{link.anchor}' in {where}"))
+    return problems
+
+
+def backlinks(terms: list[Term], bodies: Mapping[str, RenderedBody]) -> dict[str, list[str]]:
+    """slug -> sorted slugs of the other terms whose bodies link to it."""
+    result: dict[str, set[str]] = {term.slug: set() for term in terms}
+    for term in terms:
+        body = bodies.get(term.slug)
+        for link in body.links if body else ():
+            if link.slug and link.slug != term.slug and link.slug in result:
+                result[link.slug].add(term.slug)
+    return {slug: sorted(sources) for slug, sources in result.items()}
