@@ -84,7 +84,8 @@ def expected_tokens(alpha, gamma):
         # expm1/log keep full precision as alpha -> 1, where 1 - alpha^(g+1)
         # and 1 - alpha both cancel
         e = np.expm1((g + 1.0) * log_a) / (a - 1.0)
-    return np.where(a == 1.0, g + 1.0, np.where(a == 0.0, 1.0, e))
+    # the limits, and gamma = 0 (plain decoding, S = 1), are exact rather than rounded
+    return np.where(a == 1.0, g + 1.0, np.where((a == 0.0) | (g == 0.0), 1.0, e))
 
 
 def speedup(alpha, gamma, c):
