@@ -150,7 +150,9 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
         data = yaml.load(front, Loader=_Loader) if front.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 2
+        # A mark past the last line means "ran off the end": blame the last line.
+        last = max(0, front.count("\n"))
+        line = min(mark.line, last) + 2 if mark is not None else 2
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         return None, [Problem(shown, line, f"malformed YAML front matter: {reason}")]
     except RecursionError:

@@ -20,6 +20,8 @@ from pathlib import Path
 MARKER = ".site-builder"
 """A file in every output folder we build: we only ever replace folders that have it."""
 
+MARKER_TEXT = b"built by site_builder; this folder is replaced whole on every build\n"
+
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
@@ -49,6 +51,7 @@ def publish(files: dict[str, bytes], output: Path) -> WriteStats:
     staging.mkdir()
     stats = WriteStats()
     made_dirs = {staging}
+    files = {**files, MARKER: MARKER_TEXT}
     for relative in sorted(files):
         data = files[relative]
         target = staging / relative
@@ -62,7 +65,6 @@ def publish(files: dict[str, bytes], output: Path) -> WriteStats:
         else:
             target.write_bytes(data)
             stats.written += 1
-    (staging / MARKER).write_bytes(b"built by site_builder; this folder is replaced on every build\n")
     if output.exists():
         _exchange(staging, output)
         shutil.rmtree(staging, ignore_errors=True)  # now holds the old site

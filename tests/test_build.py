@@ -1,0 +1,189 @@
+"""The whole pipeline through the CLI: output, guarantees and every bad input."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import manifest, term, write_tree
+
+
+def test_builds_every_page(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    status, log, err = cli("build", "--content", small_site, "--output", out)
+    assert status == 0, err
+    for stage in ("load", "validate", "markdown", "compute", "render", "write"):
+        assert re.search(rf"^\s+{stage}\s+[\d.]+ ms$", log, re.M), stage
+    assert re.search(r"Built 3 terms: \d+ files", log)
+    files = manifest(out)
+    for page in ("index.html", "404.html", "alpha/index.html", "beta/index.html", "gamma/index.html"):
+        assert page in files
+    assert any(re.fullmatch(r"assets/site\.[0-9a-f]{10}\.css", f) for f in files)
+
+
+def test_term_page_sections(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    alpha = (out / "alpha/index.html").read_text()
+    assert "<h1>Alpha</h1>" in alpha and '<p class="lead">The first term.</p>' in alpha
+    related = alpha.split('id="related-terms"')[1].split("</section>")[0]
+    assert 'href="../beta/index.html"' in related and "The second term." in related
+    referenced = alpha.split('id="referenced-by"')[1].split("</section>")[0]
+    assert "Beta" in referenced and "Gamma" not in referenced  # gamma only lists alpha as related
+    assert 'href="../gamma/index.html#details"' in alpha
+    gamma = (out / "gamma/index.html").read_text()
+    assert 'id="referenced-by"' in gamma  # alpha links to it in its body
+    assert "<math" in alpha and "$" not in alpha.split('<div class="prose">')[1]
+
+
+def test_every_internal_url_is_relative(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    for page in out.rglob("*.html"):
+        for url in re.findall(r'(?:href|src)="([^"]*)"', page.read_text()):
+            assert not url.startswith(("/", "http:", "https:", "//")), (page, url)
+            if url.startswith("#"):
+                continue
+            target = (page.parent / url.split("#")[0]).resolve()
+            assert target.exists(), (page, url)
+
+
+def test_index_lists_terms_alphabetically_with_summaries(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    cli("build", "--content", small_site, "--output", out)
+    index = (out / "index.html").read_text()
+    positions = [index.index(f">{name}</a></dt>") for name in ("Alpha", "Beta", "Gamma")]
+    assert positions == sorted(positions)
+    assert "The third term." in index and 'id="filter-input"' in index
+
+
+def test_same_content_gives_byte_identical_trees(small_site: Path, tmp_path: Path, cli):
+    cli("build", "--content", small_site, "--output", tmp_path / "a")
+    cli("build", "--content", small_site, "--output", tmp_path / "b", "--jobs", "2")
+    assert manifest(tmp_path / "a") == manifest(tmp_path / "b")
+
+
+def test_parallel_markdown_matches_serial(tmp_path: Path, cli):
+    files = {f"terms/t{i:04d}.md": term(f"Term {i}", f"Summary {i}.", f"Links to [[Term {(i + 1) % 250}]] and $x_{i}$.\n") for i in range(250)}
+    content = write_tree(tmp_path / "content", files)
+    assert cli("build", "--content", content, "--output", tmp_path / "one", "--jobs", "1")[0] == 0
+    assert cli("build", "--content", content, "--output", tmp_path / "two", "--jobs", "2")[0] == 0
+    assert manifest(tmp_path / "one") == manifest(tmp_path / "two")
+
+
+def test_unchanged_files_are_not_rewritten(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    cli("build", "--content", small_site, "--output", out)
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    beta = small_site / "terms/beta.md"
+    beta.write_text(beta.read_text() + "\nOne more line.\n")
+    status, log, _ = cli("build", "--content", small_site, "--output", out)
+    assert status == 0 and "(1 written," in log
+    changed = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and before.get(p) != p.stat().st_mtime_ns}
+    assert changed == {"beta/index.html"}
+
+
+def test_deleted_term_disappears(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    (small_site / "terms/gamma.md").unlink()
+    text = (small_site / "terms/alpha.md").read_text().replace(" and [the gamma section](gamma.md#details)", "")
+    (small_site / "terms/alpha.md").write_text(text)
+    cli("build", "--content", small_site, "--output", out)
+    assert not (out / "gamma").exists() and (out / "alpha/index.html").exists()
+
+
+def test_content_with_only_terms_builds_with_defaults(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    assert "<title>Glossary</title>" in (out / "index.html").read_text()
+
+
+def test_site_toml_and_base_url(small_site: Path, tmp_path: Path, cli):
+    (small_site / "site.toml").write_text('title = "My Terms"\nlanguage = "fr"\nbase_url = "https://example.org/docs/glossary"\n')
+    out = tmp_path / "out"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    page = (out / "alpha/index.html").read_text()
+    assert '<html lang="fr">' in page and "My Terms" in page
+    assert '<link rel="canonical" href="https://example.org/docs/glossary/alpha/">' in page
+    assert cli("build", "--content", small_site, "--output", out, "--base-url", "https://other.example/g/")[0] == 0
+    assert 'href="https://other.example/g/alpha/"' in (out / "alpha/index.html").read_text()
+
+
+def test_refuses_to_replace_a_foreign_folder(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "thesis.tex").write_text("years of work")
+    status, _, err = cli("build", "--content", small_site, "--output", out)
+    assert status == 1 and "refusing to replace" in err
+    assert (out / "thesis.tex").read_text() == "years of work"
+
+
+def test_check_writes_nothing(small_site: Path, tmp_path: Path, cli):
+    status, log, _ = cli("check", "--content", small_site)
+    assert status == 0 and "no problems" in log
+    assert not (tmp_path / "output").exists() and not Path("output.tmp").exists()
+
+
+BAD_INPUTS = {
+    "malformed YAML": ({"terms/a.md": "---\ntitle: A\nsummary: [x\n---\n"}, "terms/a.md:3: malformed YAML"),
+    "missing title": ({"terms/a.md": "---\nsummary: S\n---\n"}, "terms/a.md:2: missing required field 'title'"),
+    "missing summary": ({"terms/a.md": "---\ntitle: A\n---\n"}, "terms/a.md:2: missing required field 'summary'"),
+    "duplicate alias": ({"terms/a.md": term("A", "S", aliases=["same"]), "terms/b.md": term("B", "S", aliases=["Same"])}, "terms/b.md:4: duplicate alias 'Same'"),
+    "duplicate title": ({"terms/a.md": term("Thing", "S"), "terms/b.md": term("thing", "S")}, "terms/b.md:2: duplicate title 'thing'"),
+    "duplicate slug": ({"terms/a.md": term("A", "S"), "terms/sub/a.md": term("A2", "S")}, "duplicate slug 'a'"),
+    "unknown related": ({"terms/a.md": term("A", "S", related=["nope"])}, "terms/a.md:4: related entry 'nope' is not a known term slug"),
+    "unknown wikilink": ({"terms/a.md": term("A", "S", "x\n[[Nope]]\n")}, "terms/a.md:6: link to unknown term [[Nope]]"),
+    "unknown file link": ({"terms/a.md": term("A", "S", "[x](nope.md)\n")}, "terms/a.md:5: link to unknown term 'nope'"),
+    "missing anchor": ({"terms/a.md": term("A", "S", "[x](b.md#nowhere)\n"), "terms/b.md": term("B", "S")}, "terms/a.md:5: link to missing anchor '#nowhere' in 'b'"),
+    "missing own anchor": ({"terms/a.md": term("A", "S", "x\n\n[x](#nowhere)\n")}, "terms/a.md:7: link to missing anchor '#nowhere' in this page"),
+    "bad LaTeX": ({"terms/a.md": term("A", "S", "ok\n\n$\\frac{1}{$\n")}, "terms/a.md:7: unbalanced braces"),
+    "unknown explainer": ({"terms/a.md": term("A", "S", explainer="nope")}, "terms/a.md:4: unknown explainer 'nope'"),
+    "not UTF-8": ({"terms/a.md": b"---\ntitle: A\nsummary: S\n---\n\xff\n"}, "terms/a.md:5: not valid UTF-8"),
+    "bad site.toml": ({"site.toml": "title = \n", "terms/a.md": term("A", "S")}, "site.toml:1: invalid TOML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input_fails_clearly_and_keeps_output(case, small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    before = manifest(out)
+    files, expected = BAD_INPUTS[case]
+    bad = write_tree(tmp_path / "bad", files)
+    status, _, err = cli("build", "--content", bad, "--output", out)
+    assert status == 1
+    assert expected in err, err
+    assert "Traceback" not in err and err.rstrip().endswith("nothing was written")
+    assert manifest(out) == before
+    assert not list(tmp_path.glob(".out.staging-*"))
+
+
+def test_all_problems_reported_together(tmp_path: Path, cli):
+    bad = write_tree(tmp_path / "bad", {
+        "terms/a.md": "---\ntitle: A\n---\n",
+        "terms/b.md": term("B", "S", related=["zzz"]),
+        "terms/c.md": b"\xff",
+    })
+    status, _, err = cli("check", "--content", bad)
+    lines = [line for line in err.splitlines() if re.match(r"^\S+:\d+: ", line)]
+    assert status == 1 and len(lines) == 3
+
+
+def test_warnings_fail_under_strict(small_site: Path, tmp_path: Path, cli):
+    path = small_site / "terms/beta.md"
+    path.write_text(path.read_text().replace("title: Beta", "title: Beta\ncolour: blue"))
+    status, _, err = cli("build", "--content", small_site, "--output", tmp_path / "o")
+    assert status == 0 and "terms/beta.md:3: warning: unknown front matter key 'colour'" in err
+    status, _, err = cli("build", "--content", small_site, "--output", tmp_path / "o2", "--strict")
+    assert status == 1 and not (tmp_path / "o2").exists()
+
+
+def test_help_everywhere(cli, capsys):
+    for args in ([], ["build"], ["serve"], ["check"]):
+        with pytest.raises(SystemExit) as exit:
+            cli(*args, "--help")
+        assert exit.value.code == 0
+    assert "--base-url" in capsys.readouterr().out

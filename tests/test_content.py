@@ -1,0 +1,78 @@
+"""Load stage: front matter parsing and per-file problems."""
+
+from pathlib import Path
+
+from site_builder.content import load_terms, read_term, split_front_matter
+
+from conftest import term, write_tree
+
+
+def test_reads_fields_and_body_line(tmp_path: Path):
+    write_tree(tmp_path, {"terms/x-y.md": term("X Y", "A  summary\n  folded.", "Body\n", aliases=["xy"], related=["z"])})
+    terms, problems = load_terms(tmp_path)
+    assert problems == []
+    (t,) = terms
+    assert (t.slug, t.title, t.summary, t.aliases, t.related) == ("x-y", "X Y", "A summary folded.", ["xy"], ["z"])
+    assert t.body == "Body\n"
+    assert t.body_line == 8  # ---, title, summary (two lines), aliases, related, ---, then the body
+
+
+def test_unknown_key_is_a_warning_with_its_line(tmp_path: Path):
+    write_tree(tmp_path, {"terms/a.md": "---\ntitle: A\nsumary: typo\nsummary: S\n---\n"})
+    terms, problems = load_terms(tmp_path)
+    assert len(terms) == 1
+    (problem,) = problems
+    assert problem.severity == "warning" and problem.line == 3
+    assert "did you mean 'summary'" in problem.message
+
+
+def test_missing_title_and_summary(tmp_path: Path):
+    write_tree(tmp_path, {"terms/a.md": "---\naliases: [x]\n---\nbody\n"})
+    terms, problems = load_terms(tmp_path)
+    assert terms == []
+    assert sorted(p.message for p in problems) == ["missing required field 'summary'", "missing required field 'title'"]
+
+
+def test_malformed_yaml_points_at_the_line(tmp_path: Path):
+    write_tree(tmp_path, {"terms/a.md": "---\ntitle: A\nsummary: [unclosed\nrelated: x\n---\n"})
+    _, problems = load_terms(tmp_path)
+    (problem,) = problems
+    assert problem.message.startswith("malformed YAML front matter")
+    assert problem.line in (4, 5)
+
+
+def test_not_utf8_names_the_line(tmp_path: Path):
+    write_tree(tmp_path, {"terms/a.md": b"---\ntitle: A\nsummary: caf\xe9\n---\n"})
+    _, problems = load_terms(tmp_path)
+    (problem,) = problems
+    assert problem.line == 3 and "not valid UTF-8" in problem.message
+
+
+def test_bad_file_name_and_missing_front_matter(tmp_path: Path):
+    write_tree(tmp_path, {"terms/Bad Name.md": term("A", "B"), "terms/plain.md": "no front matter\n"})
+    _, problems = load_terms(tmp_path)
+    messages = sorted(p.message for p in problems)
+    assert any("not a valid slug" in m for m in messages)
+    assert any("missing front matter" in m for m in messages)
+
+
+def test_unclosed_front_matter():
+    _, _, _, problem = split_front_matter("---\ntitle: x\n", "a.md")
+    assert problem is not None and "not closed" in problem.message
+
+
+def test_symlink_outside_content_is_refused(tmp_path: Path):
+    outside = tmp_path / "secret.md"
+    outside.write_text(term("Secret", "Outside."))
+    content = tmp_path / "content"
+    (content / "terms").mkdir(parents=True)
+    (content / "terms" / "secret.md").symlink_to(outside)
+    terms, problems = load_terms(content)
+    assert terms == [] and "outside the content folder" in problems[0].message
+
+
+def test_crlf_and_bom_are_accepted(tmp_path: Path):
+    path = tmp_path / "a.md"
+    path.write_bytes("\ufeff---\r\ntitle: A\r\nsummary: S\r\n---\r\nBody\r\n".encode())
+    t, problems = read_term(path, "a.md")
+    assert problems == [] and t.body == "Body\n"

@@ -1,0 +1,93 @@
+"""Markdown stage: maths, wikilinks, link rewriting, anchors, raw HTML."""
+
+from dataclasses import dataclass, field
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from site_builder.markup.mathml import LatexError, latex_to_mathml
+from site_builder.markup.render import BodyRenderer, Link
+from site_builder.names import NameIndex
+
+
+@dataclass
+class T:
+    slug: str
+    title: str
+    aliases: list = field(default_factory=list)
+
+
+NAMES = NameIndex([T("inference", "Inference", ["LLM inference"]), T("output-tokens", "Output tokens")])
+
+
+def render(body: str, **kw):
+    return BodyRenderer(NAMES, **kw).render(body, 10)
+
+
+def test_inline_and_display_maths_become_mathml():
+    result = render("Let $\\alpha^k$ be.\n\n$$\nE = \\frac{1}{2}\n$$\n")
+    assert result.problems == []
+    assert '<math alttext="\\alpha^k"' in result.html and 'display="inline"' in result.html
+    assert '<div class="math-display"><math alttext="E = \\frac{1}{2}"' in result.html
+    assert "<mfrac>" in result.html and "$" not in result.html
+
+
+def test_mathml_is_well_formed_xml():
+    ET.fromstring(latex_to_mathml("\\sum_{k=0}^{\\gamma} \\alpha^k = \\frac{1 - \\alpha^{\\gamma+1}}{1 - \\alpha}", True))
+
+
+@pytest.mark.parametrize("latex", ["\\frac{1}{2", "x^", "\\notacommand x", "\\left( x", "a}"])
+def test_bad_latex_raises(latex):
+    with pytest.raises(LatexError):
+        latex_to_mathml(latex, False)
+
+
+def test_bad_latex_is_reported_at_its_line():
+    result = render("ok\n\ntext $\\frac{1}{2$ more\n")
+    assert [line for line, _ in result.problems] == [12]
+
+
+def test_dollars_in_code_and_prices_are_left_alone():
+    result = render("Costs $5 or $6.\n\n```\n$x$\n```\n\n`$y$` here\n")
+    assert result.problems == []
+    assert "<math" not in result.html and "$x$" in result.html and "$y$" in result.html
+
+
+def test_wikilinks_resolve_titles_aliases_plurals_and_text():
+    result = render("[[Inference]], [[llm inference|run]], [[output token]] and [[inference#why]].")
+    assert result.html.count('href="../inference/index.html"') == 2
+    assert 'href="../output-tokens/index.html"' in result.html and ">run</a>" in result.html
+    assert Link("inference", "why", 10) in result.links
+
+
+def test_file_links_rewrite_with_anchor_and_pretty_urls():
+    result = render("See [x](inference.md#phases) and [y](../terms/output-tokens.md).", pretty_urls=True)
+    assert 'href="../inference/#phases"' in result.html
+    assert 'href="../output-tokens/"' in result.html
+    assert {l.slug for l in result.links} == {"inference", "output-tokens"}
+
+
+def test_unknown_links_are_problems_with_lines():
+    result = render("one\n[[Nope]]\n[x](missing.md)\n[y](picture.png)\n")
+    assert sorted(line for line, _ in result.problems) == [11, 12, 13]
+
+
+def test_external_links_untouched():
+    result = render("[a](https://example.org/x.md) and <https://example.org>")
+    assert result.problems == [] and result.links == []
+    assert 'href="https://example.org/x.md"' in result.html
+
+
+def test_headings_get_stable_readable_anchors():
+    result = render("## Why it matters\n\n### Café au lait\n\n## Why it matters\n")
+    assert result.anchors == ["why-it-matters", "café-au-lait", "why-it-matters_1"]
+
+
+def test_raw_html_escaped_unless_allowed():
+    assert "&lt;b&gt;bold&lt;/b&gt;" in render("<b>bold</b> text").html
+    assert "<b>bold</b>" in render("<b>bold</b> text", allow_raw_html=True).html
+
+
+def test_tables_footnotes_attr_list():
+    html = render("| a | b |\n|---|---|\n| 1 | 2 |\n\nNote.[^1]\n\n## Head {#custom}\n\n[^1]: The note.\n").html
+    assert "<table>" in html and 'id="fn:1"' in html and 'id="custom"' in html
