@@ -83,6 +83,13 @@ class Rounds:
     """Tokens the round yields: accepted + 1, the target's own token included (int64)."""
 
 
+def _first_true(mask: np.ndarray) -> np.ndarray:
+    """Per row, the index of the first True, or the row length if there is none."""
+    # a sentinel True column makes argmax well defined for empty and all-False rows
+    sentinel = np.ones((mask.shape[0], 1), dtype=bool)
+    return np.argmax(np.concatenate([mask, sentinel], axis=1), axis=1).astype(np.int64)
+
+
 def simulate_rounds(alpha, gamma, n_rounds: int, seed: int) -> Rounds:
     """Simulate ``n_rounds`` rounds at acceptance rate ``alpha`` and depth ``gamma``.
 
@@ -97,10 +104,8 @@ def simulate_rounds(alpha, gamma, n_rounds: int, seed: int) -> Rounds:
     g = int(check_depth(gamma, whole=True).reshape(()))
     n = _check_count(n_rounds, "n_rounds")
     u = mulberry32_uniforms(seed, n * g).reshape(n, g)
-    rejected = u >= a
-    any_rejected = rejected.any(axis=1)
-    first = np.where(any_rejected, np.argmax(rejected, axis=1), -1).astype(np.int64)
-    accepted = np.where(any_rejected, first, g).astype(np.int64)
+    accepted = _first_true(u >= a)
+    first = np.where(accepted < g, accepted, -1)
     return Rounds(accepted=accepted, first_rejection=first, tokens=accepted + 1)
 
 
@@ -174,8 +179,8 @@ def speculative_sample(p, q, gamma: int, n: int, seed: int) -> Sample:
     with np.errstate(divide="ignore", invalid="ignore"):
         keep = np.minimum(1.0, np.where(q > 0, p / q, 1.0))  # a token q never drafts is never tested
     rejected = rng.random((n, g)) >= keep[drafts]
-    any_rejected = rejected.any(axis=1)
-    accepted = np.where(any_rejected, np.argmax(rejected, axis=1), g).astype(np.int64)
+    accepted = _first_true(rejected)
+    any_rejected = accepted < g
 
     residual = np.maximum(p - q, 0.0)
     # residual is all zero only when p == q, and then nothing is ever rejected
