@@ -123,9 +123,9 @@ def optimal_depth(alpha, c, max_depth: int = 64):
     cost = check_cost(c)
     if isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer)) or max_depth < 0:
         raise ValueError(f"max_depth must be a whole number >= 0, got {max_depth!r}")
-    a, cost = np.broadcast_arrays(a, cost)
     depths = np.arange(max_depth + 1, dtype=float)
-    s = speedup(a[..., None], depths, cost[..., None])
+    # E depends on alpha only: compute it before broadcasting against c, not once per c
+    s = expected_tokens(a[..., None], depths) / (1.0 + depths * cost[..., None])
     best = s.max(axis=-1, keepdims=True)
     # argmax returns the first True: the smallest depth tied with the best
     return np.argmax(s >= best * (1.0 - TIE_RTOL), axis=-1).astype(np.int64)
