@@ -1,0 +1,215 @@
+"""The explainer's charts as Altair objects, deterministic, with fixed sizes.
+
+Every chart reads named datasets (``alt.NamedData``) whose rows are attached
+with ``with_data``; the page compiles them to Vega at build time, and the
+browser replaces the live ones by name (``view.data(name, rows)``):
+
+* ``curve``: speedup S against depth gamma for the current (alpha, c), rows
+  {gamma, S, E, cost, whole, peak, current} on a 1/8 grid (whole depths get points);
+* ``current``: one row {alpha, c, gamma, S, best}, the reader's setting;
+* ``hist``: tokens per round, rows {tokens, kind: exact|simulated, share};
+* the plane and the lossless demonstration are static data from ``data.py``.
+
+``theme`` picks colours: ``"live"`` uses ``currentColor`` for ink so the page's
+light or dark scheme shows through; ``"light"`` and ``"dark"`` are for the
+build-time SVG and PNG renderings.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+
+from .model import expected_tokens, optimal_depth, speedup
+
+GAMMA_MAX = 16
+SMOOTH_STEP = 0.125
+CURVE_SIZE = (320, 220)
+PLANE_SIZE = (300, 260)
+HIST_SIZE = (320, 200)
+LOSSLESS_SIZE = (300, 110)
+
+THEMES = {
+    "live": {"ink": "currentColor", "muted": "currentColor", "bg": None, "grid": "#8884"},
+    "light": {"ink": "#1b1b1b", "muted": "#555555", "bg": "#ffffff", "grid": "#dddddd"},
+    "dark": {"ink": "#e8e8e8", "muted": "#b5b5b5", "bg": "#161616", "grid": "#3a3a3a"},
+}
+# mid-tone marks readable on white and on near-black
+ACCENT = "#2f7fd8"
+GOOD = "#2e9d5b"
+BAD = "#d0453b"
+WARN = "#c98a00"
+
+
+def _config(chart, theme: str):
+    t = THEMES[theme]
+    chart = chart.configure_view(stroke=None).configure_axis(
+        labelColor=t["muted"], titleColor=t["ink"], domainColor=t["muted"], tickColor=t["muted"],
+        gridColor=t["grid"], labelFontSize=11, titleFontSize=12, titleFontWeight="normal",
+    ).configure_legend(
+        labelColor=t["ink"], titleColor=t["ink"], orient="bottom", labelFontSize=11, titleFontSize=11,
+    ).configure_title(color=t["ink"], anchor="start", fontSize=13, subtitleColor=t["muted"])
+    chart = chart.configure_text(color=t["ink"])
+    return chart.properties(background=t["bg"] or "transparent")
+
+
+def curve_rows(alpha: float, c: float, gamma: int) -> list[dict]:
+    """The ``curve`` rows, as sd-charts.js curveRows() computes them in the browser."""
+    g = np.round(np.arange(0, GAMMA_MAX + 1e-9, SMOOTH_STEP), 6)
+    whole = np.isclose(g, np.round(g))
+    s = speedup(alpha, g, c)
+    e = expected_tokens(alpha, g)
+    best = int(optimal_depth(alpha, c, GAMMA_MAX))
+    rows = []
+    for gi, si, ei, wi in zip(g.tolist(), s.tolist(), e.tolist(), whole.tolist()):
+        gg = int(round(gi)) if wi else gi
+        rows.append({
+            "gamma": gg, "S": round(si, 6), "E": round(ei, 6), "cost": round(1 + gi * c, 6),
+            "whole": bool(wi), "peak": bool(wi and gg == best), "current": bool(wi and gg == gamma),
+        })
+    return rows
+
+
+def current_row(alpha: float, c: float, gamma: int) -> list[dict]:
+    """The one-row ``current`` dataset."""
+    return [{
+        "alpha": alpha, "c": c, "gamma": gamma,
+        "S": round(float(speedup(alpha, gamma, c)), 6), "best": int(optimal_depth(alpha, c, 64)),
+    }]
+
+
+def curve_chart(alpha: float, c: float, gamma: int, theme: str = "live") -> alt.LayerChart:
+    """S against gamma: line, points at whole depths, current depth and peak marked,
+    break-even S = 1 with the slowdown region below it shaded."""
+    w, h = CURVE_SIZE
+    base = alt.Chart(alt.NamedData(name="curve"))
+    x = alt.X("gamma:Q", title="draft depth γ (tokens drafted per round)", scale=alt.Scale(domain=[0, GAMMA_MAX], nice=False),
+              axis=alt.Axis(values=list(range(0, GAMMA_MAX + 1, 2))))
+    y = alt.Y("S:Q", title="speedup S over plain decoding", scale=alt.Scale(zero=True, nice=True))
+    tooltip = [
+        alt.Tooltip("gamma:Q", title="depth γ"),
+        alt.Tooltip("S:Q", title="speedup S", format=".3f"),
+        alt.Tooltip("E:Q", title="tokens per round E", format=".3f"),
+        alt.Tooltip("cost:Q", title="round cost 1 + γc", format=".3f"),
+    ]
+    slow = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_rect(
+        color=BAD, opacity=0.12).encode(x=alt.datum(0), x2=alt.datum(GAMMA_MAX), y=alt.datum(0), y2=alt.datum(1))
+    slow_label = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_text(
+        align="right", baseline="top", dx=-4, dy=4, fontSize=11, color=BAD).encode(
+        x=alt.datum(GAMMA_MAX), y=alt.datum(1), text=alt.value("below 1: slowdown"))
+    even = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_rule(
+        color=BAD, strokeDash=[4, 3]).encode(y=alt.datum(1))
+    line = base.mark_line(color=ACCENT, strokeWidth=2).encode(x=x, y=y)
+    points = base.transform_filter("datum.whole").mark_point(
+        filled=True, color=ACCENT, size=30).encode(x=x, y=y, tooltip=tooltip)
+    peak = base.transform_filter("datum.peak").mark_point(
+        shape="diamond", size=140, color=GOOD, filled=False, strokeWidth=2).encode(x=x, y=y, tooltip=tooltip)
+    peak_label = base.transform_filter("datum.peak").mark_text(
+        dy=-14, fontSize=11, color=GOOD, fontWeight="bold").encode(
+        x=x, y=y, text=alt.Text("S:Q", format=".2f"))
+    cur_rule = base.transform_filter("datum.current").mark_rule(color=WARN, strokeWidth=1.5).encode(x=x)
+    cur = base.transform_filter("datum.current").mark_point(
+        shape="circle", size=110, color=WARN, filled=False, strokeWidth=2.5).encode(x=x, y=y, tooltip=tooltip)
+    chart = alt.layer(slow, even, slow_label, line, points, cur_rule, cur, peak, peak_label).properties(
+        width=w, height=h,
+        title=alt.Title("Speedup against draft depth",
+                        subtitle="◆ best whole depth   ○ your depth   dashed: break-even"),
+    )
+    chart = chart.properties(datasets={"curve": curve_rows(alpha, c, gamma)})
+    return _config(chart, theme)
+
+
+def plane_chart(plane: dict, alpha: float, c: float, gamma: int, theme: str = "live") -> alt.LayerChart:
+    """Best whole depth over (alpha, c), with the threshold curve c*(alpha) and the line c = alpha."""
+    w, h = PLANE_SIZE
+    a = plane["alpha"]
+    cs = plane["c"]
+    depth = plane["optimal_depth"]
+    step = a[1] - a[0]
+    cells = [
+        {"alpha": ai, "c": cj, "a2": round(ai + step, 6), "c2": round(cj + step, 6), "best": min(depth[i][j], 17),
+         "best_text": "do not speculate" if depth[i][j] == 0 else str(depth[i][j])}
+        for i, ai in enumerate(a[:-1]) for j, cj in enumerate(cs[:-1])
+    ]
+    threshold = [{"alpha": x, "c": y, "line": "c*(α): above it no curve rises"}
+                 for x, y in zip(plane["threshold"]["alpha"], plane["threshold"]["c"])]
+    diag = [{"alpha": 0.0, "c": 0.0, "line": "c = α: above it no depth pays off"},
+            {"alpha": 1.0, "c": 1.0, "line": "c = α: above it no depth pays off"}]
+    ax = alt.Scale(domain=[0, 1], nice=False)
+    heat = alt.Chart(alt.Data(values=cells)).mark_rect().encode(
+        x=alt.X("alpha:Q", title="acceptance rate α", scale=ax),
+        x2="a2:Q",
+        y=alt.Y("c:Q", title="draft cost c", scale=ax),
+        y2="c2:Q",
+        color=alt.Color("best:Q", title="best depth (17 = more than 16)",
+                        scale=alt.Scale(scheme="viridis", domain=[0, 17]), legend=alt.Legend(orient="right", gradientLength=160)),
+        tooltip=[alt.Tooltip("alpha:Q", title="α", format=".2f"), alt.Tooltip("c:Q", title="c", format=".2f"),
+                 alt.Tooltip("best_text:N", title="best depth")],
+    )
+    lines = alt.Chart(alt.Data(values=threshold + diag)).mark_line(strokeWidth=2).encode(
+        x="alpha:Q", y="c:Q", strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
+        color=alt.value("#ffffff"),
+    )
+    here = alt.Chart(alt.NamedData(name="current")).mark_point(
+        shape="cross", size=160, filled=True, color=BAD, stroke="#ffffff", strokeWidth=1).encode(
+        x="alpha:Q", y="c:Q",
+        tooltip=[alt.Tooltip("alpha:Q", title="your α"), alt.Tooltip("c:Q", title="your c"),
+                 alt.Tooltip("best:Q", title="best depth")])
+    chart = alt.layer(heat, lines, here).properties(
+        width=w, height=h,
+        title=alt.Title("Best depth over draft quality and cost", subtitle="✚ your setting"),
+    ).properties(datasets={"current": current_row(alpha, c, gamma)})
+    return _config(chart, theme)
+
+
+def hist_rows(hist: dict) -> list[dict]:
+    """``hist`` rows from one ``data.histograms`` entry."""
+    rows = []
+    for k, ex, em in zip(hist["tokens"], hist["exact"], hist["empirical"]):
+        rows.append({"tokens": k, "kind": "exact", "share": ex})
+        rows.append({"tokens": k, "kind": "simulated", "share": em})
+    return rows
+
+
+def hist_chart(hist: dict, theme: str = "live") -> alt.Chart:
+    """Tokens per round: the simulated share of rounds against the exact law."""
+    w, h = HIST_SIZE
+    chart = alt.Chart(alt.NamedData(name="hist")).mark_bar().encode(
+        x=alt.X("tokens:O", title="tokens produced in a round", axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("kind:N", sort=["exact", "simulated"]),
+        y=alt.Y("share:Q", title="share of rounds", axis=alt.Axis(format="%")),
+        color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=["exact", "simulated"], range=[ACCENT, WARN])),
+        opacity=alt.value(0.9),
+        tooltip=[alt.Tooltip("tokens:O", title="tokens"), alt.Tooltip("kind:N", title="series"),
+                 alt.Tooltip("share:Q", title="share", format=".3f")],
+    ).properties(
+        width=w, height=h,
+        title=alt.Title("Tokens per round: simulated against exact",
+                        subtitle="The last bar is the full acceptance plus the bonus token"),
+    ).properties(datasets={"hist": hist_rows(hist)})
+    return _config(chart, theme)
+
+
+def lossless_chart(lossless: dict, theme: str = "live") -> alt.VConcatChart:
+    """Emitted tokens against the target p and the draft q, one panel per draft."""
+    w, h = LOSSLESS_SIZE
+    vocab = lossless["vocabulary"]
+    panels = []
+    for d in lossless["drafts"]:
+        rows = []
+        for i, tok in enumerate(vocab):
+            rows.append({"token": tok, "series": "target p", "share": lossless["p"][i], "order": i})
+            rows.append({"token": tok, "series": "draft q", "share": d["q"][i], "order": i})
+            rows.append({"token": tok, "series": "output", "share": d["empirical"][i], "order": i})
+        panels.append(alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+            x=alt.X("token:N", sort=vocab, title=None, axis=alt.Axis(labelAngle=0)),
+            xOffset=alt.XOffset("series:N", sort=["target p", "draft q", "output"]),
+            y=alt.Y("share:Q", title="share", axis=alt.Axis(format="%", tickCount=3), scale=alt.Scale(domain=[0, 0.5])),
+            color=alt.Color("series:N", title=None, sort=["target p", "draft q", "output"],
+                            scale=alt.Scale(domain=["target p", "draft q", "output"], range=[ACCENT, WARN, GOOD])),
+            tooltip=[alt.Tooltip("token:N"), alt.Tooltip("series:N"), alt.Tooltip("share:Q", format=".3f")],
+        ).properties(width=w, height=h, title=alt.Title(
+            f"{d['label']}: {d['n_tokens']} tokens emitted, acceptance {d['acceptance_measured']:.2f}")))
+    chart = alt.vconcat(*panels, spacing=14).properties(
+        title=alt.Title("Lossless: the output follows p whatever q is"))
+    return _config(chart, theme)

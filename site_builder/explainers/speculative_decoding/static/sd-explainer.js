@@ -1,0 +1,151 @@
+/* sd-explainer.js: wires the explainer figure together (load last).
+ *
+ *   URL --parseParams--> store <--set-- controls (range inputs, presets)
+ *                          |subscribe
+ *          +---------------+----------------+------------+
+ *          readout       animation (run)   charts       URL (debounced)
+ *
+ * Marks <html> with the class "sd-js" so the CSS can show what needs
+ * JavaScript; the markup works without it (static SVGs, a worked round).
+ * Test hook: window.__sdExplainer.
+ */
+(function (root) {
+  "use strict";
+  var S = root.SDState;
+
+  function fmtValue(key, v) {
+    if (key === "alpha") return { text: v.toFixed(3).replace(/0$/, ""), spoken: Number((v * 100).toFixed(1)) + " percent of drafts accepted" };
+    if (key === "c") return { text: v.toFixed(3).replace(/0$/, ""), spoken: "draft call costs " + v.toFixed(3).replace(/0$/, "") + " of a target pass" };
+    if (key === "gamma") return { text: String(v), spoken: v + (v === 1 ? " drafted token" : " drafted tokens") + " per round" };
+    return { text: String(v), spoken: String(v) };
+  }
+
+  function init(figure) {
+    var store = S.createStore(S.parseParams(root.location.search, root.location.hash));
+    var inputs = {};
+    Array.prototype.forEach.call(figure.querySelectorAll("input[type=range][data-key]"), function (input) {
+      inputs[input.getAttribute("data-key")] = input;
+    });
+    var preset = figure.querySelector("select[data-role=preset]");
+    var citation = figure.querySelector("[data-out=citation]");
+    var presets = (root.SD_EXPLAINER_DATA && root.SD_EXPLAINER_DATA.presets) || [];
+
+    function showState(s) {
+      Object.keys(inputs).forEach(function (key) {
+        var input = inputs[key];
+        var f = fmtValue(key, s[key]);
+        if (Number(input.value) !== s[key]) input.value = String(s[key]);
+        input.setAttribute("aria-valuetext", f.spoken);
+        var out = figure.querySelector("output[data-val=" + key + "]");
+        if (out) out.textContent = f.text;
+      });
+      var match = "";
+      presets.forEach(function (p, i) {
+        if (Math.abs(p.alpha - s.alpha) < 1e-9 && p.gamma === s.gamma && Math.abs(p.c - s.c) < 1e-9) match = String(i);
+      });
+      if (preset && preset.value !== match) preset.value = match;
+      if (citation && citation.getAttribute("data-preset") !== match) {
+        var p = match === "" ? null : presets[Number(match)];
+        citation.setAttribute("data-preset", match);
+        citation.textContent = "";
+        if (p) {
+          citation.appendChild(document.createTextNode("Source: "));
+          var a = document.createElement("a");
+          a.href = p.citation.url;
+          a.textContent = p.citation.text;
+          citation.appendChild(a);
+          citation.appendChild(document.createTextNode(". Measured speedup " + p.measured_speedup + "×; this model gives " + p.model_speedup + "×."));
+        } else {
+          citation.textContent = "Custom setting. Choose a published pairing to load its measured values and source.";
+        }
+      }
+      var seedOut = figure.querySelector("[data-out=seed]");
+      if (seedOut) seedOut.textContent = String(s.seed);
+    }
+
+    // inputs -> store (one source of truth); store -> everything else.
+    // alpha and c keep a fine step (published values have three decimals);
+    // the keyboard moves them in comfortable 0.01 / 0.1 steps on the 0.01 grid.
+    Object.keys(inputs).forEach(function (key) {
+      if (key === "alpha" || key === "c") {
+        inputs[key].addEventListener("keydown", function (ev) {
+          var delta = { ArrowRight: 0.01, ArrowUp: 0.01, ArrowLeft: -0.01, ArrowDown: -0.01, PageUp: 0.1, PageDown: -0.1 }[ev.key];
+          if (!delta) return;
+          ev.preventDefault();
+          var v = store.get()[key];
+          var unit = Math.abs(delta);
+          var next = delta > 0 ? Math.floor(v / unit + 1e-6) * unit + unit : Math.ceil(v / unit - 1e-6) * unit - unit;
+          var patch = {};
+          patch[key] = Math.min(1, Math.max(0, Number(next.toFixed(3))));
+          store.set(patch);
+        });
+      }
+    });
+    Object.keys(inputs).forEach(function (key) {
+      inputs[key].addEventListener("input", function () {
+        var patch = {};
+        patch[key] = Number(inputs[key].value);
+        store.set(patch);
+      });
+    });
+    if (preset) {
+      preset.addEventListener("change", function () {
+        var p = presets[Number(preset.value)];
+        if (preset.value !== "" && p) store.set({ alpha: p.alpha, gamma: p.gamma, c: p.c });
+      });
+    }
+
+    var readoutEl = figure.querySelector(".sd-readout");
+    var animation = root.SDAnimation.create(figure, store);
+    var charts = root.SDCharts.create(figure, store, animation);
+    store.subscribe(function (s) {
+      root.SDReadout.render(readoutEl, s);
+      showState(s);
+    });
+    S.syncUrl(store, root, 200);
+
+    // buttons
+    var playBtn = figure.querySelector("[data-action=play]");
+    function showPlaying() {
+      var on = animation.playing();
+      playBtn.setAttribute("aria-pressed", on ? "true" : "false");
+      playBtn.textContent = on ? "❚❚ Pause" : "▶ Play";
+    }
+    animation.onChange(showPlaying);
+    var actions = {
+      play: function () { animation.toggle(); },
+      step: function () { animation.step(); },
+      skip: function () { animation.skip(100); },
+      reset: function () { animation.pause(); animation.reset(); },
+      reseed: function () {
+        var next = S.clean("seed", (store.get().seed * 1103515245 + 12345) % 4294967296, 1);
+        store.set({ seed: next });
+      },
+      defaults: function () { store.set(S.DEFAULTS); },
+    };
+    Array.prototype.forEach.call(figure.querySelectorAll("[data-action]"), function (btn) {
+      btn.addEventListener("click", function () {
+        var fn = actions[btn.getAttribute("data-action")];
+        if (fn) fn();
+      });
+    });
+    var speed = figure.querySelector("select[data-role=speed]");
+    if (speed) {
+      speed.addEventListener("change", function () { animation.setSpeed(Number(speed.value) || 1); });
+      animation.setSpeed(Number(speed.value) || 1);
+    }
+
+    root.SDReadout.render(readoutEl, store.get());
+    showState(store.get());
+    showPlaying();
+    var fieldsets = figure.querySelectorAll("fieldset[disabled]");
+    Array.prototype.forEach.call(fieldsets, function (f) { f.disabled = false; });
+    figure.setAttribute("data-ready", "true");
+
+    return { store: store, animation: animation, charts: charts, views: charts.views, state: S, model: root.SDModel };
+  }
+
+  document.documentElement.classList.add("sd-js");
+  var figure = document.querySelector(".sd-explainer");
+  if (figure) root.__sdExplainer = init(figure);
+})(typeof self !== "undefined" ? self : this);

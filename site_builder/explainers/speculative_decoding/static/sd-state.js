@@ -1,0 +1,149 @@
+/* sd-state.js: the one source of truth for the explainer, and its URL form.
+ *
+ * A tiny store: get(), set(patch), subscribe(fn). Every value that enters it
+ * goes through sanitize(), so neither a junk URL nor a control can put a value
+ * there that the model would reject. The state (alpha, gamma, c, seed) is
+ * mirrored into the query string with history.replaceState (debounced:
+ * browsers throttle replaceState), falling back to the hash where the query
+ * cannot be replaced.
+ *
+ * Classic script (UMD): window.SDState in the browser, require()-able in node.
+ */
+(function (root, factory) {
+  "use strict";
+  var api = factory();
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else root.SDState = api;
+})(typeof self !== "undefined" ? self : this, function () {
+  "use strict";
+
+  var LIMITS = {
+    alpha: { min: 0, max: 1, step: 0.001 },
+    gamma: { min: 1, max: 16, step: 1 },
+    c: { min: 0, max: 1, step: 0.001 },
+    seed: { min: 0, max: 4294967295, step: 1 },
+  };
+  var DEFAULTS = { alpha: 0.8, gamma: 5, c: 0.05, seed: 1 };
+  var URL_KEYS = { alpha: "alpha", gamma: "gamma", c: "c", seed: "seed" };
+  var NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+  /** A value for `key`, snapped to its step, or `fallback` when it is junk. */
+  function clean(key, value, fallback) {
+    var lim = LIMITS[key];
+    var x;
+    if (typeof value === "number") x = value;
+    else if (typeof value === "string" && NUMBER.test(value)) x = Number(value);
+    else return fallback;
+    if (!isFinite(x) || x < lim.min || x > lim.max) return fallback;
+    if (lim.step === 1) return Math.round(x) === x ? x : fallback;
+    // snap to the slider's grid so the range input shows exactly this value
+    var snapped = Math.round(x / lim.step) * lim.step;
+    return Number(snapped.toFixed(3));
+  }
+
+  function sanitize(patch, base) {
+    var out = {};
+    for (var key in LIMITS) {
+      var prev = base && key in base ? base[key] : DEFAULTS[key];
+      out[key] = patch && key in patch ? clean(key, patch[key], prev) : prev;
+    }
+    return out;
+  }
+
+  function createStore(initial) {
+    var state = sanitize(initial, DEFAULTS);
+    var listeners = [];
+    return {
+      get: function () {
+        return state;
+      },
+      /** Merge a patch; listeners hear (state, changedKeys) only when something changed. */
+      set: function (patch) {
+        var next = sanitize(patch, state);
+        var changed = [];
+        for (var key in next) if (next[key] !== state[key]) changed.push(key);
+        if (!changed.length) return state;
+        state = next;
+        for (var i = 0; i < listeners.length; i++) listeners[i](state, changed);
+        return state;
+      },
+      subscribe: function (fn) {
+        listeners.push(fn);
+        return function () {
+          listeners = listeners.filter(function (f) {
+            return f !== fn;
+          });
+        };
+      },
+    };
+  }
+
+  /** Parse "?alpha=0.6&gamma=3" or "#alpha=..." (either may be empty). Junk falls back silently. */
+  function parseParams(search, hash) {
+    var raw = {};
+    [hash, search].forEach(function (part) {
+      if (!part) return;
+      part.replace(/^[?#]/, "").split("&").forEach(function (pair) {
+        var i = pair.indexOf("=");
+        if (i < 0) return;
+        var k, v;
+        try {
+          k = decodeURIComponent(pair.slice(0, i));
+          v = decodeURIComponent(pair.slice(i + 1));
+        } catch (e) {
+          return;
+        }
+        for (var key in URL_KEYS) if (URL_KEYS[key] === k) raw[key] = v;
+      });
+    });
+    return sanitize(raw, DEFAULTS);
+  }
+
+  function serialize(state) {
+    return Object.keys(URL_KEYS)
+      .map(function (key) {
+        return URL_KEYS[key] + "=" + String(state[key]);
+      })
+      .join("&");
+  }
+
+  /** Keep location in step with the store (debounced). Returns a flush function. */
+  function syncUrl(store, win, delay) {
+    var timer = null;
+    function write() {
+      timer = null;
+      var q = serialize(store.get());
+      var loc = win.location;
+      try {
+        win.history.replaceState(win.history.state, "", loc.pathname + "?" + q + loc.hash.replace(/^#(alpha|gamma|c|seed)=.*$/, ""));
+      } catch (e) {
+        try {
+          win.history.replaceState(win.history.state, "", "#" + q);
+        } catch (e2) {
+          /* a sandboxed frame: the state simply stays local */
+        }
+      }
+    }
+    store.subscribe(function () {
+      if (timer) win.clearTimeout(timer);
+      timer = win.setTimeout(write, delay === undefined ? 200 : delay);
+    });
+    return function flush() {
+      if (timer) {
+        win.clearTimeout(timer);
+        write();
+      }
+    };
+  }
+
+  return {
+    LIMITS: LIMITS,
+    DEFAULTS: DEFAULTS,
+    clean: clean,
+    sanitize: sanitize,
+    createStore: createStore,
+    parseParams: parseParams,
+    serialize: serialize,
+    syncUrl: syncUrl,
+  };
+});
