@@ -217,6 +217,21 @@ def test_turning_point_stays_accurate_near_the_edges():
     assert abs(grid[np.argmax(speedup(0.999, grid, 0.5))] - g) < 2 * grid[1] + 1e-3 * g
 
 
+@pytest.mark.parametrize(
+    "alpha, c",
+    [(a, c) for a in (1e-3, 0.1, 0.5, 0.9, 0.9999999) for c in (5e-324, 1e-300, 1e-20, 1e-6)]
+    + [(1e-300, 1e-301), (0.5, 0.69), (0.999, 0.999)],
+)
+def test_turning_point_root_condition_in_log_space(alpha, c):
+    # a^(g+1) (L (1 + g c) + c) = c, taken in logs so that tiny c can be checked at all
+    assert c < float(threshold_cost(alpha))
+    g = float(turning_point(alpha, c))
+    assert 0 < g < math.inf
+    big_l = -math.log(alpha)
+    lhs = -(g + 1) * big_l + math.log(big_l * (1 + g * c) + c)
+    assert lhs == pytest.approx(math.log(c), rel=1e-12, abs=1e-9)
+
+
 def test_smooth_peak_above_one_while_every_whole_depth_loses():
     alpha, c = 0.5, 0.6
     assert c < float(threshold_cost(alpha))  # the smooth curve still has a peak...

@@ -166,9 +166,11 @@ def turning_point(alpha, c):
 
         g* = -(W_{-1}(z) + 1) / L - 1/c.
 
-    It is evaluated as g* = s / L - 1/c with s = -1 - W_{-1}(z) solving
-    s - log1p(s) = L (1 - c) / c (``lambertw.solve_tail``), which stays accurate
-    when z underflows (small c) and near the branch point (alpha near 1).
+    With s = -1 - W_{-1}(z) = L (1 + g* c) / c the root condition reads
+    a^(g*+1) = 1 / (1 + s), so equivalently g* = log1p(s) / L - 1, which is how
+    it is evaluated: s - log1p(s) = L (1 - c) / c is solved directly
+    (``lambertw.solve_tail``), so nothing underflows for small c, and the
+    form avoids the cancellation of s / L - 1/c (both huge when c is small).
 
     Edge cases, chosen to match the limits of the formula:
       * 0 < alpha < 1, c = 0: S = E rises forever, so +inf.
@@ -185,7 +187,11 @@ def turning_point(alpha, c):
     safe_a = np.where(interior, a, 0.5)
     safe_c = np.where(interior, cost, 0.5)
     big_l = -np.log(safe_a)
-    s = solve_tail(big_l * (1.0 - safe_c) / safe_c)
-    g_star = np.maximum(s / big_l - 1.0 / safe_c, 0.0)
+    with np.errstate(over="ignore"):
+        r = big_l * (1.0 - safe_c) / safe_c
+    # r overflows only for c below ~1e-308; then s ~ r and log1p(s) ~ log r to double precision
+    log_r = np.log(big_l) + np.log1p(-safe_c) - np.log(safe_c)
+    log1p_s = np.where(np.isfinite(r), np.log1p(solve_tail(np.where(np.isfinite(r), r, 1.0))), log_r)
+    g_star = np.maximum(log1p_s / big_l - 1.0, 0.0)
     out = np.where(rises, np.inf, np.nan)
     return np.where(interior, g_star, out)

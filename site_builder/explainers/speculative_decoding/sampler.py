@@ -27,6 +27,13 @@ def _check_count(value, name: str) -> int:
     return int(value)
 
 
+def _single(checked: np.ndarray, name: str, value) -> float:
+    """One validated number out of a 0-d array; ValueError for arrays."""
+    if checked.ndim != 0:
+        raise ValueError(f"{name} must be a single number here, got {value!r}")
+    return float(checked)
+
+
 def _check_seed(seed) -> int:
     """A mulberry32 seed: an int in [0, 2^32)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
@@ -100,8 +107,8 @@ def simulate_rounds(alpha, gamma, n_rounds: int, seed: int) -> Rounds:
     when their draw was below alpha) and adds one target token. gamma = 0 reads
     no draws and always yields one token.
     """
-    a = float(check_alpha(np.asarray(alpha, dtype=float).reshape(())))
-    g = int(check_depth(gamma, whole=True).reshape(()))
+    a = _single(check_alpha(alpha), "alpha", alpha)
+    g = int(_single(check_depth(gamma, whole=True), "gamma", gamma))
     n = _check_count(n_rounds, "n_rounds")
     u = mulberry32_uniforms(seed, n * g).reshape(n, g)
     accepted = _first_true(u >= a)
@@ -171,7 +178,7 @@ def speculative_sample(p, q, gamma: int, n: int, seed: int) -> Sample:
     q = check_distribution(q, "q")
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
-    g = int(check_depth(gamma, whole=True).reshape(()))
+    g = int(_single(check_depth(gamma, whole=True), "gamma", gamma))
     n = _check_count(n, "n")
     rng = np.random.default_rng(seed)
 
