@@ -12,7 +12,7 @@ accepted prefix and always adds one target token, so with i.i.d. acceptance
 
 Every function broadcasts its arguments like a numpy ufunc and returns a
 float/bool/int ndarray (0-d for scalar input). Invalid input raises ValueError
-naming the parameter (see ``validate``).
+naming the parameter and the offending value (the ``check_*`` helpers below).
 
 Ties: speedups within a relative ``TIE_RTOL`` of each other count as equal.
 The same rule decides ``pays_off`` (S must beat 1 by more than TIE_RTOL) and
@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from .lambertw import solve_tail
+
+#: relative tolerance within which two speedups count as tied (see the module docstring)
 TIE_RTOL = 1e-12
 
 
