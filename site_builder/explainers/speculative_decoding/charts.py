@@ -78,7 +78,7 @@ def current_row(alpha: float, c: float, gamma: int) -> list[dict]:
     }]
 
 
-def curve_chart(alpha: float, c: float, gamma: int, theme: str = "live") -> alt.LayerChart:
+def curve_chart(theme: str = "live") -> alt.LayerChart:
     """S against gamma: line, points at whole depths, current depth and peak marked,
     break-even S = 1 with the slowdown region below it shaded."""
     w, h = CURVE_SIZE
@@ -115,13 +115,11 @@ def curve_chart(alpha: float, c: float, gamma: int, theme: str = "live") -> alt.
         title=alt.Title("Speedup against draft depth",
                         subtitle="◆ best whole depth   ○ your depth   dashed: break-even"),
     )
-    chart = chart.properties(datasets={"curve": curve_rows(alpha, c, gamma)})
     return _config(chart, theme)
 
 
-def plane_chart(plane: dict, alpha: float, c: float, gamma: int, theme: str = "live") -> alt.LayerChart:
-    """Best whole depth over (alpha, c), with the threshold curve c*(alpha) and the line c = alpha."""
-    w, h = PLANE_SIZE
+def plane_datasets(plane: dict, alpha: float, c: float, gamma: int) -> dict[str, list[dict]]:
+    """Rows of the plane chart: cells, the threshold and break-even lines, the current point."""
     a = plane["alpha"]
     cs = plane["c"]
     depth = plane["optimal_depth"]
@@ -135,8 +133,14 @@ def plane_chart(plane: dict, alpha: float, c: float, gamma: int, theme: str = "l
                  for x, y in zip(plane["threshold"]["alpha"], plane["threshold"]["c"])]
     diag = [{"alpha": 0.0, "c": 0.0, "line": "c = α: above it no depth pays off"},
             {"alpha": 1.0, "c": 1.0, "line": "c = α: above it no depth pays off"}]
+    return {"cells": cells, "lines": threshold + diag, "current": current_row(alpha, c, gamma)}
+
+
+def plane_chart(theme: str = "live") -> alt.LayerChart:
+    """Best whole depth over (alpha, c), with the threshold curve c*(alpha) and the line c = alpha."""
+    w, h = PLANE_SIZE
     ax = alt.Scale(domain=[0, 1], nice=False)
-    heat = alt.Chart(alt.Data(values=cells)).mark_rect().encode(
+    heat = alt.Chart(alt.NamedData(name="cells")).mark_rect().encode(
         x=alt.X("alpha:Q", title="acceptance rate α", scale=ax),
         x2="a2:Q",
         y=alt.Y("c:Q", title="draft cost c", scale=ax),
@@ -146,7 +150,7 @@ def plane_chart(plane: dict, alpha: float, c: float, gamma: int, theme: str = "l
         tooltip=[alt.Tooltip("alpha:Q", title="α", format=".2f"), alt.Tooltip("c:Q", title="c", format=".2f"),
                  alt.Tooltip("best_text:N", title="best depth")],
     )
-    lines = alt.Chart(alt.Data(values=threshold + diag)).mark_line(strokeWidth=2).encode(
+    lines = alt.Chart(alt.NamedData(name="lines")).mark_line(strokeWidth=2).encode(
         x="alpha:Q", y="c:Q", strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
         color=alt.value("#ffffff"),
     )
@@ -158,7 +162,7 @@ def plane_chart(plane: dict, alpha: float, c: float, gamma: int, theme: str = "l
     chart = alt.layer(heat, lines, here).properties(
         width=w, height=h,
         title=alt.Title("Best depth over draft quality and cost", subtitle="✚ your setting"),
-    ).properties(datasets={"current": current_row(alpha, c, gamma)})
+    )
     return _config(chart, theme)
 
 
@@ -171,7 +175,7 @@ def hist_rows(hist: dict) -> list[dict]:
     return rows
 
 
-def hist_chart(hist: dict, theme: str = "live") -> alt.Chart:
+def hist_chart(theme: str = "live") -> alt.Chart:
     """Tokens per round: the simulated share of rounds against the exact law."""
     w, h = HIST_SIZE
     chart = alt.Chart(alt.NamedData(name="hist")).mark_bar().encode(
@@ -186,8 +190,21 @@ def hist_chart(hist: dict, theme: str = "live") -> alt.Chart:
         width=w, height=h,
         title=alt.Title("Tokens per round: simulated against exact",
                         subtitle="The last bar is the full acceptance plus the bonus token"),
-    ).properties(datasets={"hist": hist_rows(hist)})
+    )
     return _config(chart, theme)
+
+
+def lossless_datasets(lossless: dict) -> dict[str, list[dict]]:
+    """One dataset per draft: rows {token, series: target p | draft q | output, share}."""
+    out = {}
+    for d in lossless["drafts"]:
+        rows = []
+        for i, tok in enumerate(lossless["vocabulary"]):
+            rows.append({"token": tok, "series": "target p", "share": lossless["p"][i]})
+            rows.append({"token": tok, "series": "draft q", "share": d["q"][i]})
+            rows.append({"token": tok, "series": "output", "share": d["empirical"][i]})
+        out[f"lossless_{d['id']}"] = rows
+    return out
 
 
 def lossless_chart(lossless: dict, theme: str = "live") -> alt.VConcatChart:
@@ -196,12 +213,7 @@ def lossless_chart(lossless: dict, theme: str = "live") -> alt.VConcatChart:
     vocab = lossless["vocabulary"]
     panels = []
     for d in lossless["drafts"]:
-        rows = []
-        for i, tok in enumerate(vocab):
-            rows.append({"token": tok, "series": "target p", "share": lossless["p"][i], "order": i})
-            rows.append({"token": tok, "series": "draft q", "share": d["q"][i], "order": i})
-            rows.append({"token": tok, "series": "output", "share": d["empirical"][i], "order": i})
-        panels.append(alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+        panels.append(alt.Chart(alt.NamedData(name=f"lossless_{d['id']}")).mark_bar().encode(
             x=alt.X("token:N", sort=vocab, title=None, axis=alt.Axis(labelAngle=0)),
             xOffset=alt.XOffset("series:N", sort=["target p", "draft q", "output"]),
             y=alt.Y("share:Q", title="share", axis=alt.Axis(format="%", tickCount=3), scale=alt.Scale(domain=[0, 0.5])),
@@ -213,3 +225,26 @@ def lossless_chart(lossless: dict, theme: str = "live") -> alt.VConcatChart:
     chart = alt.vconcat(*panels, spacing=14).properties(
         title=alt.Title("Lossless: the output follows p whatever q is"))
     return _config(chart, theme)
+
+
+def spec(chart, datasets: dict[str, list[dict]]) -> dict:
+    """The Vega-Lite dict of ``chart`` with its named ``datasets`` attached.
+
+    Data joins after ``to_dict`` because Altair deep-copies inline rows many
+    times over (seconds for the plane's 2,500 cells). ``validate`` stays on:
+    the chart itself is small.
+    """
+    out = chart.to_dict()
+    out["datasets"] = datasets
+    return out
+
+
+def all_specs(page: dict, alpha: float, c: float, gamma: int, hist_index: int, theme: str) -> dict[str, dict]:
+    """Every chart of the page as a Vega-Lite dict, for one theme."""
+    hist = page["histograms"][hist_index]
+    return {
+        "curve": spec(curve_chart(theme), {"curve": curve_rows(alpha, c, gamma)}),
+        "plane": spec(plane_chart(theme), plane_datasets(page["plane"], alpha, c, gamma)),
+        "hist": spec(hist_chart(theme), {"hist": hist_rows(hist)}),
+        "lossless": spec(lossless_chart(page["lossless"], theme), lossless_datasets(page["lossless"])),
+    }

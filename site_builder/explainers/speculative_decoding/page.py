@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -101,15 +102,25 @@ def describe(alpha: float, gamma: int, c: float) -> dict:
 def chart_specs(page: dict) -> dict[str, dict]:
     """name -> {theme: Vega-Lite dict} for every chart (themes live, light, dark)."""
     a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
-    makers = {
-        "curve": lambda t: charts.curve_chart(a, c, g, theme=t),
-        "plane": lambda t: charts.plane_chart(page["plane"], a, c, g, theme=t),
-        "hist": lambda t: charts.hist_chart(page["histograms"][HIST_INDEX], theme=t),
-        "lossless": lambda t: charts.lossless_chart(page["lossless"], theme=t),
-    }
-    # validated once by the tests (charts.*_chart(...).to_dict()); here the
-    # schema check would cost seconds on the plane's 2,500 cells
-    return {name: {t: make(t).to_dict(validate=False) for t in ("live", "light", "dark")} for name, make in makers.items()}
+    by_theme = {t: charts.all_specs(page, a, c, g, HIST_INDEX, t) for t in ("live", "light", "dark")}
+    return {name: {t: by_theme[t][name] for t in by_theme} for name in by_theme["live"]}
+
+
+_SVG_IDS = re.compile(r"\b(gradient_|clip)(\d+)\b")
+
+
+def stable_svg(svg: str) -> str:
+    """Renumber Vega's process-global gradient and clip ids in order of appearance,
+    so the same chart renders to the same bytes in every build."""
+    seen: dict[str, str] = {}
+
+    def sub(m: re.Match) -> str:
+        key = m.group(0)
+        if key not in seen:
+            seen[key] = f"{m.group(1)}{sum(1 for k in seen if k.startswith(m.group(1)))}"
+        return seen[key]
+
+    return _SVG_IDS.sub(sub, svg)
 
 
 def _svg_size(svg: str) -> tuple[int, int]:
@@ -325,8 +336,8 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     files: dict[str, bytes] = {"data.json": data_json}
     sizes: dict[str, tuple[int, int]] = {}
     for name, by_theme in specs.items():
-        light = vlc.vegalite_to_svg(by_theme["light"])
-        dark = vlc.vegalite_to_svg(by_theme["dark"])
+        light = stable_svg(vlc.vegalite_to_svg(by_theme["light"]))
+        dark = stable_svg(vlc.vegalite_to_svg(by_theme["dark"]))
         files[f"{name}.svg"] = light.encode("utf-8")
         files[f"{name}-dark.svg"] = dark.encode("utf-8")
         sizes[name] = _svg_size(light)
