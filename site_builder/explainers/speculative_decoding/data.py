@@ -100,6 +100,7 @@ def _steps(step: float, count: int) -> np.ndarray:
 
 
 def _grid() -> dict:
+    """The ``grid`` section: curves over the slider grid."""
     alpha = _steps(0.05, 21)
     c = _steps(0.05, 21)
     gamma = np.arange(17)
@@ -123,6 +124,7 @@ def _grid() -> dict:
 
 
 def _plane() -> dict:
+    """The ``plane`` section: best depth over (alpha, c), threshold and break-even lines."""
     alpha = _steps(0.02, 51)
     c = _steps(0.02, 51)
     curve = _steps(0.01, 101)
@@ -145,6 +147,7 @@ def exact_token_pmf(alpha: float, gamma: int) -> np.ndarray:
 
 
 def _histograms() -> list[dict]:
+    """The ``histograms`` section: simulated tokens per round beside the exact law."""
     out = []
     for alpha, gamma, seed in HISTOGRAM_SETTINGS:
         rounds = simulate_rounds(alpha, gamma, HISTOGRAM_ROUNDS, seed)
@@ -165,6 +168,7 @@ def _histograms() -> list[dict]:
 
 
 def _lossless() -> dict:
+    """The ``lossless`` section: the real algorithm's output against p and q."""
     p = np.array(TARGET)
     drafts = []
     for seed, (draft_id, label, q) in enumerate(DRAFTS, start=1):
@@ -190,6 +194,7 @@ def _lossless() -> dict:
 
 
 def _presets() -> list[dict]:
+    """The ``presets`` section, with the model's speedup and best depth for each."""
     out = []
     for preset in presets():
         d = preset.to_dict()
