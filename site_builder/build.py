@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from . import content, validate
+from .linking import Linker, check_aliases
 from .assets import SITE_ASSETS, AssetStore
 from .config import SiteConfig, load_config
 from .errors import BuildFailed, Problem
@@ -81,6 +82,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
 
     with _stage(report, "validate", log):
         problems += validate.check_terms(terms)
+        problems += check_aliases(terms)
         if not terms and not any(p.severity == "error" for p in problems):
             problems.append(Problem(str(options.content / "terms"), 1, "no term files (*.md) found"))
         _raise_if_failing(problems, options.strict)
@@ -104,8 +106,16 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
 
     with _stage(report, "render", log):
         renderer = PageRenderer(config, terms, assets)
+        linker = Linker(config, terms, bodies, backlinks, built, assets)
+        renderer.page_extras = linker.page_extras
         files = render_all(renderer, terms, bodies, backlinks, built)
         files.update(assets.files)
+
+    with _stage(report, "linking", log):
+        files.update(linker.files())
+    if options.write:
+        with _stage(report, "previews", log):
+            files.update(linker.previews())
 
     report.warnings = [p for p in problems if p.severity == "warning"]
     if options.write:

@@ -36,6 +36,9 @@ class SiteConfig:
     """False: raw HTML in markdown is escaped and shows as text. True: passed through."""
     footer: str = ""
     """Plain text shown at the foot of every page."""
+    previews: bool = True
+    """True: a 1200x630 social preview PNG per page (og:image), about 50 ms each.
+    False: none (faster builds of large sites); an explainer's own preview is kept."""
 
     def with_base_url(self, base_url: str | None) -> "SiteConfig":
         """This config with ``base_url`` replaced when one is given (``--base-url``)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import jinja2
 
@@ -45,6 +45,9 @@ class PageRenderer:
         self.assets = assets
         self.env = make_environment()
         self.index_page = "" if config.pretty_urls else "index.html"
+        self.page_extras: Callable[[Term | None], dict] = lambda term: {}
+        """Extra template values for a term page (None: the index): social meta tags,
+        JSON-LD, hover-card scripts. Set by the build from ``site_builder.linking``."""
 
     def term_href(self, slug: str) -> str:
         """Root-relative URL of a term page."""
@@ -68,6 +71,10 @@ class PageRenderer:
             "stylesheets": [],
             "scripts": [],
             "canonical": "",
+            "meta_tags": [],
+            "json_ld": "",
+            "card_scripts": [],
+            "card_stylesheets": [],
         }
 
     def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:
@@ -84,6 +91,7 @@ class PageRenderer:
         if explainer:
             context["scripts"] = explainer.scripts
             context["stylesheets"] = explainer.stylesheets
+        context.update(self.page_extras(term))
         return self.env.get_template("term.html").render(context).encode("utf-8")
 
     def index_page_html(self) -> bytes:
@@ -103,6 +111,7 @@ class PageRenderer:
             for letter, items in sorted(groups.items(), key=lambda kv: (kv[0] == "#", kv[0]))
         ]
         context["canonical"] = self.absolute("")
+        context.update(self.page_extras(None))
         return self.env.get_template("index.html").render(context).encode("utf-8")
 
     def not_found_page(self) -> bytes:

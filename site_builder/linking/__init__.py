@@ -1,0 +1,131 @@
+"""Linking: every route a docs author takes to the glossary.
+
+- permalinks ``/<slug>/`` and a redirect page for every alias (``redirects``);
+- ``glossary.json``, the versioned machine-readable index (``glossary_json``);
+- ``objects.inv`` for Sphinx intersphinx (``inventory``);
+- a Python-Markdown extension for ``[[Term]]`` links on other sites (``mdext``)
+  and a checker for those links (``linkcheck``);
+- hover cards, here and on any site (``cards``, static/glossary-cards.js);
+- sitemap.xml, robots.txt, JSON-LD, Open Graph tags and preview images
+  (``discovery``, ``preview``).
+
+The build calls ``check_aliases`` while validating, hands
+``Linker.page_extras`` to the page renderer, then adds ``Linker.files()`` and
+``Linker.previews()`` to the output.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from ..assets import AssetStore
+from ..config import SiteConfig
+from ..content import Term
+from ..explainers.base import ExplainerBuild
+from ..markup.render import RenderedBody
+from . import cards, discovery, preview
+from .glossary_json import Entry, glossary_json, make_entries
+from .inventory import objects_inv
+from .redirects import check_aliases, plan_redirects, redirect_page
+
+__all__ = ["Linker", "check_aliases"]
+
+PREVIEW = "preview.png"
+
+
+class Linker:
+    """The linking outputs of one build, from already validated and rendered terms."""
+
+    def __init__(self, config: SiteConfig, terms: list[Term], bodies: Mapping[str, RenderedBody],
+                 backlinks: Mapping[str, list[str]], explainers: Mapping[str, ExplainerBuild], assets: AssetStore):
+        self.config = config
+        self.terms = {term.slug: term for term in terms}
+        self.bodies = bodies
+        self.backlinks = backlinks
+        self.explainers = explainers
+        self.assets = assets
+        self.redirects, _ = plan_redirects(terms)
+        self.entries = make_entries(terms, bodies, self.redirects)
+        self.by_slug = {entry.slug: entry for entry in self.entries}
+        self.index_page = "" if config.pretty_urls else "index.html"
+        self.card_script = assets.add_packaged(cards.SCRIPT)
+        self.card_stylesheet = assets.add_packaged(cards.STYLESHEET)
+
+    def _absolute(self, path: str) -> str:
+        return self.config.base_url + path if self.config.base_url else ""
+
+    def _has_preview(self, slug: str | None) -> bool:
+        if slug is not None and self.explainers.get(slug) and self.explainers[slug].preview_png:
+            return True
+        return self.config.previews
+
+    def _image(self, slug: str | None) -> str | None:
+        if not self._has_preview(slug):
+            return None
+        path = f"{slug}/{PREVIEW}" if slug else PREVIEW
+        return self._absolute(path) or PREVIEW  # relative to the page itself
+
+    def linked_slugs(self, slug: str) -> list[str]:
+        """The terms a page links to with class ``term-link``: its body, related and backlinks."""
+        body = self.bodies.get(slug)
+        found = {link.slug for link in body.links if link.slug} if body else set()
+        found.update(self.terms[slug].related, self.backlinks.get(slug, ()))
+        return sorted(s for s in found if s in self.by_slug)
+
+    def page_extras(self, term: Term | None) -> dict:
+        """Template values for a term page (None: the index page); see templates/base.html."""
+        config = self.config
+        if term is None:
+            return {
+                "meta_tags": discovery.meta_tags(config, title=config.title, description=config.description,
+                                                 kind="website", page_url=self._absolute(""), image=self._image(None)),
+                "json_ld": discovery.index_json_ld(config, self.entries),
+            }
+        entry = self.by_slug[term.slug]
+        extras: dict = {
+            "meta_tags": discovery.meta_tags(config, title=entry.title, description=entry.summary, kind="article",
+                                             page_url=self._absolute(entry.url), image=self._image(entry.slug)),
+            "json_ld": discovery.term_json_ld(config, entry),
+        }
+        linked = self.linked_slugs(term.slug)
+        if linked:
+            data = self.assets.add(f"glossary-cards-data-{term.slug}.js",
+                                   cards.data_script(self.by_slug[s] for s in linked))
+            extras["card_scripts"] = [data, self.card_script]
+            extras["card_stylesheets"] = [self.card_stylesheet]
+        return extras
+
+    def files(self) -> dict[str, bytes]:
+        """glossary.json, objects.inv, redirects, embed files, and (with a base URL) sitemap and robots.txt."""
+        config = self.config
+        headings = {slug: [(ident, text) for _, ident, text in body.headings] for slug, body in self.bodies.items()}
+        files = {
+            "glossary.json": glossary_json(config, self.entries),
+            "objects.inv": objects_inv(config.title, "", self.entries, headings),
+            **cards.embed_files(),
+        }
+        for redirect in self.redirects:
+            term = self.terms[redirect.target]
+            target = f"../{term.slug}/{self.index_page}"
+            canonical = self._absolute(f"{term.slug}/") or f"../{term.slug}/"
+            files[f"{redirect.source}/index.html"] = redirect_page(term.title, config.language, target, canonical)
+        if config.base_url:
+            files["sitemap.xml"] = discovery.sitemap_xml(config.base_url, self.entries)
+            files["robots.txt"] = discovery.robots_txt(config.base_url)
+        return files
+
+    def previews(self) -> dict[str, bytes]:
+        """The 1200x630 PNG previews: the explainer's own, else composed (unless ``previews = false``)."""
+        config = self.config
+        footer = config.base_url.split("://", 1)[-1] if config.base_url else ""
+        files = {}
+        for entry in self.entries:
+            explainer = self.explainers.get(entry.slug)
+            if explainer and explainer.preview_png:
+                files[f"{entry.slug}/{PREVIEW}"] = explainer.preview_png
+            elif config.previews:
+                files[f"{entry.slug}/{PREVIEW}"] = preview.card_png(entry.title, entry.summary, config.title, footer)
+        if config.previews:
+            count = f"{len(self.entries)} term" + ("" if len(self.entries) == 1 else "s")
+            files[PREVIEW] = preview.card_png(config.title, config.description, count, footer)
+        return files

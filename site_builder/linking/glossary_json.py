@@ -1,0 +1,115 @@
+"""``glossary.json``: the machine-readable index other sites link against.
+
+Schema (version 1; a new field may be added without a version bump, a
+removed or changed one bumps ``version``)::
+
+    {
+      "version": 1,
+      "generator": "site_builder 0.1.0",
+      "title": "Inference Glossary",          # site title
+      "description": "...",                   # site description
+      "language": "en",
+      "base_url": "https://example.org/glossary/" or null,
+      "terms": [                              # sorted by slug
+        {
+          "slug": "inference",
+          "title": "Inference",
+          "summary": "Running a trained model ...",   # plain text
+          "aliases": ["LLM inference", ...],
+          "related": ["model", ...],                  # slugs
+          "url": "inference/",                        # relative to glossary.json
+          "absolute_url": "https://example.org/glossary/inference/",   # only with base_url
+          "anchors": ["two-phases-prefill-and-decode", ...],           # ids on the page
+          "redirects": ["llm-inference", ...]         # alias slugs that redirect here
+        }
+      ]
+    }
+
+The bytes are deterministic, and ``<``, ``>``, ``&``, U+2028 and U+2029 are
+written as ``\\uXXXX`` escapes, so the text is inert even pasted into HTML.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from .. import __version__
+from ..config import SiteConfig
+from ..content import Term
+from ..markup.render import RenderedBody
+from .redirects import Redirect
+
+VERSION = 1
+GENERATOR = f"site_builder {__version__}"
+
+_INERT = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def dumps_inert(value: object, indent: int | None = None) -> str:
+    """JSON that stays inert inside HTML, ``<script>`` elements and JavaScript source."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=(",", ": ") if indent else (",", ":"))
+    return text.translate(_INERT)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One term as every linking output sees it."""
+
+    slug: str
+    title: str
+    summary: str
+    aliases: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
+    anchors: tuple[str, ...] = ()
+    redirects: tuple[str, ...] = field(default=())
+
+    @property
+    def url(self) -> str:
+        """The permalink, relative to the site root."""
+        return f"{self.slug}/"
+
+
+def make_entries(terms: Iterable[Term], bodies: Mapping[str, RenderedBody], redirects: Iterable[Redirect]) -> list[Entry]:
+    """The entries of every term, sorted by slug."""
+    sources: dict[str, list[str]] = {}
+    for redirect in redirects:
+        sources.setdefault(redirect.target, []).append(redirect.source)
+    entries = []
+    for term in terms:
+        body = bodies.get(term.slug)
+        anchors = tuple(dict.fromkeys(body.anchors)) if body else ()
+        entries.append(Entry(term.slug, term.title, term.summary, tuple(term.aliases), tuple(term.related),
+                             anchors, tuple(sorted(sources.get(term.slug, ())))))
+    return sorted(entries, key=lambda e: e.slug)
+
+
+def glossary_json(config: SiteConfig, entries: Iterable[Entry]) -> bytes:
+    """The bytes of ``glossary.json``."""
+    base = config.base_url or None
+    terms = []
+    for entry in sorted(entries, key=lambda e: e.slug):
+        item: dict[str, object] = {
+            "slug": entry.slug,
+            "title": entry.title,
+            "summary": entry.summary,
+            "aliases": list(entry.aliases),
+            "related": list(entry.related),
+            "url": entry.url,
+        }
+        if base:
+            item["absolute_url"] = base + entry.url
+        item["anchors"] = list(entry.anchors)
+        item["redirects"] = list(entry.redirects)
+        terms.append(item)
+    document = {
+        "version": VERSION,
+        "generator": GENERATOR,
+        "title": config.title,
+        "description": config.description,
+        "language": config.language,
+        "base_url": base,
+        "terms": terms,
+    }
+    return (dumps_inert(document, indent=1) + "\n").encode("utf-8")
