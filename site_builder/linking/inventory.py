@@ -4,7 +4,8 @@ With it, a Sphinx project writes ``:term:`glossary:Speculative decoding``` or
 ``:ref:`glossary:inference``` and gets a link to the right page. Entries:
 
 - ``std:term``: every title and every alias, lowercased as Sphinx's own
-  glossary lookups are case-insensitive; they point at the term's page.
+  glossary lookups are case-insensitive; they point at the term's page and
+  their display name is ``-``, so a reference shows the text as written.
 - ``std:label`` and ``std:doc``: every slug, and every alias slug that has a
   redirect page (so references written before a rename keep resolving);
   display name: the title.
@@ -44,7 +45,7 @@ def inventory_lines(entries: Iterable[Entry], headings: dict[str, list[tuple[str
 
     for entry in entries:
         for name in (entry.title, *entry.aliases):
-            add(name.lower(), "std:term", entry.url, entry.title)
+            add(name.lower(), "std:term", entry.url, name.lower())  # display "-": the text as written
         for slug in (entry.slug, *entry.redirects):
             add(slug, "std:label", entry.url, entry.title)
             add(slug, "std:doc", entry.url, entry.title)
