@@ -49,6 +49,10 @@ def make_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="validate content and every internal link; write nothing",
                                 description="Validate every term and every internal link and anchor without writing anything.")
     _add_content_options(check)
+    check.add_argument("--links-in", type=Path, default=None, metavar="DOCS",
+                       help="instead: check the glossary links ([[Term]] and URLs under the glossary) in DOCS' markdown files")
+    check.add_argument("--glossary", default=None, metavar="PATH_OR_URL",
+                       help="with --links-in: the glossary.json (or its folder or URL) to check against")
     return parser
 
 
@@ -60,6 +64,12 @@ def main(argv: list[str] | None = None) -> int:
         from .serve import serve
 
         return serve(args, log)
+    if args.command == "check" and args.links_in is not None:
+        from .linking.linkcheck import run
+
+        if not args.glossary:
+            make_parser().error("check --links-in needs --glossary PATH_OR_URL")
+        return run(args.links_in, args.glossary, log)
     options = BuildOptions(
         content=args.content,
         output=getattr(args, "output", Path("output")),

@@ -1,0 +1,112 @@
+"""A Python-Markdown extension: ``[[Term]]`` links into a published glossary.
+
+Any Python-Markdown based site (MkDocs included) enables it with the location
+of a glossary's ``glossary.json``::
+
+    markdown.Markdown(extensions=[GlossaryLinkExtension(glossary="https://example.org/glossary/")])
+
+    # mkdocs.yml
+    markdown_extensions:
+      - site_builder.linking.mdext:
+          glossary: https://example.org/glossary/glossary.json
+
+``[[speculative decoding]]``, ``[[Speculative decoding|the text]]`` and
+``[[Inference#two-phases-prefill-and-decode]]`` become links to the entry,
+with its summary as the title attribute. Names match as in the glossary
+itself: any case, titles, aliases, slugs and simple plurals. An unknown term
+or anchor is logged as a warning (logger ``site_builder.linking.mdext``) and
+left as written, or raises ``GlossaryLinkError`` with ``strict: true``.
+Code spans and code blocks are left alone.
+
+Options: ``glossary`` (URL or path of glossary.json, or the folder holding it;
+read once per process), ``base_url`` (where links point; default: the
+glossary's ``base_url``, else the URL it was loaded from), ``strict``
+(default false), ``css_class`` (default ``glossary-term``).
+"""
+
+from __future__ import annotations
+
+import logging
+import xml.etree.ElementTree as etree
+
+from markdown.extensions import Extension
+from markdown.inlinepatterns import InlineProcessor
+
+from ..markup.source import WIKILINK_RE
+from .published import PublishedGlossary, load_glossary, split_target
+
+logger = logging.getLogger(__name__)
+
+PRIORITY = 175
+"""After code spans (190) and escapes (180), before links (160)."""
+
+
+class GlossaryLinkError(ValueError):
+    """Raised in strict mode for a ``[[...]]`` link the glossary cannot resolve."""
+
+
+class _WikiLinkProcessor(InlineProcessor):
+    def __init__(self, extension: "GlossaryLinkExtension", md):
+        super().__init__(WIKILINK_RE.pattern, md)
+        self.extension = extension
+
+    def handleMatch(self, m, data):
+        target = m.group(1)
+        text = (m.group(2) or split_target(target)[0]).strip()
+        link = self.extension.link_for(target, text, m.group(0))
+        if link is None:
+            return None, None, None
+        return link, m.start(0), m.end(0)
+
+
+class GlossaryLinkExtension(Extension):
+    """``[[Term]]`` and ``[[Term|text]]`` links to a published glossary."""
+
+    def __init__(self, **kwargs):
+        self.config = {
+            "glossary": ["", "URL or path of the glossary's glossary.json (or the folder holding it)"],
+            "base_url": ["", "where links point; default: the glossary's base_url, else where glossary.json was loaded from"],
+            "strict": [False, "raise GlossaryLinkError for an unknown term or anchor (default: log a warning)"],
+            "css_class": ["glossary-term", "class attribute of the generated links"],
+        }
+        super().__init__(**kwargs)
+
+    @property
+    def glossary(self) -> PublishedGlossary:
+        """The configured glossary, loaded on first use."""
+        location = self.getConfig("glossary")
+        if not location:
+            raise GlossaryLinkError("the glossary links extension needs the 'glossary' option (URL or path of glossary.json)")
+        return load_glossary(location)
+
+    def extendMarkdown(self, md):
+        md.inlinePatterns.register(_WikiLinkProcessor(self, md), "glossary_wikilink", PRIORITY)
+
+    def link_for(self, target: str, text: str, written: str) -> etree.Element | None:
+        """The ``<a>`` for one ``[[...]]``; None (after a warning) when it does not resolve."""
+        glossary = self.glossary
+        name, anchor = split_target(target)
+        term = glossary.resolve(name)
+        if term is None:
+            return self._problem(f"unknown glossary term {written} (not in {glossary.source})")
+        if anchor and anchor not in term.anchors:
+            return self._problem(f"glossary entry '{term.title}' has no anchor '#{anchor}': {written}")
+        element = etree.Element("a")
+        element.set("href", glossary.href(term, anchor, self.getConfig("base_url") or None))
+        element.set("title", term.summary)
+        if self.getConfig("css_class"):
+            element.set("class", self.getConfig("css_class"))
+        element.set("data-term", term.slug)
+        element.text = text
+        return element
+
+    def _problem(self, message: str) -> None:
+        if self.getConfig("strict"):
+            raise GlossaryLinkError(message)
+        logger.warning(message)
+        return None
+
+
+def makeExtension(**kwargs) -> GlossaryLinkExtension:  # noqa: N802 - Python-Markdown's name
+    """Entry point for ``extensions=["site_builder.linking.mdext"]`` and mkdocs.yml."""
+    return GlossaryLinkExtension(**kwargs)

@@ -1,0 +1,124 @@
+"""Reading a published ``glossary.json`` (for the Markdown extension and the link checker).
+
+A location is a URL (http, https or file) or a local path; a folder (or a URL
+ending in ``/``) means its ``glossary.json``. Each location is read once per
+process and cached.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from ..names import NameIndex
+
+SUPPORTED_VERSION = 1
+TIMEOUT = 10.0
+"""Seconds to wait for a glossary.json over the network."""
+
+
+class GlossaryLoadError(ValueError):
+    """The glossary.json cannot be read or is not one we understand."""
+
+
+@dataclass(frozen=True)
+class PublishedTerm:
+    """One entry of a published glossary."""
+
+    slug: str
+    title: str
+    summary: str
+    aliases: tuple[str, ...]
+    url: str
+    anchors: frozenset[str]
+    redirects: tuple[str, ...]
+
+
+class PublishedGlossary:
+    """The terms of one glossary.json and where their pages are."""
+
+    def __init__(self, data: object, source: str, default_base: str):
+        if not isinstance(data, dict) or not isinstance(data.get("terms"), list):
+            raise GlossaryLoadError(f"{source}: not a glossary.json (no 'terms' list)")
+        if data.get("version") != SUPPORTED_VERSION:
+            raise GlossaryLoadError(f"{source}: glossary.json version {data.get('version')!r} is not supported (expected {SUPPORTED_VERSION})")
+        self.source = source
+        self.title = str(data.get("title", ""))
+        self.base_url = data.get("base_url") or default_base
+        self.terms: dict[str, PublishedTerm] = {}
+        for item in data["terms"]:
+            try:
+                term = PublishedTerm(str(item["slug"]), str(item["title"]), str(item.get("summary", "")),
+                                     tuple(map(str, item.get("aliases", []))), str(item["url"]),
+                                     frozenset(map(str, item.get("anchors", []))), tuple(map(str, item.get("redirects", []))))
+            except (KeyError, TypeError) as exc:
+                raise GlossaryLoadError(f"{source}: malformed term entry {item!r:.80}: {exc}") from None
+            self.terms[term.slug] = term
+        self.names = NameIndex(self.terms.values())
+        self.redirects = {source_slug: term.slug for term in self.terms.values() for source_slug in term.redirects}
+
+    def resolve(self, name: str) -> PublishedTerm | None:
+        """The term ``name`` (title, alias or slug; any case; simple plurals) refers to."""
+        slug = self.names.resolve(name)
+        return self.terms.get(slug) if slug else None
+
+    def href(self, term: PublishedTerm, anchor: str = "", base_url: str | None = None) -> str:
+        """The URL of ``term``'s page (and ``#anchor``) under ``base_url`` or the glossary's own base."""
+        url = urljoin(base_url or self.base_url, term.url)
+        return url + (f"#{anchor}" if anchor else "")
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """``"Inference#two-phases"`` -> ("Inference", "two-phases"), as in term bodies."""
+    name, _, anchor = target.partition("#")
+    return name.strip(), anchor.strip()
+
+
+_cache: dict[str, PublishedGlossary] = {}
+_lock = threading.Lock()
+
+
+def load_glossary(location: str | Path) -> PublishedGlossary:
+    """Read (once per process) the glossary.json at ``location``."""
+    key = str(location)
+    with _lock:
+        if key not in _cache:
+            _cache[key] = _load(key)
+        return _cache[key]
+
+
+def clear_cache() -> None:
+    """Forget every loaded glossary (tests; long-running servers after a publish)."""
+    with _lock:
+        _cache.clear()
+
+
+def _load(location: str) -> PublishedGlossary:
+    scheme = urlsplit(location).scheme
+    if scheme in ("http", "https", "file"):
+        url = location if not location.endswith("/") else location + "glossary.json"
+        try:
+            with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
+                raw = response.read()
+        except (OSError, ValueError) as exc:
+            raise GlossaryLoadError(f"cannot read {url}: {exc}") from None
+        return PublishedGlossary(_parse(raw, url), url, urljoin(url, "."))
+    path = Path(location)
+    if path.is_dir():
+        path = path / "glossary.json"
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise GlossaryLoadError(f"cannot read {path}: {exc.strerror}") from None
+    return PublishedGlossary(_parse(raw, str(path)), str(path), path.resolve().parent.as_uri() + "/")
+
+
+def _parse(raw: bytes, source: str) -> object:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GlossaryLoadError(f"{source}: not valid JSON: {exc}") from None
