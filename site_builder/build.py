@@ -1,8 +1,12 @@
 """The pipeline: load -> validate -> markdown -> compute -> render -> write.
 
-Everything is read, rendered in memory and validated before the write stage
-touches the disk; any error stops the build with ``BuildFailed`` and leaves
-the previous ``output/`` exactly as it was.
+Everything is read and validated before anything is written. Pages are then
+rendered into a staging folder beside ``output/`` (never into it) and the
+write stage swaps that folder in atomically; any error stops the build with
+``BuildFailed`` and leaves the previous ``output/`` exactly as it was.
+
+A content-addressed cache (``cache.py``) lets a rebuild skip parsing,
+markdown, explainers and pages whose inputs did not change.
 """
 
 from __future__ import annotations
@@ -14,15 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import content, validate
-from .linking import Linker, check_aliases
+from . import cache, content, validate
 from .assets import SITE_ASSETS, AssetStore
+from .linking import Linker, check_aliases
 from .config import SiteConfig, load_config
 from .errors import BuildFailed, Problem
 from .explainers import base as explainers
 from .markdown_stage import render_bodies
-from .pages import PageRenderer, render_all
-from .publish import publish
+from .pages import PageRenderer, write_pages
+from .publish import Staging
 
 
 @dataclass
@@ -37,6 +41,12 @@ class BuildOptions:
     """False for ``check``: validate everything, write nothing."""
     jobs: int | None = None
     """Worker processes for markdown; None: one per core."""
+    cache: bool = True
+    """False: ignore and do not update the build cache."""
+
+    def cache_folder(self) -> Path | None:
+        """Where the build cache lives: beside the output folder."""
+        return self.output.absolute().parent / ".site_builder_cache" if self.cache else None
 
 
 @dataclass
@@ -71,13 +81,19 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     report = BuildReport()
     started = time.perf_counter()
     problems: list[Problem] = []
+    store = cache.BuildCache(options.cache_folder())
 
     with _stage(report, "load", log):
         config, found = load_config(options.content)
         config = config.with_base_url(options.base_url)
         problems += found
-        terms, found = content.load_terms(options.content)
+        parsed = store.table("front-matter")
+        known = len(parsed)
+        terms, found = content.load_terms(options.content, parsed)
         problems += found
+        if len(parsed) != known:
+            live = {t.digest for t in terms}
+            store.save_table("front-matter", {k: v for k, v in parsed.items() if k in live})
     report.terms = len(terms)
 
     with _stage(report, "validate", log):
@@ -88,42 +104,88 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         _raise_if_failing(problems, options.strict)
 
     with _stage(report, "markdown", log):
-        bodies = render_bodies(terms, config, jobs=options.jobs)
+        bodies, body_keys = render_bodies(terms, config, jobs=options.jobs, store=store if options.write else None)
         problems += validate.check_links(terms, bodies)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
+    report.warnings = [p for p in problems if p.severity == "warning"]
 
     assets = AssetStore()
     for name in SITE_ASSETS:
         assets.add_packaged(name)
 
     with _stage(report, "compute", log):
-        built = {}
-        for term in terms:
-            if term.explainer:
-                context = explainers.ExplainerContext(slug=term.slug, root="../", add_asset=assets.add)
-                built[term.slug] = explainers.build(term.explainer, context)
+        built = {
+            term.slug: _explainer(term, assets, store)
+            for term in terms if term.explainer
+        }
+
+    if not options.write:
+        report.seconds = time.perf_counter() - started
+        return report
 
     with _stage(report, "render", log):
-        renderer = PageRenderer(config, terms, assets)
-        linker = Linker(config, terms, bodies, backlinks, built, assets)
-        renderer.page_extras = linker.page_extras
-        files = render_all(renderer, terms, bodies, backlinks, built)
-        files.update(assets.files)
+        staging = Staging(options.output)
+        try:
+            renderer = PageRenderer(config, terms, assets)
+            linker = Linker(config, terms, bodies, backlinks, built, assets)
+            renderer.page_extras = linker.page_extras
+            manifest = store.table("pages")
+            fresh = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest)
+            for relative, data in {**assets.files, **linker.files(), **linker.previews()}.items():
+                staging.add(relative, data)
+        except BaseException:
+            staging.abort()
+            raise
 
-    with _stage(report, "linking", log):
-        files.update(linker.files())
-    if options.write:
-        with _stage(report, "previews", log):
-            files.update(linker.previews())
-
-    report.warnings = [p for p in problems if p.severity == "warning"]
-    if options.write:
-        with _stage(report, "write", log):
-            stats = publish(files, options.output)
-        report.written, report.unchanged = stats.written, stats.unchanged
+    with _stage(report, "write", log):
+        stats = staging.commit()
+        _remember_pages(store, options.output, manifest, fresh)
+    report.written, report.unchanged = stats.written, stats.unchanged
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _explainer(term, assets: AssetStore, store: cache.BuildCache) -> explainers.ExplainerBuild:
+    """Build (or fetch from the cache) the explainer a term names.
+
+    An explainer's output depends only on the code and the page it sits on,
+    so the code version is its key; the assets it adds are replayed on a hit.
+    """
+    table = store.table("explainers")
+    entry_key = cache.key(cache.code_version(), term.explainer, term.slug)
+    hit = table.get(entry_key)
+    if hit is not None:
+        built, added = hit
+        for name, data in added.items():
+            assets.add(name, data)
+        return built
+    added: dict[str, bytes] = {}
+
+    def add_asset(name: str, data: bytes) -> str:
+        added[name] = data
+        return assets.add(name, data)
+
+    context = explainers.ExplainerContext(slug=term.slug, root="../", add_asset=add_asset)
+    built = explainers.build(term.explainer, context)
+    store.save_table("explainers", {**table, entry_key: (built, added)})
+    return built
+
+
+def _remember_pages(store: cache.BuildCache, output: Path, manifest: dict, fresh: dict[str, str]) -> None:
+    """Record page keys with the written files' size and mtime, so the next build
+    reuses a page only if its inputs *and* the file on disk are unchanged."""
+    if not store.enabled:
+        return
+    kept = {}
+    for relative, page_key in fresh.items():
+        try:
+            info = os.stat(output / relative)
+        except OSError:
+            continue
+        kept[relative] = (page_key, info.st_size, info.st_mtime_ns)
+    if kept != manifest:
+        store.save_table("pages", kept)
 
 
 def default_jobs() -> int:

@@ -8,6 +8,7 @@ them all with their file and line.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,27 +55,52 @@ class Term:
     """SHA-256 of the file's bytes: the key of every cache entry derived from it."""
 
 
-def load_terms(content_dir: Path) -> tuple[list[Term], list[Problem]]:
-    """Read every ``terms/**/*.md`` under ``content_dir``, sorted by slug."""
+def load_terms(content_dir: Path, parsed: dict | None = None) -> tuple[list[Term], list[Problem]]:
+    """Read every ``terms/**/*.md`` under ``content_dir``, sorted by slug.
+
+    ``parsed`` is an optional cache of parsed front matter keyed by the file's
+    hash; it is filled as files are read.
+    """
     terms_dir = content_dir / "terms"
     problems: list[Problem] = []
     if not terms_dir.is_dir():
         return [], [Problem(display_path(content_dir), 1, "no terms/ folder: expected content/terms/<slug>.md files")]
     root = content_dir.resolve()
+    shown_dir = display_path(terms_dir)
     terms = []
-    for path in sorted(terms_dir.rglob("*.md")):
-        shown = display_path(path)
-        if not _inside(path, root):
+    for path, symlinked in _term_files(terms_dir):
+        shown = f"{shown_dir}/{path.relative_to(terms_dir).as_posix()}"
+        if symlinked and not _inside(path, root):
             problems.append(Problem(shown, 1, "points outside the content folder (symlink?); refusing to read it"))
             continue
         if not path.is_file():
             continue
-        term, found = read_term(path, shown)
+        term, found = read_term(path, shown, parsed)
         problems.extend(found)
         if term is not None:
             terms.append(term)
     terms.sort(key=lambda t: t.slug)
     return terms, problems
+
+
+def _term_files(terms_dir: Path) -> list[tuple[Path, bool]]:
+    """Every ``*.md`` below ``terms_dir`` in a stable order, with "is a symlink".
+
+    Symlinked folders are listed as entries too (flagged), never walked into:
+    that avoids loops, and ``load_terms`` refuses those leading outside.
+    """
+    found = []
+    for folder, subfolders, names in os.walk(terms_dir):
+        folder_path = Path(folder)
+        for name in sorted(subfolders):
+            if (folder_path / name).is_symlink():
+                found.append((folder_path / name, True))
+        subfolders.sort()
+        for name in sorted(names):
+            if name.endswith(".md"):
+                path = folder_path / name
+                found.append((path, path.is_symlink()))
+    return found
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -85,8 +111,11 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
-    """Read one term file; return the term (None when unusable) and its problems."""
+def read_term(path: Path, shown: str, parsed: dict | None = None) -> tuple[Term | None, list[Problem]]:
+    """Read one term file; return the term (None when unusable) and its problems.
+
+    ``parsed`` caches the front matter checks by the file's hash.
+    """
     slug = path.stem
     problems: list[Problem] = []
     if not SLUG_RE.match(slug):
@@ -111,7 +140,14 @@ def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
     front, body, body_line, problem = split_front_matter(text, shown)
     if problem:
         return None, [problem]
-    meta, problems = parse_front_matter(front, shown)
+    digest = hashlib.sha256(raw).hexdigest()
+    cached = parsed.get(digest) if parsed is not None else None
+    if cached is not None and cached[0] == shown:
+        meta, problems = cached[1], list(cached[2])
+    else:
+        meta, problems = parse_front_matter(front, shown)
+        if parsed is not None:
+            parsed[digest] = (shown, meta, tuple(problems))
     if meta is None:
         return None, problems
     term = Term(
@@ -125,7 +161,7 @@ def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
         related=meta.get("related", []),
         explainer=meta.get("explainer"),
         field_lines=meta.get("__lines__", {}),
-        digest=hashlib.sha256(raw).hexdigest(),
+        digest=digest,
     )
     ok = not any(p.severity == "error" for p in problems)
     return (term if ok else None), problems

@@ -7,6 +7,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Sequence
 
+from . import cache
 from .config import SiteConfig
 from .content import Term
 from .markup.render import BodyRenderer, RenderedBody
@@ -28,9 +29,31 @@ def _render_chunk(items: Sequence[tuple[str, str, int]]) -> list[tuple[str, Rend
     return [(slug, _worker.render(body, line)) for slug, body, line in items]
 
 
-def render_bodies(terms: list[Term], config: SiteConfig, jobs: int | None = None) -> dict[str, RenderedBody]:
-    """slug -> rendered body for every term."""
+def body_keys(terms: list[Term], config: SiteConfig, names: NameIndex) -> dict[str, str]:
+    """slug -> cache key of its rendered body: everything the HTML depends on."""
+    shared = cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html)), names.digest_material())
+    return {t.slug: cache.key(shared, t.body, str(t.body_line)) for t in terms}
+
+
+def render_bodies(
+    terms: list[Term],
+    config: SiteConfig,
+    jobs: int | None = None,
+    store: "cache.BuildCache | None" = None,
+) -> tuple[dict[str, RenderedBody], dict[str, str]]:
+    """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies."""
     names = NameIndex(terms)
+    keys = body_keys(terms, config, names)
+    cached = store.table("markdown") if store is not None else {}
+    results = {t.slug: cached[keys[t.slug]] for t in terms if keys[t.slug] in cached}
+    todo = [t for t in terms if t.slug not in results]
+    results.update(_render(todo, names, config, jobs))
+    if store is not None and todo:
+        store.save_table("markdown", {keys[slug]: body for slug, body in results.items()})
+    return results, keys
+
+
+def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int | None) -> dict[str, RenderedBody]:
     items = [(t.slug, t.body, t.body_line) for t in terms]
     if jobs is None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

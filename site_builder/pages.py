@@ -8,6 +8,7 @@ from typing import Callable, Mapping
 
 import jinja2
 
+from . import cache
 from .assets import AssetStore
 from .config import SiteConfig
 from .content import Term
@@ -132,21 +133,58 @@ def initial(title: str) -> str:
     return first if first.isalpha() and first.isascii() else "#"
 
 
-def render_all(
+def write_pages(
+    staging,
     renderer: PageRenderer,
     terms: list[Term],
     bodies: Mapping[str, RenderedBody],
+    body_keys: Mapping[str, str],
     backlinks: Mapping[str, list[str]],
     explainers: Mapping[str, ExplainerBuild],
-) -> dict[str, bytes]:
-    """Every page of the site as relative path -> bytes."""
-    files: dict[str, bytes] = {}
+    manifest: Mapping[str, tuple],
+) -> dict[str, str]:
+    """Render every page into ``staging``; return relative path -> page key.
+
+    A page's key hashes everything it shows. When the key matches the
+    ``manifest`` of the previous build and the file there is untouched (same
+    size and mtime), the old file is reused instead of rendering it again.
+    """
+    shared = cache.key(cache.code_version(), repr(renderer.config), repr(sorted(renderer.assets.urls.items())))
+    keys: dict[str, str] = {}
+
+    def emit(relative: str, page_key: str, render: Callable[[], bytes]) -> None:
+        keys[relative] = page_key
+        previous = manifest.get(relative)
+        if previous is not None and previous[0] == page_key and _untouched(staging.output / relative, previous):
+            if staging.reuse(relative):
+                return
+        staging.add(relative, render())
+
     for term in terms:
         explainer = explainers.get(term.slug)
-        files[f"{term.slug}/index.html"] = renderer.term_page(term, bodies[term.slug], backlinks[term.slug], explainer)
+        body = bodies[term.slug]
+        neighbours = [renderer.link(slug) for slug in (*term.related, *backlinks[term.slug])]
+        page_key = cache.key(
+            shared, body_keys[term.slug],
+            repr((term.slug, term.title, term.summary, term.aliases, term.related, term.explainer)),
+            repr(neighbours), repr(backlinks[term.slug]),
+            repr(explainer) if explainer else "",
+            repr(renderer.page_extras(term)),
+        )
+        emit(f"{term.slug}/index.html", page_key,
+             lambda term=term, body=body, explainer=explainer: renderer.term_page(term, body, backlinks[term.slug], explainer))
         if explainer:
             for name, data in explainer.files.items():
-                files[f"{term.slug}/{name}"] = data
-    files["index.html"] = renderer.index_page_html()
-    files["404.html"] = renderer.not_found_page()
-    return files
+                staging.add(f"{term.slug}/{name}", data)
+    everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
+    emit("index.html", cache.key(shared, "index", everyone, repr(renderer.page_extras(None))), renderer.index_page_html)
+    emit("404.html", cache.key(shared, "404"), renderer.not_found_page)
+    return keys
+
+
+def _untouched(path, previous: tuple) -> bool:
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return (info.st_size, info.st_mtime_ns) == tuple(previous[1:3])

@@ -38,45 +38,109 @@ class WriteStats:
     unchanged: int = 0
 
 
-def publish(files: dict[str, bytes], output: Path) -> WriteStats:
-    """Replace ``output`` with exactly ``files`` (relative path -> bytes), atomically."""
-    output = output.absolute()
-    parent = output.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    _guard(output)
-    clean_leftovers(output)
-    staging = parent / f".{output.name}.staging-{os.getpid()}"
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir()
-    stats = WriteStats()
-    made_dirs = {staging}
-    files = {**files, MARKER: MARKER_TEXT}
-    for relative in sorted(files):
-        data = files[relative]
-        target = staging / relative
-        if target.parent not in made_dirs:
+class Staging:
+    """A new site being assembled beside ``output``; ``commit()`` swaps it in.
+
+    Pages can be added as they are rendered (so the whole site never has to sit
+    in memory) or reused from the current site when the caller knows they are
+    unchanged.
+    """
+
+    def __init__(self, output: Path):
+        self.output = output.absolute()
+        self.output.parent.mkdir(parents=True, exist_ok=True)
+        _guard(self.output)
+        clean_leftovers(self.output)
+        self.path = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
+        if self.path.exists():
+            shutil.rmtree(self.path)
+        self.path.mkdir()
+        self.stats = WriteStats()
+        self._dirs = {self.path}
+        self._paths: set[str] = set()
+
+    def _target(self, relative: str) -> Path:
+        if relative in self._paths:
+            raise ValueError(f"{relative} written twice in one build")
+        self._paths.add(relative)
+        target = self.path / relative
+        if target.parent not in self._dirs:
             target.parent.mkdir(parents=True, exist_ok=True)
-            made_dirs.add(target.parent)
-        old = output / relative
+            self._dirs.add(target.parent)
+        return target
+
+    def add(self, relative: str, data: bytes) -> None:
+        """Put ``data`` at ``relative``; hard-link the current file instead when identical."""
+        target = self._target(relative)
+        old = self.output / relative
         if _same_bytes(old, data):
             os.link(old, target)
-            stats.unchanged += 1
+            self.stats.unchanged += 1
         else:
             target.write_bytes(data)
-            stats.written += 1
-    if output.exists():
-        _exchange(staging, output)
-        shutil.rmtree(staging, ignore_errors=True)  # now holds the old site
-    else:
-        os.rename(staging, output)
-    return stats
+            self.stats.written += 1
+
+    def reuse(self, relative: str) -> bool:
+        """Hard-link the current site's file at ``relative``; False when it is missing."""
+        old = self.output / relative
+        try:
+            os.link(old, self._target(relative))
+        except OSError:
+            self._paths.discard(relative)
+            return False
+        self.stats.unchanged += 1
+        return True
+
+    def commit(self) -> WriteStats:
+        """Swap the staged site in atomically and remove the old one."""
+        if MARKER not in self._paths:
+            self.add(MARKER, MARKER_TEXT)
+        if self.output.exists():
+            _exchange(self.path, self.output)
+            remove_tree(self.path)  # now holds the old site
+        else:
+            os.rename(self.path, self.output)
+        return self.stats
+
+    def abort(self) -> None:
+        """Throw the staged site away; ``output`` is untouched."""
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def publish(files: dict[str, bytes], output: Path) -> WriteStats:
+    """Replace ``output`` with exactly ``files`` (relative path -> bytes), atomically."""
+    staging = Staging(output)
+    try:
+        for relative in sorted(files):
+            staging.add(relative, files[relative])
+    except BaseException:
+        staging.abort()
+        raise
+    return staging.commit()
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a replaced site. Large trees go in a detached child process:
+    unlinking thousands of files costs seconds on some disks and nobody
+    waits for it (the next build removes anything left)."""
+    if sum(1 for _ in zip(range(2000), path.iterdir())) < 2000 or not hasattr(os, "fork"):
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    doomed = path.with_name(path.name.replace(".staging-", ".old-"))
+    os.rename(path, doomed)
+    if os.fork() == 0:  # pragma: no cover - runs in the child
+        try:
+            os.setsid()
+            shutil.rmtree(doomed, ignore_errors=True)
+        finally:
+            os._exit(0)
 
 
 def clean_leftovers(output: Path) -> None:
     """Remove staging folders that killed builds left beside ``output``."""
-    for leftover in output.parent.glob(f".{output.name}.staging-*"):
-        shutil.rmtree(leftover, ignore_errors=True)
+    for pattern in (f".{output.name}.staging-*", f".{output.name}.old-*"):
+        for leftover in output.parent.glob(pattern):
+            shutil.rmtree(leftover, ignore_errors=True)
     old = output.parent / f".{output.name}.old"
     if old.exists() and output.exists():
         shutil.rmtree(old, ignore_errors=True)

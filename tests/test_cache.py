@@ -1,0 +1,116 @@
+"""The build cache must never serve stale output: after each kind of change,
+an incremental build gives exactly the bytes of a clean build."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from site_builder import cache
+from site_builder.build import BuildOptions, build_site
+
+from conftest import manifest, term, write_tree
+
+TEMPLATE = Path(cache.__file__).parent / "templates" / "term.html"
+
+
+def make_content(root: Path) -> Path:
+    files = {
+        f"terms/t{i:02d}.md": term(f"Term {i}", f"Summary of term {i}.",
+                                   f"Body {i} links to [[Term {(i + 1) % 12}]].\n\n## Part\n\nMore.\n",
+                                   related=[f"t{(i + 3) % 12:02d}"])
+        for i in range(12)
+    }
+    files["site.toml"] = 'title = "Cache test"\n'
+    return write_tree(root, files)
+
+
+def build(content: Path, output: Path, use_cache: bool = True):
+    return build_site(BuildOptions(content=content, output=output, cache=use_cache, jobs=1))
+
+
+def assert_same_as_clean(content: Path, incremental: Path, tmp_path: Path):
+    clean = tmp_path / "clean" / "out"
+    if clean.parent.exists():
+        shutil.rmtree(clean.parent)
+    build(content, clean, use_cache=False)
+    assert manifest(incremental) == manifest(clean)
+
+
+def edit(path: Path, old: str, new: str):
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+CHANGES = {
+    "edited body": lambda c: edit(c / "terms/t03.md", "Body 3", "Changed body 3 with $x^2$"),
+    "edited summary": lambda c: edit(c / "terms/t04.md", "Summary of term 4.", "A new summary shown on other pages."),
+    "edited title": lambda c: edit(c / "terms/t05.md", "title: Term 5", "title: Term Five\naliases: [Term 5]"),
+    "deleted term": lambda c: ((c / "terms/t07.md").unlink(),
+                               edit(c / "terms/t06.md", "[[Term 7]]", "nothing"),
+                               edit(c / "terms/t04.md", "related: [t07]", "related: []")),
+    "renamed term": lambda c: ((c / "terms/t08.md").rename(c / "terms/eight.md"),
+                               edit(c / "terms/t07.md", "[[Term 8]]", "[[Term 8]] and [x](eight.md#part)"),
+                               edit(c / "terms/t05.md", "related: [t08]", "related: [eight]")),
+    "changed config": lambda c: (c / "site.toml").write_text('title = "Renamed site"\npretty_urls = true\nbase_url = "https://example.org/g/"\n'),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_incremental_build_equals_clean_build(change, tmp_path: Path):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    build(content, output)  # warm
+    CHANGES[change](content)
+    report = build(content, output)
+    assert report.written > 0
+    assert_same_as_clean(content, output, tmp_path)
+
+
+def test_edited_template_invalidates_pages(tmp_path: Path):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    original = TEMPLATE.read_text()
+    try:
+        TEMPLATE.write_text(original.replace('<p class="back">', '<p class="back edited">'))
+        cache.code_version.cache_clear()
+        build(content, output)
+        assert 'class="back edited"' in (output / "t01/index.html").read_text()
+        assert_same_as_clean(content, output, tmp_path)
+    finally:
+        TEMPLATE.write_text(original)
+        cache.code_version.cache_clear()
+
+
+def test_body_edit_rewrites_only_what_it_touches(tmp_path: Path):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    edit(content / "terms/t03.md", "More.", "More, and more.")
+    report = build(content, output)
+    assert report.written == 1  # t03's page; everything else reused or identical
+
+
+def test_hand_edited_output_is_not_reused(tmp_path: Path):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    page = output / "t02/index.html"
+    page.write_text("tampered")
+    build(content, output)
+    assert_same_as_clean(content, output, tmp_path)
+
+
+def test_damaged_cache_is_a_cold_cache(tmp_path: Path):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    for pickle in (tmp_path / "site" / ".site_builder_cache").glob("*.pickle"):
+        pickle.write_bytes(b"\x80garbage")
+    build(content, output)
+    assert_same_as_clean(content, output, tmp_path)
