@@ -50,7 +50,8 @@ def _config(chart, theme: str):
         labelColor=t["ink"], titleColor=t["ink"], orient="bottom", labelFontSize=11, titleFontSize=11,
     ).configure_title(color=t["ink"], anchor="start", fontSize=13, subtitleColor=t["muted"])
     chart = chart.configure_text(color=t["ink"])
-    return chart.properties(background=t["bg"] or "transparent")
+    # a little headroom: browser text metrics can put the title above y = 0
+    return chart.properties(background=t["bg"] or "transparent", padding={"left": 5, "right": 5, "top": 12, "bottom": 5})
 
 
 def curve_rows(alpha: float, c: float, gamma: int) -> list[dict]:

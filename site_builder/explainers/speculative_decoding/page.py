@@ -259,7 +259,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 <div class="sd-stage">
 <p class="sd-phase">A worked round at the default setting: {"every draft accepted, plus the target's bonus token." if int(simulate_rounds(a, g, 1, seed).accepted[0]) == g else "the accepted prefix, the first rejection, the discarded tail and the target's correction."}</p>
 <div class="sd-lane sd-lane-spec">
-<span class="sd-lane-label">Speculative: draft {g} tokens, then one target pass</span>
+<span class="sd-lane-label" data-out="lane">Speculative: draft {g} tokens, then one target pass</span>
 {_round_markup(a, g, seed)}
 <div class="sd-verify" data-active="false" aria-hidden="true">one batched target pass scores every draft</div>
 <div class="sd-clock sd-clock-spec" aria-hidden="true"><div class="sd-segs"></div><div class="sd-fill"></div></div>

@@ -124,6 +124,8 @@
       history.textContent = "";
       phaseText.textContent = "Press play or step to run a round.";
       verifyBar.setAttribute("data-active", "false");
+      var lane = rootEl.querySelector("[data-out=lane]");
+      if (lane) lane.textContent = "Speculative: draft " + store.get().gamma + " token" + (store.get().gamma > 1 ? "s" : "") + ", then one target pass";
       drawSegments();
       setClock(0);
       updateTally();

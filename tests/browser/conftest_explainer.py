@@ -1,0 +1,106 @@
+"""Helpers for the explainer's browser tests: launching Chromium, serving the
+built site, and watching a page for errors and outside requests."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'none'")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def under_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def need(condition: bool, reason: str) -> None:
+    """Skip locally, fail under CI: a missing browser must never pass silently there."""
+    if condition:
+        return
+    if under_ci():
+        pytest.fail(f"browser tests cannot run under CI: {reason}")
+    pytest.skip(reason)
+
+
+def launch(playwright):
+    need(Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM} (set CHROMIUM=...)")
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+def build_site(out: Path) -> Path:
+    """Build the real site with the project's CLI into ``out``."""
+    result = subprocess.run(
+        [sys.executable, "-m", "site_builder", "build", "--output", str(out), "--quiet"],
+        cwd=REPO, capture_output=True, text=True, timeout=240,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"site build failed:\n{result.stdout}\n{result.stderr}")
+    return out
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    csp: str | None = None
+
+    def end_headers(self):
+        if self.csp:
+            self.send_header("Content-Security-Policy", self.csp)
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+class Server:
+    """A threaded http.server on 127.0.0.1, port 0, serving ``root``."""
+
+    def __init__(self, root: Path, csp: str | None = None):
+        handler = type("Handler", (_Handler,), {"csp": csp})
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class Watch:
+    """Collects console errors, page errors and requests leaving ``allowed`` prefixes."""
+
+    def __init__(self, page, allowed: tuple[str, ...]):
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        page.on("request", lambda r: None if r.url.startswith(allowed) or r.url.startswith("data:") else self.outside.append(r.url))
+
+    def _console(self, m):
+        # the browser's own favicon probe is not the page's doing
+        if m.type == "error" and not (m.location or {}).get("url", "").endswith("favicon.ico"):
+            self.errors.append(f"console {m.type}: {m.text} at {(m.location or {}).get('url')}")
+
+    def assert_clean(self):
+        assert not self.errors, self.errors
+        assert not self.outside, f"requests outside the site: {self.outside}"
+
+
+def copy_tree(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst

@@ -1,0 +1,246 @@
+"""The speculative decoding explainer in real headless Chromium.
+
+Everything is read from the DOM (data attributes) or through the test hook
+window.__sdExplainer; no test asserts a timing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest_explainer import Watch
+
+pytestmark = pytest.mark.browser
+
+PATH = "speculative-decoding/index.html"
+READY = ".sd-explainer[data-ready]"
+LIVE = ".sd-explainer[data-charts=live]"
+
+
+def open_page(browser, url, **context_args):
+    context = browser.new_context(**context_args)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    return context, page
+
+
+def wait_live(page):
+    page.wait_for_selector(LIVE, state="attached")
+
+
+def curve_current(page):
+    return page.evaluate("window.__sdExplainer.views.curve.data('curve').filter(r => r.current)")
+
+
+def set_range(page, key, value):
+    page.evaluate(
+        "([k, v]) => { const i = document.querySelector('#sd-' + k); i.value = String(v); i.dispatchEvent(new Event('input', {bubbles: true})); }",
+        [key, value],
+    )
+
+
+@pytest.mark.parametrize("via", ["file", "http"])
+def test_loads_clean_and_local(browser, built_site, http_server, via):
+    if via == "file":
+        url, allowed = (built_site / PATH).as_uri(), ("file://",)
+    else:
+        url, allowed = f"{http_server.url}/{PATH}", (http_server.url,)
+    context, page = open_page(browser, url)
+    watch = Watch(page, allowed)
+    page.goto(url)
+    wait_live(page)
+    page.click("[data-action=step]")
+    page.wait_for_timeout(100)
+    watch.assert_clean()
+    assert page.evaluate("document.documentElement.classList.contains('sd-js')")
+    assert page.locator(".sd-chart[data-live=true]").count() == 4
+    context.close()
+
+
+def test_csp_holds_and_charts_render(browser, csp_server):
+    url = f"{csp_server.url}/{PATH}"
+    context, page = open_page(browser, url)
+    page.add_init_script(
+        "window.__csp = []; document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));"
+    )
+    watch = Watch(page, (csp_server.url,))
+    response = page.goto(url)
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    wait_live(page)
+    set_range(page, "alpha", 0.5)
+    page.mouse.move(10, 10)
+    page.wait_for_timeout(100)
+    assert page.evaluate("window.__csp") == []
+    watch.assert_clean()
+    assert page.locator("[data-chart=curve] .sd-vega svg .mark-line path").count() >= 1
+    context.close()
+
+
+def test_controls_drive_readout_and_chart(browser, http_server):
+    context, page = open_page(browser, "")
+    page.goto(f"{http_server.url}/{PATH}")
+    wait_live(page)
+    before = page.inner_text("[data-out=S]")
+    set_range(page, "alpha", 0.3)
+    page.wait_for_timeout(50)
+    assert page.inner_text("[data-out=S]") != before
+    assert math.isclose(curve_current(page)[0]["S"], page.evaluate("SDModel.speedup(0.3, 5, 0.05)"))
+    set_range(page, "gamma", 9)
+    page.wait_for_timeout(50)
+    assert curve_current(page)[0]["gamma"] == 9
+    assert "1 + 9 ×" in page.inner_text("[data-out=formula]")
+    set_range(page, "c", 0.6)
+    page.wait_for_timeout(50)
+    assert page.get_attribute(".sd-readout", "data-verdict") == "slowdown"
+    assert "slowdown" in page.inner_text("[data-out=verdict]")
+    assert page.evaluate("window.__sdExplainer.views.plane.data('current')[0].c") == 0.6
+    # a published preset sets all three and shows its citation
+    page.select_option("#sd-preset", "0")
+    page.wait_for_timeout(50)
+    state = page.evaluate("window.__sdExplainer.store.get()")
+    preset = page.evaluate("SD_EXPLAINER_DATA.presets[0]")
+    assert (state["alpha"], state["gamma"], state["c"]) == (preset["alpha"], preset["gamma"], preset["c"])
+    assert "Leviathan" in page.inner_text("[data-out=citation]")
+    page.wait_for_timeout(400)  # the URL write is debounced
+    assert f"alpha={preset['alpha']}" in page.url
+    context.close()
+
+
+def test_url_state_and_junk(browser, built_site):
+    base = (built_site / PATH).as_uri()
+    context, page = open_page(browser, base)
+    page.goto(base + "?alpha=0.42&gamma=7&c=0.125&seed=99")
+    page.wait_for_selector(READY, state="attached")
+    assert page.evaluate("window.__sdExplainer.store.get()") == {"alpha": 0.42, "gamma": 7, "c": 0.125, "seed": 99}
+    assert page.input_value("#sd-gamma") == "7"
+    page.goto(base + "?alpha=NaN&gamma=1e9&c=-1&seed=text")
+    page.wait_for_selector(READY, state="attached")
+    assert page.evaluate("window.__sdExplainer.store.get()") == page.evaluate("SDState.DEFAULTS")
+    context.close()
+
+
+def rounds_from_dom(page, selector=".sd-round-current"):
+    return page.evaluate(
+        """sel => { const ol = document.querySelector(sel);
+        return { gamma: +ol.dataset.gamma, accepted: +ol.dataset.accepted, tokens: +ol.dataset.tokens,
+                 states: [...ol.querySelectorAll('.sd-tok')].map(li => li.dataset.state) }; }""",
+        selector,
+    )
+
+
+def test_step_obeys_the_rules_and_replays(browser, http_server):
+    context, page = open_page(browser, "")
+    url = f"{http_server.url}/{PATH}?alpha=0.6&gamma=6&c=0.1&seed=7"
+    seen = []
+    for _ in range(2):  # a shared link replays the same rounds
+        page.goto(url)
+        page.wait_for_selector(READY, state="attached")
+        rounds = []
+        for _ in range(12):
+            page.click("[data-action=step]")
+            r = rounds_from_dom(page)
+            s = r["states"]
+            assert len(s) == r["gamma"] + 1 == 7
+            k = r["accepted"]
+            assert s[:k] == ["accepted"] * k
+            assert s.count("rejected") <= 1
+            if k < r["gamma"]:
+                assert s[k] == "rejected"
+                assert s[k + 1 : -1] == ["discarded"] * (r["gamma"] - k - 1)
+            assert s[-1] == "target" and s.count("target") == 1
+            assert r["tokens"] == k + 1
+            rounds.append(s)
+        seen.append(rounds)
+    assert seen[0] == seen[1]
+    assert page.inner_text("[data-tally=rounds]") == "12"
+    context.close()
+
+
+def test_many_rounds_converge_to_E(browser, http_server):
+    context, page = open_page(browser, "")
+    page.goto(f"{http_server.url}/{PATH}?alpha=0.7&gamma=4&c=0.1&seed=3")
+    page.wait_for_selector(READY, state="attached")
+    for _ in range(20):
+        page.click("[data-action=skip]")  # 100 rounds each
+    run = page.evaluate("(() => { const r = window.__sdExplainer.animation.run(); return {n: r.rounds, tokens: r.tokens, s: r.realisedSpeedup()}; })()")
+    n = run["n"]
+    assert n == 2000
+    a, g = 0.7, 4
+    pmf = [a ** (k - 1) * (1 - a) for k in range(1, g + 1)] + [a ** g]
+    e = sum(k * p for k, p in zip(range(1, g + 2), pmf))
+    var = sum(k * k * p for k, p in zip(range(1, g + 2), pmf)) - e * e
+    assert abs(run["tokens"] / n - e) < 5 * math.sqrt(var / n)  # a 5-sigma bound: never flaky
+    assert abs(run["s"] - e / (1 + g * 0.1)) < 5 * math.sqrt(var / n) / (1 + g * 0.1)
+    assert float(page.inner_text("[data-tally=mean]")) == pytest.approx(run["tokens"] / n, abs=1e-3)
+    context.close()
+
+
+def test_keyboard(browser, http_server):
+    context, page = open_page(browser, "")
+    page.goto(f"{http_server.url}/{PATH}")
+    page.wait_for_selector(READY, state="attached")
+    page.focus("#sd-alpha")
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("window.__sdExplainer.store.get().alpha") == 0.79
+    page.keyboard.press("PageDown")  # 0.1 steps on the 0.1 grid
+    assert page.evaluate("window.__sdExplainer.store.get().alpha") == 0.7
+    assert "70 percent" in page.get_attribute("#sd-alpha", "aria-valuetext")
+    page.focus("#sd-gamma")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("window.__sdExplainer.store.get().gamma") == 6
+    # tab to the step button and press it with the keyboard
+    page.focus("[data-action=play]")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.action") == "step"
+    page.keyboard.press("Enter")
+    assert page.inner_text("[data-tally=rounds]") == "1"
+    page.focus("[data-action=play]")
+    page.keyboard.press("Space")
+    assert page.get_attribute("[data-action=play]", "aria-pressed") == "true"
+    page.keyboard.press("Space")
+    assert page.get_attribute("[data-action=play]", "aria-pressed") == "false"
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"
+    context.close()
+
+
+def test_reduced_motion(browser, http_server):
+    context, page = open_page(browser, "", reduced_motion="reduce")
+    page.goto(f"{http_server.url}/{PATH}?speed=1")
+    page.wait_for_selector(READY, state="attached")
+    page.click("[data-action=play]")
+    page.wait_for_timeout(400)
+    running = page.evaluate("document.getAnimations().filter(a => a.effect && a.effect.target && a.effect.target.closest && a.effect.target.closest('.sd-explainer')).length")
+    durations = page.evaluate("[...document.querySelectorAll('.sd-tok, .sd-verify')].map(e => getComputedStyle(e).transitionDuration)")
+    page.click("[data-action=play]")
+    assert running == 0
+    assert all(d in ("0s", "") for d in durations), durations
+    context.close()
+
+
+def test_without_javascript(browser, built_site):
+    url = (built_site / PATH).as_uri()
+    context, page = open_page(browser, url, java_script_enabled=False)
+    page.goto(url)
+    imgs = page.locator(".sd-chart img")
+    assert imgs.count() == 4
+    for i in range(4):
+        img = imgs.nth(i)
+        assert int(img.get_attribute("width")) > 0 and int(img.get_attribute("height")) > 0
+        assert len(img.get_attribute("alt")) > 40
+        assert img.evaluate("i => i.complete && i.naturalWidth > 0")
+    assert page.locator("fieldset.sd-controls[disabled]").count() == 1
+    assert page.locator(".sd-round-current .sd-tok[data-state=target]").count() == 1
+    assert "Pays off" in page.inner_text("[data-out=verdict]")
+    context.close()
+
+
+def test_narrow_screen_fits(browser, http_server):
+    context, page = open_page(browser, "", viewport={"width": 320, "height": 700})
+    page.goto(f"{http_server.url}/{PATH}?gamma=16")
+    wait_live(page)
+    page.click("[data-action=step]")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    context.close()
