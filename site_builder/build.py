@@ -81,7 +81,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     report = BuildReport()
     started = time.perf_counter()
     problems: list[Problem] = []
-    store = cache.BuildCache(options.cache_folder())
+    store = cache.BuildCache(options.cache_folder() if options.write else None)
 
     with _stage(report, "load", log):
         config, found = load_config(options.content)

@@ -37,6 +37,8 @@ def make_parser() -> argparse.ArgumentParser:
                        help="folder to write the site to; replaced whole (default: output)")
     build.add_argument("--jobs", type=int, default=None, metavar="N",
                        help="worker processes for markdown (default: one per core)")
+    build.add_argument("--no-cache", action="store_true",
+                       help="ignore the build cache (.site_builder_cache/ beside the output) and build from scratch")
 
     serve = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on change",
                                 description="Build, serve output/ locally, rebuild when content or templates change, and reload the browser.")
@@ -77,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         strict=args.strict,
         write=args.command == "build",
         jobs=getattr(args, "jobs", None),
+        cache=not getattr(args, "no_cache", False),
     )
     return run_build(options, log, verb="Checked" if args.command == "check" else "Built")
 

@@ -22,6 +22,9 @@ MARKER = ".site-builder"
 
 MARKER_TEXT = b"built by site_builder; this folder is replaced whole on every build\n"
 
+BACKGROUND_REMOVAL = 256
+"""An old site with at least this many top-level entries is deleted in the background."""
+
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
@@ -123,7 +126,7 @@ def remove_tree(path: Path) -> None:
     """Delete a replaced site. Large trees go in a detached child process:
     unlinking thousands of files costs seconds on some disks and nobody
     waits for it (the next build removes anything left)."""
-    if sum(1 for _ in zip(range(2000), path.iterdir())) < 2000 or not hasattr(os, "fork"):
+    if sum(1 for _ in zip(range(BACKGROUND_REMOVAL), path.iterdir())) < BACKGROUND_REMOVAL or not hasattr(os, "fork"):
         shutil.rmtree(path, ignore_errors=True)
         return
     doomed = path.with_name(path.name.replace(".staging-", ".old-"))

@@ -1,0 +1,163 @@
+"""Build speed and memory against Hugo and MkDocs on the same synthetic corpus.
+
+    python benchmarks/bench_build.py                 # 1,000 and 10,000 terms
+    python benchmarks/bench_build.py --sizes 1000 --runs 3 --mkdocs
+
+Makes the corpus with ../shared/bench/make_corpus.py (same words for every
+tool), then measures, each as the median of --runs runs in this one process:
+
+- cold build (no cache, empty output) of site_builder, and of Hugo / MkDocs
+  when installed (Hugo: apt-get install hugo; MkDocs: pip install mkdocs);
+- rebuild after editing one term's body (warm cache);
+- peak memory of the whole process tree (parent and workers), sampled
+  from /proc every 10 ms.
+
+It prints the ratios the README quotes. Absolute times drift on shared
+machines; ratios measured in the same run are what to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MAKE_CORPUS = ROOT.parent / "shared" / "bench" / "make_corpus.py"
+
+
+def tree_rss_kib(pid: int) -> int:
+    """Resident memory of ``pid`` and all its descendants, in KiB."""
+    total = 0
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            with open(f"/proc/{current}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+                        break
+            with open(f"/proc/{current}/task/{current}/children") as handle:
+                stack.extend(int(c) for c in handle.read().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return total
+
+
+def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
+    """Run ``command``; return (wall seconds, peak tree RSS in MiB)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    done = threading.Event()
+
+    def sample():
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss_kib(process.pid))
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, err = process.communicate()
+    elapsed = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{err.decode()[-2000:]}")
+    return elapsed, peak // 1024
+
+
+def median_of(runs: int, setup, command, cwd=None) -> tuple[float, int]:
+    times, peaks = [], []
+    for _ in range(runs):
+        setup()
+        seconds, peak = run(command, cwd)
+        times.append(seconds)
+        peaks.append(peak)
+    return statistics.median(times), max(peaks)
+
+
+def make_corpus(n: int, folder: Path) -> dict[str, Path]:
+    paths = {}
+    for flavor in ("plain", "hugo", "mkdocs"):
+        target = folder / flavor
+        if flavor == "plain":
+            target = folder / "plain" / "terms"
+        subprocess.run([sys.executable, str(MAKE_CORPUS), str(n), str(target), "--flavor", flavor],
+                       check=True, stdout=subprocess.DEVNULL)
+        paths[flavor] = folder / flavor
+    # Previews are PNG rendering, which Hugo and MkDocs do not do: off for a fair comparison.
+    (paths["plain"] / "site.toml").write_text('title = "Benchmark"\npreviews = false\n')
+    return paths
+
+
+def bench(n: int, runs: int, with_mkdocs: bool) -> None:
+    work = Path(tempfile.mkdtemp(prefix=f"bench{n}-"))
+    try:
+        corpus = make_corpus(n, work)
+        out = work / "site" / "output"
+        ours = [sys.executable, "-m", "site_builder", "build", "--quiet",
+                "--content", str(corpus["plain"]), "--output", str(out)]
+
+        def clean():
+            shutil.rmtree(work / "site", ignore_errors=True)
+
+        cold, cold_mem = median_of(runs, clean, ours + ["--no-cache"])
+        clean()
+        run(ours)  # fill the cache
+        target = corpus["plain"] / "terms" / "term-00042.md"
+        edits = iter(range(10**6))
+
+        def edit_body():
+            with open(target, "a") as handle:
+                handle.write(f"\nAn edited line {next(edits)}.\n")
+
+        warm, warm_mem = median_of(runs, edit_body, ours)
+        print(f"\n## {n:,} terms ({runs} run(s) each, median; peak = whole process tree)")
+        print(f"site_builder cold build     {cold:7.2f} s   peak {cold_mem:5d} MiB")
+        print(f"site_builder one-body edit  {warm:7.2f} s   peak {warm_mem:5d} MiB")
+
+        if shutil.which("hugo"):
+            public = corpus["hugo"] / "public"
+            hugo, hugo_mem = median_of(runs, lambda: shutil.rmtree(public, ignore_errors=True),
+                                       ["hugo", "--quiet", "-s", str(corpus["hugo"])])
+            print(f"Hugo cold build             {hugo:7.2f} s   peak {hugo_mem:5d} MiB")
+            print(f"  cold / Hugo               {cold / hugo:7.2f} x")
+            print(f"  one-body edit / Hugo cold {warm / hugo:7.2f} x")
+            print(f"  peak memory / Hugo        {cold_mem / max(hugo_mem, 1):7.2f} x")
+        else:
+            print("Hugo not installed (apt-get install hugo): no Hugo ratios")
+        if with_mkdocs and shutil.which("mkdocs"):
+            site = corpus["mkdocs"] / "site"
+            mk, mk_mem = median_of(1, lambda: shutil.rmtree(site, ignore_errors=True),
+                                   ["mkdocs", "build", "-q"], cwd=corpus["mkdocs"])
+            print(f"MkDocs cold build           {mk:7.2f} s   peak {mk_mem:5d} MiB (1 run)")
+            print(f"  MkDocs / cold             {mk / cold:7.2f} x faster")
+        elif with_mkdocs:
+            print("MkDocs not installed (pip install mkdocs)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--mkdocs", action="store_true", help="also time MkDocs (slow: ~12 min at 10,000 terms)")
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    for n in args.sizes:
+        bench(n, args.runs, args.mkdocs)
+
+
+if __name__ == "__main__":
+    main()
