@@ -1,0 +1,77 @@
+// sd-state.js (store, URL parsing) and sd-readout.js (the words) under node.
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+const { execFileSync } = require("node:child_process");
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const STATIC = path.join(ROOT, "site_builder/explainers/speculative_decoding/static");
+const S = require(path.join(STATIC, "sd-state.js"));
+const R = require(path.join(STATIC, "sd-readout.js"));
+const M = require(path.join(STATIC, "sd-model.js"));
+
+test("junk URL values fall back to defaults", () => {
+  const junk = ["NaN", "Infinity", "-1", "17", "abc", "", "0x10", "1e400", "%E0%A4%A", "0.5.5"];
+  for (const v of junk) {
+    const s = S.parseParams(`?alpha=${v}&gamma=${v}&c=${v}&seed=${v}`, "");
+    assert.deepEqual(s, S.DEFAULTS, `value ${v}`);
+  }
+  assert.deepEqual(S.parseParams("?gamma=3.5&gamma=17", ""), S.DEFAULTS);
+});
+
+test("good URL values are read, from the query or the hash", () => {
+  assert.deepEqual(S.parseParams("?alpha=0.42&gamma=7&c=0.125&seed=99", ""), { alpha: 0.42, gamma: 7, c: 0.125, seed: 99 });
+  assert.deepEqual(S.parseParams("", "#alpha=1&gamma=16&c=0&seed=4294967295"), { alpha: 1, gamma: 16, c: 0, seed: 4294967295 });
+  assert.equal(S.parseParams("?alpha=0.12345", "").alpha, 0.123);
+});
+
+test("the store notifies changes only, and never holds an invalid value", () => {
+  const store = S.createStore({});
+  const heard = [];
+  store.subscribe((s, changed) => heard.push(changed));
+  store.set({ alpha: 0.8 });
+  store.set({ alpha: 0.5, gamma: 99, c: "x" });
+  assert.deepEqual(heard, [["alpha"]]);
+  assert.deepEqual(store.get(), { ...S.DEFAULTS, alpha: 0.5 });
+  assert.equal(S.serialize(store.get()), "alpha=0.5&gamma=5&c=0.05&seed=1");
+});
+
+test("every value the store accepts is accepted by the Python model", () => {
+  const vals = [];
+  for (const a of [0, 0.001, 0.5, 0.999, 1]) for (const g of [1, 8, 16]) for (const c of [0, 0.173, 1]) {
+    const st = S.sanitize({ alpha: a, gamma: g, c: c }, S.DEFAULTS);
+    vals.push([st.alpha, st.gamma, st.c, M.speedup(st.alpha, st.gamma, st.c)]);
+  }
+  const py = `
+import json, sys
+from site_builder.explainers.speculative_decoding import model
+rows = json.loads(sys.stdin.read())
+print(json.dumps([float(model.speedup(a, g, c)) for a, g, c, _ in rows]))`;
+  const out = JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-c", py], { cwd: ROOT, input: JSON.stringify(vals), env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
+  out.forEach((s, i) => assert.ok(Math.abs(s - vals[i][3]) <= 1e-12 * Math.max(1, s), `row ${vals[i]}`));
+});
+
+test("the replay fixture of the page data is reproduced", () => {
+  const py = "import json; from site_builder.explainers.speculative_decoding import data; print(json.dumps(data.replay_fixture()))";
+  const fx = JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-c", py], { cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
+  const next = M.mulberry32(fx.seed);
+  fx.uniforms.forEach((u, i) => assert.equal(next(), u, `draw ${i}`));
+  const run = M.createRun(fx.alpha, fx.gamma, 0.1, fx.seed);
+  for (let r = 0; r < fx.n_rounds; r++) {
+    const round = run.nextRound();
+    assert.equal(round.accepted, fx.accepted[r], `round ${r}`);
+    assert.equal(round.rejectedAt, fx.first_rejection[r], `round ${r}`);
+  }
+});
+
+test("the readout says slowdown in plain words", () => {
+  const d = R.describe(0.1, 4, 0.5);
+  assert.equal(d.kind, "slowdown");
+  assert.match(d.verdict, /slowdown/);
+  assert.match(d.verdict, /no depth pays off/);
+  assert.equal(d.best, 0);
+  assert.equal(R.describe(0.8, 5, 0.05).kind, "win");
+  assert.equal(R.describe(0.5, 1, 0.5).kind, "even");
+  assert.equal(R.describe(0.8, 5, 0.05).best, 8);
+});

@@ -1,0 +1,133 @@
+"""page.py / charts.py of the speculative decoding explainer: the build output."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from site_builder.explainers import base
+from site_builder.explainers.speculative_decoding import charts, data, page
+
+STATIC = Path(page.__file__).with_name("static")
+
+
+def _ctx(store: dict) -> base.ExplainerContext:
+    def add(name: str, blob: bytes) -> str:
+        stem, ext = name.rsplit(".", 1)
+        url = f"assets/{stem}.{hashlib.sha256(blob).hexdigest()[:10]}.{ext}"
+        store[url] = blob
+        return url
+
+    return base.ExplainerContext(slug="speculative-decoding", root="../", add_asset=add)
+
+
+@pytest.fixture(scope="module")
+def built():
+    assets: dict[str, bytes] = {}
+    return page.build(_ctx(assets)), assets
+
+
+class _Collect(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.tags, self.labels_for, self.inputs = [], [], set(), []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if "id" in a:
+            self.ids.append(a["id"])
+        if tag == "label" and "for" in a:
+            self.labels_for.add(a["for"])
+        if tag in ("input", "select"):
+            self.inputs.append(a)
+
+
+def test_contract_output(built):
+    b, assets = built
+    assert isinstance(b, base.ExplainerBuild)
+    assert set(b.files) >= {"data.json", "curve.svg", "curve-dark.svg", "plane.svg", "hist.svg", "lossless.svg"}
+    assert json.loads(b.files["data.json"]) == json.loads(data.page_data_json())
+    assert all(url in assets for url in b.scripts + b.stylesheets)
+    assert [u.split("/")[1].split(".")[0] for u in b.scripts] == ["sd-data"] + [s[:-3] for s in page.SCRIPTS]
+    assert b.preview_png[:8] == b"\x89PNG\r\n\x1a\n"
+    w, h = int.from_bytes(b.preview_png[16:20], "big"), int.from_bytes(b.preview_png[20:24], "big")
+    assert (w, h) == (1200, 630)
+
+
+def test_markup_is_csp_clean_and_valid(built):
+    html = built[0].html
+    assert "<script" not in html and "<style" not in html and " style=" not in html
+    assert "http://" not in html.replace('xmlns="http://www.w3.org', "")
+    p = _Collect()
+    p.feed(html)
+    assert len(p.ids) == len(set(p.ids)), "duplicate ids"
+    for field in p.inputs:
+        assert field.get("id") in p.labels_for, f"unlabelled control {field}"
+    for tag, a in p.tags:
+        if tag == "img":
+            assert a.get("width") and a.get("height") and a.get("alt")
+    assert 'aria-live="polite"' in html
+
+
+def test_lazy_sources_point_at_assets(built):
+    b, assets = built
+    vega = re.search(r'data-vega-src="\.\./(assets/[^"]+)"', b.html).group(1)
+    specs = re.search(r'data-specs-src="\.\./(assets/[^"]+)"', b.html).group(1)
+    assert b"vegaEmbed" in assets[vega]
+    text = assets[specs].decode()
+    assert text.startswith("/*") and "window.SD_VEGA_SPECS=" in text
+    specs_obj = json.loads(text.split("window.SD_VEGA_SPECS=", 1)[1].rstrip().rstrip(";"))
+    assert set(specs_obj) == {"curve", "plane", "hist", "lossless"}
+    assert any(d["name"] == "curve" for d in specs_obj["curve"]["data"])
+    assert any(d["name"] == "current" for d in specs_obj["plane"]["data"])
+    assert any(d["name"] == "hist" for d in specs_obj["hist"]["data"])
+
+
+def test_deterministic(built):
+    again = page.build(_ctx({}))
+    b = built[0]
+    assert again.html == b.html and again.files == b.files and again.preview_png == b.preview_png
+    assert again.scripts == b.scripts and again.stylesheets == b.stylesheets
+
+
+def test_static_svgs_have_no_inline_style(built):
+    for name, blob in built[0].files.items():
+        if name.endswith(".svg"):
+            assert b"<svg" in blob[:200] and b"<script" not in blob
+
+
+def test_charts_validate_against_vega_lite():
+    for theme in ("live", "light", "dark"):
+        for chart in (charts.curve_chart(theme), charts.plane_chart(theme), charts.hist_chart(theme),
+                      charts.lossless_chart(data.page_data()["lossless"], theme)):
+            chart.to_dict()  # validates
+
+
+def test_curve_rows_match_the_browser_rule():
+    rows = charts.curve_rows(0.8, 0.05, 5)
+    whole = [r for r in rows if r["whole"]]
+    assert [r["gamma"] for r in whole] == list(range(17))
+    assert sum(r["peak"] for r in rows) == 1 and sum(r["current"] for r in rows) == 1
+    assert next(r for r in rows if r["peak"])["gamma"] == 8
+
+
+def test_defaults_agree_with_the_script():
+    js = (STATIC / "sd-state.js").read_text()
+    m = re.search(r"DEFAULTS = \{ alpha: ([\d.]+), gamma: (\d+), c: ([\d.]+), seed: (\d+) \}", js)
+    assert m
+    assert {"alpha": float(m[1]), "gamma": int(m[2]), "c": float(m[3]), "seed": int(m[4])} == page.DEFAULTS
+
+
+@pytest.mark.parametrize("alpha,gamma,c,kind", [(0.8, 5, 0.05, "win"), (0.1, 4, 0.5, "slowdown"), (0.5, 1, 0.5, "even")])
+def test_describe(alpha, gamma, c, kind):
+    d = page.describe(alpha, gamma, c)
+    assert d["kind"] == kind
+    if kind == "slowdown":
+        assert "slowdown" in d["verdict"] and "no depth pays off" in d["verdict"]
+        assert d["best"] == 0
