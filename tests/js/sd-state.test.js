@@ -12,7 +12,7 @@ const R = require(path.join(STATIC, "sd-readout.js"));
 const M = require(path.join(STATIC, "sd-model.js"));
 
 test("junk URL values fall back to defaults", () => {
-  const junk = ["NaN", "Infinity", "-1", "17", "abc", "", "0x10", "1e400", "%E0%A4%A", "0.5.5"];
+  const junk = ["NaN", "Infinity", "-1", "17.5", "abc", "", "0x10", "1e400", "%E0%A4%A", "0.5.5"];
   for (const v of junk) {
     const s = S.parseParams(`?alpha=${v}&gamma=${v}&c=${v}&seed=${v}`, "");
     assert.deepEqual(s, S.DEFAULTS, `value ${v}`);
