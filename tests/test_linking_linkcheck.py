@@ -1,0 +1,82 @@
+"""``check --links-in DOCS --glossary PATH_OR_URL``: another site's links into the glossary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import write_tree
+from site_builder.linking import published
+from test_linking_outputs import BASE, build_glossary
+
+DOCS = {
+    "index.md": """# Docs
+
+Good: [[Speculative decoding]], [[LLMs|models]], [[Inference#two-phases-prefill-and-decode]].
+Bad: [[Nonexistent]] and [[Inference#nowhere]].
+
+Links: [ok](https://example.org/glossary/inference/#two-phases-prefill-and-decode),
+[old slug](https://example.org/glossary/llm/) [gone](https://example.org/glossary/gone/)
+""",
+    "guide/deep.markdown": """Intro.
+
+```
+[[Not checked in code]]
+```
+
+`[[nor in a code span]]` but [[Model#missing]] is.
+
+[ref]: https://example.org/glossary/llm/#parameters
+[ok2]: https://example.org/glossary/model/index.html
+[elsewhere]: https://other.example/gone/
+""",
+    "notes.txt": "[[Not markdown]]",
+}
+
+
+@pytest.fixture(scope="module")
+def glossary(tmp_path_factory) -> Path:
+    return build_glossary(tmp_path_factory.mktemp("checked"))
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    published.clear_cache()
+    yield
+    published.clear_cache()
+
+
+def test_reports_every_broken_link_with_path_and_line(glossary: Path, tmp_path: Path, cli, monkeypatch):
+    docs = write_tree(tmp_path / "docs", DOCS)
+    monkeypatch.chdir(tmp_path)
+    status, _, err = cli("check", "--links-in", "docs", "--glossary", glossary / "glossary.json")
+    assert status == 1
+    lines = err.strip().splitlines()
+    assert lines[:-1] == [
+        "docs/guide/deep.markdown:7: glossary entry 'Model' has no anchor '#missing': [[Model#missing]]",
+        f"docs/guide/deep.markdown:9: link to an old glossary address whose redirect drops '#parameters': {BASE}llm/#parameters (use {BASE}model/#parameters)",
+        "docs/index.md:4: unknown glossary term [[Nonexistent]]",
+        "docs/index.md:4: glossary entry 'Inference' has no anchor '#nowhere': [[Inference#nowhere]]",
+        f"docs/index.md:7: link to a missing glossary page: {BASE}gone/",
+    ]
+    assert lines[-1] == "error: 5 broken glossary link(s) in 2 file(s)"
+    assert docs.exists()
+
+
+def test_clean_docs_pass(glossary: Path, tmp_path: Path, cli):
+    docs = write_tree(tmp_path / "docs", {"a.md": "See [[Model]] and [[LLM inference]].\n"})
+    status, out, err = cli("check", "--links-in", docs, "--glossary", glossary)
+    assert status == 0, err
+    assert "Checked glossary links in 1 file(s)" in out
+
+
+def test_needs_a_glossary(tmp_path: Path, cli):
+    with pytest.raises(SystemExit) as exit_info:
+        cli("check", "--links-in", tmp_path)
+    assert exit_info.value.code == 2
+
+
+def test_unreadable_glossary_is_one_clear_error(tmp_path: Path, cli):
+    status, _, err = cli("check", "--links-in", tmp_path, "--glossary", tmp_path / "missing.json")
+    assert status == 1 and err.startswith("error: cannot read")
