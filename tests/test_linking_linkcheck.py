@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_tree
 from site_builder.linking import published
-from test_linking_outputs import BASE, build_glossary
+from test_linking_outputs import BASE, build_glossary, write_tree
 
 DOCS = {
     "index.md": """# Docs

@@ -10,18 +10,31 @@ from __future__ import annotations
 import json
 import re
 import struct
+import textwrap
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from conftest import term, write_tree
 from site_builder.cli import main
 
 BASE = "https://example.org/glossary/"
 EVIL_TITLE = 'Evil </script><b>"quoted"</b> ]]> {{ x }}'
 EVIL_SUMMARY = 'Says <img src=x onerror=alert(1)> & "hi" </script> ]]> {{ x }} done.'
+
+
+def term(title: str, summary: str, body: str = "", **lists: list[str]) -> str:
+    """A term file. (Not conftest's helper: tests/browser has a conftest module of its own.)"""
+    front = [f"title: {title}", f"summary: {summary}"] + [f"{key}: [{', '.join(v)}]" for key, v in lists.items()]
+    return "---\n" + "\n".join(front) + "\n---\n" + textwrap.dedent(body).lstrip("\n")
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, encoding="utf-8")
+    return root
 
 
 def _quoted(text: str) -> str:

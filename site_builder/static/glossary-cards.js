@@ -38,6 +38,7 @@
   var showTimer = 0;
   var hideTimer = 0;
   var lastPointer = "mouse";
+  var tapped = null; // the link whose card a tap opened: the next tap on it follows it
 
   function pageKey(href) {
     var url;
@@ -149,6 +150,7 @@
     card.hidden = true;
     if (current) describedBy(current, false);
     current = null;
+    tapped = null;
   }
 
   function scheduleHide() {
@@ -157,6 +159,9 @@
   }
 
   function listen() {
+    document.addEventListener("pointerover", function (event) {
+      lastPointer = event.pointerType || "mouse";
+    }, true);
     document.addEventListener("pointerdown", function (event) {
       lastPointer = event.pointerType || "mouse";
       if (card && !card.hidden && !card.contains(event.target) && !linkFrom(event.target)) hide();
@@ -177,6 +182,7 @@
       if (link === current) scheduleHide();
     });
     document.addEventListener("focusin", function (event) {
+      if (lastPointer === "touch") return; // the tap's click decides
       var link = linkFrom(event.target);
       if (link) show(link, false);
     });
@@ -186,12 +192,14 @@
     document.addEventListener("click", function (event) {
       if (lastPointer !== "touch") return;
       var link = linkFrom(event.target);
-      if (link && link !== current) {
+      if (link && link !== tapped) {
         event.preventDefault();
         show(link, true);
+        tapped = link;
       }
     });
     document.addEventListener("keydown", function (event) {
+      lastPointer = "keyboard";
       if ((event.key === "Escape" || event.key === "Esc") && card && !card.hidden) hide();
     });
   }
