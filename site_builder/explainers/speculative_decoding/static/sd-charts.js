@@ -78,16 +78,20 @@
       }
     }
 
-    function update() {
+    /** Push the store's state (and the run) into the views. `what` limits the
+     * work: a finished round only changes the histogram. */
+    function update(what) {
       pending = false;
       var s = store.get();
+      var onlyRun = what === "run";
       var jobs = [];
       Object.keys(views).forEach(function (name) {
         var v = views[name];
-        if (has(v, "current")) v.data("current", currentRow(s));
-        if (has(v, "curve")) v.data("curve", curveRows(s.alpha, s.c, s.gamma));
-        if (has(v, "hist")) v.data("hist", histRows(animation.run()));
-        jobs.push(v.runAsync());
+        var touched = false;
+        if (!onlyRun && has(v, "current")) { v.data("current", currentRow(s)); touched = true; }
+        if (!onlyRun && has(v, "curve")) { v.data("curve", curveRows(s.alpha, s.c, s.gamma)); touched = true; }
+        if (has(v, "hist")) { v.data("hist", histRows(animation.run())); touched = true; }
+        if (touched) jobs.push(v.runAsync());
       });
       return Promise.all(jobs);
     }
@@ -129,7 +133,7 @@
             })
           );
         })
-        .then(update)
+        .then(function () { return update(); })
         .then(function () {
           figure.setAttribute("data-charts", "live");
           return views;
@@ -146,7 +150,7 @@
       if (pending || !ready) return;
       pending = true;
       // one chart update per frame, however many inputs arrived
-      root.requestAnimationFrame(update);
+      root.requestAnimationFrame(function () { update("run"); });
     }
 
     store.subscribe(function () {
