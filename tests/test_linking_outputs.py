@@ -430,3 +430,26 @@ def test_no_inline_scripts_styles_or_handlers_anywhere(site: Path):
             assert "src" in attrs or attrs.get("type") == "application/ld+json", (page, text[:80])
             if "src" in attrs:
                 assert not text.strip(), page
+
+
+def test_preview_cache_skips_unchanged_cards(tmp_path: Path, monkeypatch):
+    from site_builder.assets import AssetStore
+    from site_builder.config import SiteConfig
+    from site_builder.content import load_terms
+    from site_builder.linking import Linker, preview
+    from site_builder.markup.render import RenderedBody
+
+    terms, _ = load_terms(write_tree(tmp_path / "content", CONTENT))
+    linker = Linker(SiteConfig(), terms, {t.slug: RenderedBody(html="") for t in terms},
+                    {t.slug: [] for t in terms}, {}, AssetStore())
+    cache: dict[str, bytes] = {}
+    first = linker.previews(cache)
+    assert len(cache) == 5 and set(first) == {"preview.png", *(f"{t.slug}/preview.png" for t in terms)}
+
+    def fail(svg):
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(preview, "render_png", fail)
+    assert linker.previews(cache) == first
+    with pytest.raises(AssertionError, match="rendered again"):
+        linker.previews({})

@@ -16,7 +16,7 @@ The build calls ``check_aliases`` while validating, hands
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, MutableMapping
 
 from ..assets import AssetStore
 from ..config import SiteConfig
@@ -114,9 +114,22 @@ class Linker:
             files["robots.txt"] = discovery.robots_txt(config.base_url)
         return files
 
-    def previews(self) -> dict[str, bytes]:
-        """The 1200x630 PNG previews: the explainer's own, else composed (unless ``previews = false``)."""
+    def previews(self, cache: MutableMapping[str, bytes] | None = None) -> dict[str, bytes]:
+        """The 1200x630 PNG previews: the explainer's own, else composed (unless ``previews = false``).
+
+        Each costs ~50 ms; ``cache`` (``preview.png_key(svg)`` -> PNG), when
+        given, is read and updated so unchanged cards are not rendered again.
+        """
         config = self.config
+        cache = {} if cache is None else cache
+
+        def card(title: str, summary: str, site_title: str) -> bytes:
+            svg = preview.card_svg(title, summary, site_title, footer)
+            key = preview.png_key(svg)
+            if key not in cache:
+                cache[key] = preview.render_png(svg)
+            return cache[key]
+
         footer = config.base_url.split("://", 1)[-1] if config.base_url else ""
         files = {}
         for entry in self.entries:
@@ -124,8 +137,8 @@ class Linker:
             if explainer and explainer.preview_png:
                 files[f"{entry.slug}/{PREVIEW}"] = explainer.preview_png
             elif config.previews:
-                files[f"{entry.slug}/{PREVIEW}"] = preview.card_png(entry.title, entry.summary, config.title, footer)
+                files[f"{entry.slug}/{PREVIEW}"] = card(entry.title, entry.summary, config.title)
         if config.previews:
             count = f"{len(self.entries)} term" + ("" if len(self.entries) == 1 else "s")
-            files[PREVIEW] = preview.card_png(config.title, config.description, count, footer)
+            files[PREVIEW] = card(config.title, config.description, count)
         return files

@@ -9,6 +9,8 @@ core, so ``previews = false`` in site.toml turns them off for large sites.
 
 from __future__ import annotations
 
+import hashlib
+from importlib import metadata
 from xml.sax.saxutils import escape
 
 WIDTH, HEIGHT = 1200, 630
@@ -109,6 +111,15 @@ def card_svg(title: str, summary: str, site_title: str, footer: str = "") -> str
         parts.append(f'<text x="{LEFT}" y="{HEIGHT - 56}" font-family="{FONT}" font-size="28" fill="#0b5cad">{escape(footer)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def png_key(svg: str) -> str:
+    """A cache key for the PNG of ``svg``: the SVG and the rasteriser's version."""
+    try:
+        version = metadata.version("vl-convert-python")
+    except metadata.PackageNotFoundError:  # pragma: no cover - installed some other way
+        version = "unknown"
+    return hashlib.sha256(f"{version}\n{svg}".encode("utf-8")).hexdigest()
 
 
 def render_png(svg: str) -> bytes:
