@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import manifest, term, write_tree
+from helpers import manifest, term, write_tree
 
 
 def test_builds_every_page(small_site: Path, tmp_path: Path, cli):

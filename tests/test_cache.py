@@ -11,7 +11,7 @@ import pytest
 from site_builder import cache
 from site_builder.build import BuildOptions, build_site
 
-from conftest import manifest, term, write_tree
+from helpers import manifest, term, write_tree
 
 TEMPLATE = Path(cache.__file__).parent / "templates" / "term.html"
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from site_builder.content import load_terms, read_term, split_front_matter
 
-from conftest import term, write_tree
+from helpers import term, write_tree
 
 
 def test_reads_fields_and_body_line(tmp_path: Path):

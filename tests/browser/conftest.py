@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest_explainer import CSP, Server, build_site, launch, need
+from conftest_explainer import CSP, Server, launch, need
 
 try:
     from playwright.sync_api import sync_playwright
@@ -28,8 +28,9 @@ def browser(playwright_instance):
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    return build_site(tmp_path_factory.mktemp("site") / "out")
+def built_site(real_site):
+    """The real site, built once per session by tests/conftest.py."""
+    return real_site
 
 
 @pytest.fixture(scope="session")
