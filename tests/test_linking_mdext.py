@@ -164,3 +164,36 @@ def test_loads_over_http_once_per_process(served):
 def test_unreachable_glossary_is_a_clear_error():
     with pytest.raises(published.GlossaryLoadError, match="cannot read http://127.0.0.1:9/glossary.json"):
         render("[[x]]", glossary="http://127.0.0.1:9/")
+
+
+def _mkdocs_site(root: Path, glossary: Path, page: str) -> Path:
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "index.md").write_text(page, encoding="utf-8")
+    (root / "mkdocs.yml").write_text(
+        "site_name: Consumer\n"
+        "markdown_extensions:\n"
+        "  - site_builder.linking.mdext:\n"
+        f"      glossary: {json.dumps(str(glossary / 'glossary.json'))}\n"
+        "      strict: true\n", encoding="utf-8")
+    return root
+
+
+def test_mkdocs_site_with_the_extension(glossary_dir: Path, tmp_path: Path):
+    pytest.importorskip("mkdocs", reason="mkdocs is not installed (not a test dependency)")
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    good = _mkdocs_site(tmp_path / "good", glossary_dir, "Uses [[Speculative decoding]] and [[LLMs|models]].\n")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "--strict"], cwd=good,
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    found = Anchors((good / "site" / "index.html").read_text()).found
+    hrefs = {attrs["href"]: text for attrs, text in found if attrs.get("class") == "glossary-term"}
+    assert hrefs == {BASE + "speculative-decoding/": "Speculative decoding", BASE + "model/": "models"}
+    bad = _mkdocs_site(tmp_path / "bad", glossary_dir, "Uses [[Nonexistent]].\n")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=bad,
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode != 0 and "[[Nonexistent]]" in result.stderr
