@@ -132,8 +132,11 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             renderer.page_extras = linker.page_extras
             manifest = store.table("pages")
             fresh = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest)
-            for relative, data in {**assets.files, **linker.files(), **linker.previews()}.items():
+            previews = _UsageDict(store.table("previews"))
+            for relative, data in {**assets.files, **linker.files(), **linker.previews(previews)}.items():
                 staging.add(relative, data)
+            if previews.used != set(previews):
+                store.save_table("previews", {k: previews[k] for k in previews.used})
         except BaseException:
             staging.abort()
             raise
@@ -170,6 +173,28 @@ def _explainer(term, assets: AssetStore, store: cache.BuildCache) -> explainers.
     built = explainers.build(term.explainer, context)
     store.save_table("explainers", {**table, entry_key: (built, added)})
     return built
+
+
+class _UsageDict(dict):
+    """A dict that remembers which keys were read or written, to prune a cache table."""
+
+    def __init__(self, data: dict):
+        super().__init__(data)
+        self.used: set = set()
+
+    def __contains__(self, key) -> bool:
+        if super().__contains__(key):
+            self.used.add(key)
+            return True
+        return False
+
+    def __getitem__(self, key):
+        self.used.add(key)
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value) -> None:
+        self.used.add(key)
+        super().__setitem__(key, value)
 
 
 def _remember_pages(store: cache.BuildCache, output: Path, manifest: dict, fresh: dict[str, str]) -> None:

@@ -75,6 +75,7 @@ class PageRenderer:
             "meta_tags": [],
             "json_ld": "",
             "card_scripts": [],
+            "card_data": "",
             "card_stylesheets": [],
         }
 

@@ -19,7 +19,7 @@ def main() -> int:
     expected = GOLDEN / "expected"
     if expected.exists():
         shutil.rmtree(expected)
-    status = cli(["build", "--content", str(GOLDEN / "content"), "--output", str(expected), "--quiet"])
+    status = cli(["build", "--content", str(GOLDEN / "content"), "--output", str(expected), "--quiet", "--no-cache"])
     print(f"refreshed {expected}" if status == 0 else "build failed")
     return status
 

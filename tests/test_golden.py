@@ -14,7 +14,7 @@ GOLDEN = Path(__file__).resolve().parent / "fixtures" / "golden"
 
 def test_output_matches_golden(tmp_path: Path, cli):
     out = tmp_path / "out"
-    status, _, err = cli("build", "--content", GOLDEN / "content", "--output", out, "--quiet")
+    status, _, err = cli("build", "--content", GOLDEN / "content", "--output", out, "--quiet", "--no-cache")
     assert status == 0, err
     expected, actual = manifest(GOLDEN / "expected"), manifest(out)
     assert sorted(actual) == sorted(expected), "file list differs: run python tests/refresh_golden.py if intended"

@@ -399,19 +399,20 @@ def test_explainer_preview_replaces_the_composed_one(tmp_path: Path):
 # hover-card data and CSP
 
 
-def test_term_pages_load_card_data_for_the_terms_they_link(site: Path):
-    head = Head((site / "inference/index.html").read_text())
+def test_term_pages_carry_card_data_for_the_terms_they_link(site: Path):
+    html = (site / "inference/index.html").read_text()
+    head = Head(html)
     sources = [attrs.get("src", "") for attrs, _ in head.scripts if "src" in attrs]
-    data_src = [s for s in sources if "glossary-cards-data-inference." in s]
-    assert len(data_src) == 1
-    cards_src = [s for s in sources if re.search(r"assets/glossary-cards\.[0-9a-f]{10}\.js$", s)]
-    assert len(cards_src) == 1 and sources.index(data_src[0]) < sources.index(cards_src[0])
+    assert len([s for s in sources if re.search(r"assets/glossary-cards\.[0-9a-f]{10}\.js$", s)]) == 1
     assert any(re.search(r"assets/glossary-cards\.[0-9a-f]{10}\.css$", link.get("href", "")) for link in head.links)
-    script = (site / "inference" / data_src[0]).read_text()
-    payload = json.loads(script.removeprefix("window.glossaryCardsData = ").rstrip().rstrip(";"))
+    blocks = [text for attrs, text in head.scripts if attrs.get("id") == "glossary-cards-data"]
+    assert len(blocks) == 1
+    (block,) = blocks
+    payload = json.loads(block)
     assert set(payload) == {"evil", "speculative-decoding", "model"}  # body links, backlinks; not itself
     assert payload["evil"] == [EVIL_TITLE, EVIL_SUMMARY]
-    assert "<" not in script and "\u2028" not in script
+    assert "<" not in block and "\u2028" not in block
+    assert not list((site / "assets").glob("glossary-cards-data*"))
 
 
 def test_embed_files_are_published_at_stable_urls(site: Path):
@@ -427,7 +428,7 @@ def test_no_inline_scripts_styles_or_handlers_anywhere(site: Path):
         head = Head(page.read_text())
         assert not head.inline_styles and not head.handlers, page
         for attrs, text in head.scripts:
-            assert "src" in attrs or attrs.get("type") == "application/ld+json", (page, text[:80])
+            assert "src" in attrs or attrs.get("type") in ("application/ld+json", "application/json"), (page, text[:80])
             if "src" in attrs:
                 assert not text.strip(), page
 

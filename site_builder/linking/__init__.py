@@ -89,9 +89,8 @@ class Linker:
         }
         linked = self.linked_slugs(term.slug)
         if linked:
-            data = self.assets.add(f"glossary-cards-data-{term.slug}.js",
-                                   cards.data_script(self.by_slug[s] for s in linked))
-            extras["card_scripts"] = [data, self.card_script]
+            extras["card_data"] = cards.data_json(self.by_slug[s] for s in linked)
+            extras["card_scripts"] = [self.card_script]
             extras["card_stylesheets"] = [self.card_stylesheet]
         return extras
 

@@ -1,9 +1,10 @@
 """Hover cards: the data the glossary's own pages give ``glossary-cards.js``.
 
 Other sites let the script fetch ``glossary.json``; the glossary's own pages
-must also work from file://, where fetch is blocked, so each term page loads a
-small classic script (a hashed asset, never inline: strict CSP) that defines
-``window.glossaryCardsData`` for just the terms that page links to.
+must also work from file://, where fetch is blocked, so each term page carries
+a JSON data block (``<script type="application/json">``: never executed, so a
+strict CSP allows it) with just the terms that page links to. No extra file
+per page, no extra request.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ SCRIPT = "glossary-cards.js"
 STYLESHEET = "glossary-cards.css"
 
 
-def data_script(entries: Iterable[Entry]) -> bytes:
-    """``window.glossaryCardsData = {slug: [title, summary], ...};`` for ``entries``."""
+def data_json(entries: Iterable[Entry]) -> str:
+    """``{slug: [title, summary], ...}`` for ``entries``, safe inside a script element
+    (``<``, ``>`` and ``&`` are escaped, so no ``</script>`` can appear)."""
     data = {entry.slug: [entry.title, entry.summary] for entry in sorted(entries, key=lambda e: e.slug)}
-    return f"window.glossaryCardsData = {dumps_inert(data)};\n".encode("utf-8")
+    return dumps_inert(data)
 
 
 def embed_files() -> Mapping[str, bytes]:

@@ -4,8 +4,9 @@
    Content-Security-Policy: default-src 'self'; script-src 'self'; style-src 'self'.
 
    Data, whichever is present:
-   - window.glossaryCardsData = {slug: [title, summary]}, defined by a script
-     the glossary's own pages load first; links: a.term-link[data-term];
+   - <script type="application/json" id="glossary-cards-data">{slug: [title, summary]}
+     on the glossary's own pages (a data block, never executed, so CSP-safe and
+     file:// safe; or window.glossaryCardsData); links: a.term-link[data-term];
    - otherwise <script src=".../embed/glossary-cards.js" data-glossary="BASE">
      fetches BASE + "glossary.json"; links: any <a> whose URL is an entry's
      page (BASE + "slug/", with or without index.html, any #anchor).
@@ -204,9 +205,18 @@
     });
   }
 
+  function ownData() {
+    var block = document.getElementById("glossary-cards-data");
+    if (block) {
+      try { return JSON.parse(block.textContent); } catch (error) { return null; }
+    }
+    return window.glossaryCardsData && typeof window.glossaryCardsData === "object" ? window.glossaryCardsData : null;
+  }
+
   function start() {
-    if (window.glossaryCardsData && typeof window.glossaryCardsData === "object") {
-      lookup = ownLookup(window.glossaryCardsData);
+    var own = ownData();
+    if (own) {
+      lookup = ownLookup(own);
       listen();
       return;
     }
