@@ -14,6 +14,7 @@ import ctypes
 import errno
 import os
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,8 +130,14 @@ def remove_tree(path: Path) -> None:
     if sum(1 for _ in zip(range(BACKGROUND_REMOVAL), path.iterdir())) < BACKGROUND_REMOVAL or not hasattr(os, "fork"):
         shutil.rmtree(path, ignore_errors=True)
         return
-    doomed = path.with_name(path.name.replace(".staging-", ".old-"))
-    os.rename(path, doomed)
+    doomed = path
+    if ".old-" not in path.name:
+        doomed = path.with_name(path.name.replace(".staging-", ".old-") + f"-{time.monotonic_ns()}")
+        try:
+            os.rename(path, doomed)
+        except OSError:
+            shutil.rmtree(path, ignore_errors=True)
+            return
     if os.fork() == 0:  # pragma: no cover - runs in the child
         try:
             os.setsid()
@@ -139,11 +146,21 @@ def remove_tree(path: Path) -> None:
             os._exit(0)
 
 
+ACTIVE_DELETION_SECONDS = 60
+"""An ``.old-*`` folder changed this recently is still being deleted by a child."""
+
+
 def clean_leftovers(output: Path) -> None:
-    """Remove staging folders that killed builds left beside ``output``."""
-    for pattern in (f".{output.name}.staging-*", f".{output.name}.old-*"):
-        for leftover in output.parent.glob(pattern):
-            shutil.rmtree(leftover, ignore_errors=True)
+    """Remove what killed or finished builds left beside ``output``."""
+    now = time.time()
+    for leftover in output.parent.glob(f".{output.name}.staging-*"):
+        remove_tree(leftover)
+    for leftover in output.parent.glob(f".{output.name}.old-*"):
+        try:
+            if now - leftover.stat().st_mtime > ACTIVE_DELETION_SECONDS:
+                remove_tree(leftover)
+        except OSError:
+            continue
     old = output.parent / f".{output.name}.old"
     if old.exists() and output.exists():
         shutil.rmtree(old, ignore_errors=True)
