@@ -20,6 +20,16 @@ CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
 INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
 LINK_TARGET_RE = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
+QUOTE_RE = re.compile(r"^ {0,3}((?:> ?)+)")
+BRACKET_RE = re.compile(r"(?<!\\)[][()]")
+
+MAX_QUOTE_DEPTH = 50
+"""Deeper blockquotes make the renderer's time grow with the square of the depth."""
+MAX_BRACKET_SCAN = 2_000_000
+"""Python-Markdown rescans the rest of a paragraph for every '[' that is never
+closed, so its time grows with (unclosed brackets x paragraph length). This many
+characters rescanned is about a second; past it a single term could stall the
+build for minutes, so such paragraphs are reported instead of rendered."""
 
 
 @dataclass
@@ -83,7 +93,68 @@ def prepare_source(
         out.append(_rewrite_line(line, number, stash, resolve, scan))
     if fence is None and display is not None:
         scan.problems.append((display_start, "display maths opened with '$$' is never closed"))
+    _guard_complexity(out, first_line, scan)
     return out, scan
+
+
+def _guard_complexity(out: list[str], first_line: int, scan: SourceScan) -> None:
+    """Blank out (and report) blocks that would take the renderer minutes: see the limits above."""
+    budget = MAX_BRACKET_SCAN
+    start = None
+    fence: str | None = None
+    for index in range(len(out) + 1):
+        line = out[index] if index < len(out) else ""
+        match = FENCE_RE.match(line)
+        if fence is not None or match:  # code is not parsed as markdown: leave it alone
+            if fence is None:
+                fence = match.group(1)
+            elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            line = ""
+        quote = QUOTE_RE.match(line)
+        if quote and quote.group(1).count(">") > MAX_QUOTE_DEPTH:
+            depth = quote.group(1).count(">")
+            scan.problems.append((first_line + index, f"blockquote nested {depth} levels deep; the limit is {MAX_QUOTE_DEPTH}"))
+            out[index] = line = ""
+        if line.strip() and start is None:
+            start = index
+        elif not line.strip() and start is not None:
+            block = "\n".join(out[start:index])
+            cost, unclosed = _bracket_scan_cost(block)
+            budget -= cost
+            if budget < 0:
+                what = f"{unclosed:,} brackets never closed" if unclosed else "brackets nested too deeply"
+                scan.problems.append((first_line + start, f"{what} in a paragraph of {len(block):,} characters: markdown would "
+                                      "rescan it for each bracket, stalling the build; close them or escape them ('\\[')"))
+                out[start:index] = [""] * (index - start)
+                budget += cost
+            start = None
+
+
+def _bracket_scan_cost(text: str) -> tuple[int, int]:
+    """(characters the renderer scans for closing brackets, brackets never closed).
+
+    For every '[', and every '(' right after ']', Python-Markdown scans ahead to
+    the matching bracket, or to the end of the paragraph when there is none; so
+    unclosed or deeply nested brackets cost the square of the paragraph's length.
+    """
+    if "[" not in text:
+        return 0, 0
+    cost = unclosed = 0
+    for opener, closer in (("[", "]"), ("(", ")")):
+        open_at: list[int] = []
+        for match in BRACKET_RE.finditer(text):
+            char, at = match.group(), match.start()
+            if char == opener:
+                open_at.append(at)
+            elif char == closer and open_at:
+                start = open_at.pop()
+                if opener == "[" or text[start - 1:start] == "]":
+                    cost += at - start
+        ends = [at for at in open_at if opener == "[" or text[at - 1:at] == "]"]
+        cost += sum(len(text) - at for at in ends)
+        unclosed += len(ends)
+    return cost, unclosed
 
 
 def _rewrite_line(line, number, stash, resolve, scan) -> str:
