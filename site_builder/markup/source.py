@@ -186,7 +186,7 @@ def _inline(latex, number, stash, scan) -> str:
     try:
         return stash(latex_to_mathml(latex.replace("\\$", "$"), display=False))
     except LatexError as exc:
-        scan.problems.append((number, f"{exc} in ${latex}$"))
+        scan.problems.append((number, f"{exc} in ${_clip(latex)}$"))
         return ""
 
 
@@ -194,10 +194,16 @@ def _display(latex, number, stash, scan, standalone=True) -> str:
     try:
         mathml = latex_to_mathml(latex, display=True)
     except LatexError as exc:
-        scan.problems.append((number, f"{exc} in $${' '.join(latex.split())}$$"))
+        scan.problems.append((number, f"{exc} in $${_clip(latex)}$$"))
         return ""
     tag = "div" if standalone else "span"
     return stash(f'<{tag} class="math-display">{mathml}</{tag}>')
+
+
+def _clip(latex: str, limit: int = 80) -> str:
+    """A formula as quoted in a message: one line, and short."""
+    text = " ".join(latex.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _wikilink(match, number, resolve, scan) -> str:
