@@ -131,3 +131,43 @@ def test_describe(alpha, gamma, c, kind):
     if kind == "slowdown":
         assert "slowdown" in d["verdict"] and "no depth pays off" in d["verdict"]
         assert d["best"] == 0
+
+
+def test_chart_constants_agree_with_the_script():
+    js = (STATIC / "sd-charts.js").read_text()
+    assert float(re.search(r"var SMOOTH_STEP = ([\d.]+);", js)[1]) == charts.SMOOTH_STEP
+    assert float(re.search(r"var HEADROOM = ([\d.]+);", js)[1]) == charts.HEADROOM
+    tops = re.search(r"var Y_TOPS = \[([^\]]+)\];", js)[1]
+    assert tuple(float(t) for t in tops.split(",")) == charts.Y_TOPS
+    rows = charts.curve_rows(0.8, 0.05, 5)
+    assert charts.y_top(rows) >= max(r["S"] for r in rows) * charts.HEADROOM
+
+
+def test_plane_cells_draw_the_grid_exactly():
+    plane = data.page_data()["plane"]
+    a, cs, depth = plane["alpha"], plane["c"], plane["optimal_depth"]
+    assert charts.PLANE_STEP == pytest.approx(a[1] - a[0]) == pytest.approx(cs[1] - cs[0])
+    cells = charts.plane_cells(plane)
+    assert len(cells) < (len(a) - 1) * (len(cs) - 1) / 4
+    covered = {}
+    for cell in cells:
+        i = a.index(cell["alpha"])
+        j0, j1 = cs.index(cell["c"]), cs.index(cell["c2"])
+        assert j1 > j0
+        for j in range(j0, j1):
+            assert (i, j) not in covered
+            covered[i, j] = cell["best"]
+    assert covered == {(i, j): min(depth[i][j], 17) for i in range(len(a) - 1) for j in range(len(cs) - 1)}
+
+
+def test_plane_keeps_its_lines_and_stays_small(built):
+    b, assets = built
+    specs = next(blob for url, blob in assets.items() if "/sd-specs." in url).decode()
+    plane = json.loads(specs.split("window.SD_VEGA_SPECS=", 1)[1].rstrip().rstrip(";"))["plane"]
+    text = json.dumps(plane, separators=(",", ":"))
+    assert len(text) < 40_000, len(text)
+    lines = next(d for d in plane["data"] if d["name"] == "lines")["values"]
+    kinds = {row["line"] for row in lines}
+    assert any(k.startswith("c*(α)") for k in kinds) and any(k.startswith("c = α") for k in kinds)
+    assert sum(row["line"].startswith("c*(α)") for row in lines) == 101
+    assert len(b.files["plane.svg"]) < 200_000

@@ -5,7 +5,9 @@ with ``with_data``; the page compiles them to Vega at build time, and the
 browser replaces the live ones by name (``view.data(name, rows)``):
 
 * ``curve``: speedup S against depth gamma for the current (alpha, c), rows
-  {gamma, S, E, cost, whole, peak, current} on a 1/8 grid (whole depths get points);
+  {gamma, S, E, cost, whole, peak, current} on a 1/2 grid (whole depths get
+  points; the line is drawn with monotone interpolation, exact at every row);
+* the curve's y axis runs from 0 to the parameter ``ymax`` (``y_top``);
 * ``current``: one row {alpha, c, gamma, S, best}, the reader's setting;
 * ``hist``: tokens per round, rows {tokens, kind: exact|simulated, share};
 * the plane and the lossless demonstration are static data from ``data.py``.
@@ -23,11 +25,18 @@ import numpy as np
 from .model import expected_tokens, optimal_depth, speedup
 
 GAMMA_MAX = 16
-SMOOTH_STEP = 0.125
+SMOOTH_STEP = 0.5  # as SMOOTH_STEP in static/sd-charts.js
+#: the curve's y axis tops, as Y_TOPS in static/sd-charts.js: the lowest one with room
+#: (HEADROOM) above the highest S. A stepped domain keeps the axis still while a
+#: slider moves, so most updates redraw the marks only.
+Y_TOPS = (1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20)
+HEADROOM = 1.12
 CURVE_SIZE = (320, 220)
 PLANE_SIZE = (300, 260)
 HIST_SIZE = (320, 200)
 LOSSLESS_SIZE = (300, 110)
+PLANE_STEP = 0.02  # the spacing of data.py's plane grid
+SEAM = 0.002
 
 THEMES = {
     "live": {"ink": "currentColor", "muted": "currentColor", "bg": None, "grid": "#8884"},
@@ -71,6 +80,12 @@ def curve_rows(alpha: float, c: float, gamma: int) -> list[dict]:
     return rows
 
 
+def y_top(rows: list[dict]) -> float:
+    """The top of the curve's y axis for these rows (see Y_TOPS)."""
+    need = max(r["S"] for r in rows) * HEADROOM
+    return next((t for t in Y_TOPS if t >= need), Y_TOPS[-1])
+
+
 def current_row(alpha: float, c: float, gamma: int) -> list[dict]:
     """The one-row ``current`` dataset."""
     return [{
@@ -79,14 +94,14 @@ def current_row(alpha: float, c: float, gamma: int) -> list[dict]:
     }]
 
 
-def curve_chart(theme: str = "live") -> alt.LayerChart:
+def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     """S against gamma: line, points at whole depths, current depth and peak marked,
-    break-even S = 1 with the slowdown region below it shaded."""
+    break-even S = 1 with the slowdown region below it shaded; y from 0 to ymax."""
     w, h = CURVE_SIZE
     base = alt.Chart(alt.NamedData(name="curve"))
     x = alt.X("gamma:Q", title="draft depth γ (tokens drafted per round)", scale=alt.Scale(domain=[0, GAMMA_MAX], nice=False),
               axis=alt.Axis(values=list(range(0, GAMMA_MAX + 1, 2))))
-    y = alt.Y("S:Q", title="speedup S over plain decoding", scale=alt.Scale(zero=True, nice=True))
+    y = alt.Y("S:Q", title="speedup S over plain decoding", scale=alt.Scale(domain=[0, {"expr": "ymax"}], nice=False))
     tooltip = [
         alt.Tooltip("gamma:Q", title="depth γ"),
         alt.Tooltip("S:Q", title="speedup S", format=".3f"),
@@ -100,7 +115,7 @@ def curve_chart(theme: str = "live") -> alt.LayerChart:
         x=alt.datum(GAMMA_MAX), y=alt.datum(1), text=alt.value("below 1: slowdown"))
     even = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_rule(
         color=BAD, strokeDash=[4, 3]).encode(y=alt.datum(1))
-    line = base.mark_line(color=ACCENT, strokeWidth=2).encode(x=x, y=y)
+    line = base.mark_line(color=ACCENT, strokeWidth=2, interpolate="monotone").encode(x=x, y=y)
     points = base.transform_filter("datum.whole").mark_point(
         filled=True, color=ACCENT, size=30).encode(x=x, y=y, tooltip=tooltip)
     peak = base.transform_filter("datum.peak").mark_point(
@@ -111,7 +126,8 @@ def curve_chart(theme: str = "live") -> alt.LayerChart:
     cur_rule = base.transform_filter("datum.current").mark_rule(color=WARN, strokeWidth=1.5).encode(x=x)
     cur = base.transform_filter("datum.current").mark_point(
         shape="circle", size=110, color=WARN, filled=False, strokeWidth=2.5).encode(x=x, y=y, tooltip=tooltip)
-    chart = alt.layer(slow, even, slow_label, line, points, cur_rule, cur, peak, peak_label).properties(
+    chart = alt.layer(slow, even, slow_label, line, points, cur_rule, cur, peak, peak_label).add_params(
+        alt.param(name="ymax", value=ymax)).properties(
         width=w, height=h,
         title=alt.Title("Speedup against draft depth",
                         subtitle="◆ best whole depth   ○ your depth   dashed: break-even"),
@@ -119,36 +135,53 @@ def curve_chart(theme: str = "live") -> alt.LayerChart:
     return _config(chart, theme)
 
 
+def plane_cells(plane: dict) -> list[dict]:
+    """The plane's heat map as run-length rectangles: in each alpha column, the
+    adjacent grid cells with the same best depth merge into one rectangle
+    {alpha, c, c2, best} spanning [alpha, alpha + step) x [c, c2). The picture
+    is the grid's, cell for cell, in a seventh of the rows."""
+    a, cs, depth = plane["alpha"], plane["c"], plane["optimal_depth"]
+    cells = []
+    for i, ai in enumerate(a[:-1]):
+        j = 0
+        while j < len(cs) - 1:
+            best = min(depth[i][j], 17)
+            k = j + 1
+            while k < len(cs) - 1 and min(depth[i][k], 17) == best:
+                k += 1
+            cells.append({"alpha": ai, "c": cs[j], "c2": cs[k], "best": best})
+            j = k
+    return cells
+
+
 def plane_datasets(plane: dict, alpha: float, c: float, gamma: int) -> dict[str, list[dict]]:
     """Rows of the plane chart: cells, the threshold and break-even lines, the current point."""
-    a = plane["alpha"]
-    cs = plane["c"]
-    depth = plane["optimal_depth"]
-    step = a[1] - a[0]
-    cells = [
-        {"alpha": ai, "c": cj, "a2": round(ai + step, 6), "c2": round(cj + step, 6), "best": min(depth[i][j], 17),
-         "best_text": "do not speculate" if depth[i][j] == 0 else str(depth[i][j])}
-        for i, ai in enumerate(a[:-1]) for j, cj in enumerate(cs[:-1])
-    ]
     threshold = [{"alpha": x, "c": y, "line": "c*(α): above it no curve rises"}
                  for x, y in zip(plane["threshold"]["alpha"], plane["threshold"]["c"])]
     diag = [{"alpha": 0.0, "c": 0.0, "line": "c = α: above it no depth pays off"},
             {"alpha": 1.0, "c": 1.0, "line": "c = α: above it no depth pays off"}]
-    return {"cells": cells, "lines": threshold + diag, "current": current_row(alpha, c, gamma)}
+    return {"cells": plane_cells(plane), "lines": threshold + diag, "current": current_row(alpha, c, gamma)}
 
 
 def plane_chart(theme: str = "live") -> alt.LayerChart:
     """Best whole depth over (alpha, c), with the threshold curve c*(alpha) and the line c = alpha."""
     w, h = PLANE_SIZE
     ax = alt.Scale(domain=[0, 1], nice=False)
-    heat = alt.Chart(alt.NamedData(name="cells")).mark_rect().encode(
+    step = PLANE_STEP
+    heat = alt.Chart(alt.NamedData(name="cells")).transform_calculate(
+        # each cell overlaps its neighbours by a hair (SEAM): no anti-aliased seams between them
+        a2=f"min(datum.alpha + {step + SEAM}, 1)",
+        c2x=f"min(datum.c2 + {SEAM}, 1)",
+        best_text="datum.best == 0 ? 'do not speculate' : datum.best == 17 ? 'more than 16' : datum.best + ''",
+        c_text="format(datum.c, '.2f') + ' to ' + format(datum.c2, '.2f')",
+    ).mark_rect().encode(
         x=alt.X("alpha:Q", title="acceptance rate α", scale=ax),
         x2="a2:Q",
         y=alt.Y("c:Q", title="draft cost c", scale=ax),
-        y2="c2:Q",
+        y2="c2x:Q",
         color=alt.Color("best:Q", title="best depth (17 = more than 16)",
                         scale=alt.Scale(scheme="viridis", domain=[0, 17]), legend=alt.Legend(orient="right", gradientLength=160)),
-        tooltip=[alt.Tooltip("alpha:Q", title="α", format=".2f"), alt.Tooltip("c:Q", title="c", format=".2f"),
+        tooltip=[alt.Tooltip("alpha:Q", title="α", format=".2f"), alt.Tooltip("c_text:N", title="c"),
                  alt.Tooltip("best_text:N", title="best depth")],
     )
     lines = alt.Chart(alt.NamedData(name="lines")).mark_line(strokeWidth=2).encode(
@@ -232,7 +265,7 @@ def spec(chart, datasets: dict[str, list[dict]]) -> dict:
     """The Vega-Lite dict of ``chart`` with its named ``datasets`` attached.
 
     Data joins after ``to_dict`` because Altair deep-copies inline rows many
-    times over (seconds for the plane's 2,500 cells). ``validate`` stays on:
+    times over (seconds for a few thousand rows). ``validate`` stays on:
     the chart itself is small.
     """
     out = chart.to_dict()
@@ -243,8 +276,9 @@ def spec(chart, datasets: dict[str, list[dict]]) -> dict:
 def all_specs(page: dict, alpha: float, c: float, gamma: int, hist_index: int, theme: str) -> dict[str, dict]:
     """Every chart of the page as a Vega-Lite dict, for one theme."""
     hist = page["histograms"][hist_index]
+    rows = curve_rows(alpha, c, gamma)
     return {
-        "curve": spec(curve_chart(theme), {"curve": curve_rows(alpha, c, gamma)}),
+        "curve": spec(curve_chart(theme, y_top(rows)), {"curve": rows}),
         "plane": spec(plane_chart(theme), plane_datasets(page["plane"], alpha, c, gamma)),
         "hist": spec(hist_chart(theme), {"hist": hist_rows(hist)}),
         "lossless": spec(lossless_chart(page["lossless"], theme), lossless_datasets(page["lossless"])),

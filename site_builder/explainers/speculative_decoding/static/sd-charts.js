@@ -1,21 +1,47 @@
 /* sd-charts.js: the live Vega charts, loaded lazily.
  *
- * Until the figure nears the viewport (IntersectionObserver) or the page has
- * painted and gone idle, each chart is the static SVG rendered at build time
- * (<img> inside [data-chart]). Then two classic scripts are injected: the Vega
- * runtime (vl-convert's bundle, exposing vegaEmbed) and the compiled Vega
- * specs (window.SD_VEGA_SPECS). Views are built with the AST expression
- * interpreter (ast: true), so nothing is eval'd and a strict CSP holds.
+ * Lifecycle of the figure's charts:
  *
- * Live data, all driven from the store: every view has a one-row "current"
- * dataset; the curve also gets its "curve" rows, the histogram its "hist"
- * rows from the running simulation.
+ *   static (the <img> SVGs rendered at build time)
+ *     --the figure nears the viewport, or the page is idle after `load`-->
+ *   loading: inject the Vega runtime (vl-convert's bundle, exposing vegaEmbed)
+ *            and the compiled specs (window.SD_VEGA_SPECS), embed every view
+ *     --every view built--> live (data-charts="live", data-live on each chart)
+ *     --a script fails-->   static (data-charts="static"; the SVGs stay)
+ *
+ * Views are built with the AST expression interpreter (ast: true): nothing is
+ * eval'd and a strict CSP holds.
+ *
+ * Updates, once live. The store and the run only mark what is dirty; one
+ * requestAnimationFrame applies it, however many inputs arrived:
+ *
+ *   state (alpha, gamma, c) -> the curve's tuples modified in place (a Vega
+ *                              changeset of the fields that changed: marks are
+ *                              updated, never removed and re-entered), and the
+ *                              one-row "current" dataset of the plane
+ *   run (a round finished)  -> the histogram's rows, held back while a slider
+ *                              moves (until it has rested HOLD_MS) and, while
+ *                              the animation plays, at most once per HOLD_MS
+ *
+ * Classic script; under node it exports the pure parts for the unit tests.
  */
-(function (root) {
+(function (root, factory) {
   "use strict";
-  var M = root.SDModel;
+  var M = typeof module === "object" && module.exports ? require("./sd-model.js") : root.SDModel;
+  var api = factory(root, M);
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else root.SDCharts = api;
+})(typeof self !== "undefined" ? self : this, function (root, M) {
+  "use strict";
+
   var GAMMA_MAX = 16;
-  var SMOOTH_STEP = 0.125;
+  var SMOOTH_STEP = 0.5; // as charts.SMOOTH_STEP (a test keeps them equal)
+  // the curve's y axis tops, as charts.Y_TOPS and HEADROOM: stepped, so the
+  // axis stays still (and cheap) while a slider moves
+  var Y_TOPS = [1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20];
+  var HEADROOM = 1.12;
+  var HOLD_MS = 250;
+  var CURVE_FIELDS = ["S", "E", "cost", "peak", "current"];
 
   function loadScript(src) {
     return new Promise(function (resolve, reject) {
@@ -34,20 +60,48 @@
   function curveRows(alpha, c, gamma) {
     var best = M.optimalDepth(alpha, c, GAMMA_MAX);
     var rows = [];
-    for (var g = 0; g <= GAMMA_MAX + 1e-9; g += SMOOTH_STEP) {
-      var whole = Math.abs(g - Math.round(g)) < 1e-9;
-      var gg = whole ? Math.round(g) : g;
+    var n = Math.round(GAMMA_MAX / SMOOTH_STEP);
+    for (var i = 0; i <= n; i++) {
+      var g = i * SMOOTH_STEP;
+      var whole = g === Math.round(g);
       rows.push({
-        gamma: gg,
-        S: M.speedup(alpha, gg, c),
-        E: M.expectedTokens(alpha, gg),
-        cost: M.roundCost(gg, c),
+        gamma: g,
+        S: M.speedup(alpha, g, c),
+        E: M.expectedTokens(alpha, g),
+        cost: M.roundCost(g, c),
         whole: whole,
-        peak: whole && gg === best,
-        current: whole && gg === gamma,
+        peak: whole && g === best,
+        current: whole && g === gamma,
       });
     }
     return rows;
+  }
+
+  /** The top of the curve's y axis for these rows. */
+  function yTop(rows) {
+    var need = 0;
+    for (var i = 0; i < rows.length; i++) need = Math.max(need, rows[i].S);
+    need *= HEADROOM;
+    for (var j = 0; j < Y_TOPS.length; j++) if (Y_TOPS[j] >= need) return Y_TOPS[j];
+    return Y_TOPS[Y_TOPS.length - 1];
+  }
+
+  /** The edits that turn `tuples` into `rows`, matched by gamma: [[tuple, field, value]],
+   * or null when the two do not describe the same grid (then the rows replace the data). */
+  function curveEdits(tuples, rows) {
+    if (!tuples || tuples.length !== rows.length) return null;
+    var byGamma = {};
+    for (var i = 0; i < tuples.length; i++) byGamma[tuples[i].gamma] = tuples[i];
+    var edits = [];
+    for (var j = 0; j < rows.length; j++) {
+      var t = byGamma[rows[j].gamma];
+      if (!t) return null;
+      for (var k = 0; k < CURVE_FIELDS.length; k++) {
+        var f = CURVE_FIELDS[k];
+        if (t[f] !== rows[j][f]) edits.push([t, f, rows[j][f]]);
+      }
+    }
+    return edits;
   }
 
   function currentRow(s) {
@@ -64,12 +118,67 @@
     return rows;
   }
 
+  /**
+   * The frame scheduler: mark("state") / mark("run"), and apply(state, run)
+   * runs in the next animation frame. env: { raf, now, setTimeout, hot }
+   * where hot() is true while the animation plays. Pure of the DOM (tested in node).
+   */
+  function createScheduler(env, apply, holdMs) {
+    var hold = holdMs === undefined ? HOLD_MS : holdMs;
+    var dirty = { state: false, run: false };
+    var frame = 0, timer = 0;
+    var lastState = -Infinity, lastRun = -Infinity;
+
+    function request() {
+      if (!frame) frame = env.raf(flush) || 1;
+    }
+
+    function later(ms) {
+      if (timer) return;
+      timer = env.setTimeout(function () {
+        timer = 0;
+        request();
+      }, Math.max(0, ms));
+    }
+
+    function flush() {
+      frame = 0;
+      var t = env.now();
+      var state = dirty.state;
+      var run = false;
+      if (state) lastState = t;
+      if (dirty.run) {
+        // after a state change, wait for the sliders to rest; while playing, throttle
+        var due = Math.max(lastState + hold, env.hot() ? lastRun + hold : -Infinity);
+        if (t >= due) run = true;
+        else later(due - t);
+      }
+      dirty.state = false;
+      if (run) {
+        dirty.run = false;
+        lastRun = t;
+      }
+      if (state || run) apply(state, run);
+    }
+
+    return {
+      mark: function (what) {
+        dirty[what] = true;
+        request();
+      },
+      pending: function () {
+        return dirty.state || dirty.run;
+      },
+    };
+  }
+
   function create(figure, store, animation) {
     var views = {};
+    var sets = {}; // view name -> {dataset name: true}
     var ready;
-    var pending = false;
+    var last = Promise.resolve();
 
-    function has(view, name) {
+    function hasData(view, name) {
       try {
         view.data(name);
         return true;
@@ -78,23 +187,51 @@
       }
     }
 
-    /** Push the store's state (and the run) into the views. `what` limits the
-     * work: a finished round only changes the histogram. */
-    function update(what) {
-      pending = false;
+    /** Bring the curve view to state s; false when nothing changed. */
+    function setCurve(view, s) {
+      var rows = curveRows(s.alpha, s.c, s.gamma);
+      var top = yTop(rows);
+      var touched = false;
+      if (view.signal("ymax") !== top) {
+        view.signal("ymax", top);
+        touched = true;
+      }
+      var edits = curveEdits(view.data("curve"), rows);
+      if (!edits) {
+        view.data("curve", rows);
+        return true;
+      }
+      if (!edits.length) return touched;
+      var cs = view.changeset();
+      for (var i = 0; i < edits.length; i++) cs.modify(edits[i][0], edits[i][1], edits[i][2]);
+      view.change("curve", cs);
+      return true;
+    }
+
+    /** Push the store's state (state) and the run (run) into the views that show them. */
+    function apply(state, run) {
       var s = store.get();
-      var onlyRun = what === "run";
       var jobs = [];
       Object.keys(views).forEach(function (name) {
-        var v = views[name];
-        var touched = false;
-        if (!onlyRun && has(v, "current")) { v.data("current", currentRow(s)); touched = true; }
-        if (!onlyRun && has(v, "curve")) { v.data("curve", curveRows(s.alpha, s.c, s.gamma)); touched = true; }
-        if (has(v, "hist")) { v.data("hist", histRows(animation.run())); touched = true; }
+        var v = views[name], has = sets[name], touched = false;
+        if (state && has.current) { v.data("current", currentRow(s)); touched = true; }
+        if (state && has.curve && setCurve(v, s)) touched = true;
+        if (run && has.hist) { v.data("hist", histRows(animation.run())); touched = true; }
         if (touched) jobs.push(v.runAsync());
       });
-      return Promise.all(jobs);
+      last = Promise.all(jobs);
+      return last;
     }
+
+    var scheduler = createScheduler(
+      {
+        raf: function (fn) { return root.requestAnimationFrame(fn); },
+        now: function () { return root.performance.now(); },
+        setTimeout: function (fn, ms) { return root.setTimeout(fn, ms); },
+        hot: function () { return animation.playing(); },
+      },
+      apply
+    );
 
     function embed(container, spec) {
       var target = document.createElement("div");
@@ -119,6 +256,7 @@
       if (ready) return ready;
       var runtime = figure.getAttribute("data-vega-src");
       var specs = figure.getAttribute("data-specs-src");
+      figure.setAttribute("data-charts", "loading");
       ready = Promise.all([loadScript(runtime), loadScript(specs)])
         .then(function () {
           var containers = figure.querySelectorAll("[data-chart]");
@@ -129,11 +267,15 @@
               if (!spec) return null;
               return embed(c, spec).then(function (view) {
                 views[name] = view;
+                sets[name] = {};
+                ["current", "curve", "hist"].forEach(function (d) {
+                  if (hasData(view, d)) sets[name][d] = true;
+                });
               });
             })
           );
         })
-        .then(function () { return update(); })
+        .then(function () { return apply(true, true); })
         .then(function () {
           figure.setAttribute("data-charts", "live");
           return views;
@@ -146,38 +288,61 @@
       return ready;
     }
 
-    function schedule() {
-      if (pending || !ready) return;
-      pending = true;
-      // one chart update per frame, however many inputs arrived
-      root.requestAnimationFrame(function () { update("run"); });
-    }
-
     store.subscribe(function () {
-      if (Object.keys(views).length) update();
+      if (ready) scheduler.mark("state");
     });
-    animation.onChange(schedule);
+    animation.onChange(function () {
+      if (ready) scheduler.mark("run");
+    });
 
-    // lazily: when the figure nears the viewport, or once the page is idle
-    if ("IntersectionObserver" in root) {
-      var io = new root.IntersectionObserver(
-        function (entries) {
-          if (entries.some(function (e) { return e.isIntersecting; })) {
-            io.disconnect();
-            start();
-          }
-        },
-        { rootMargin: "300px" }
-      );
-      io.observe(figure);
+    // lazily: when the figure nears the viewport, or once the page is idle after load
+    function whenLoaded(fn) {
+      if (document.readyState === "complete") fn();
+      else root.addEventListener("load", fn);
     }
-    var idle = root.requestIdleCallback || function (fn) { return root.setTimeout(fn, 200); };
-    root.addEventListener("load", function () {
+    whenLoaded(function () {
+      if ("IntersectionObserver" in root) {
+        var io = new root.IntersectionObserver(
+          function (entries) {
+            if (entries.some(function (e) { return e.isIntersecting; })) {
+              io.disconnect();
+              start();
+            }
+          },
+          { rootMargin: "300px" }
+        );
+        io.observe(figure);
+      }
+      var idle = root.requestIdleCallback || function (fn) { return root.setTimeout(fn, 200); };
       idle(function () { start(); }, { timeout: 2000 });
     });
 
-    return { start: start, views: views, update: update, curveRows: curveRows };
+    return {
+      start: start,
+      views: views,
+      curveRows: curveRows,
+      /** A promise settled once every marked update has reached the views (tests, benchmark). */
+      flushed: function () {
+        return new Promise(function (resolve) {
+          (function wait() {
+            if (scheduler.pending()) root.requestAnimationFrame(wait);
+            else last.then(resolve, resolve);
+          })();
+        });
+      },
+    };
   }
 
-  root.SDCharts = { create: create, curveRows: curveRows, histRows: histRows };
-})(typeof self !== "undefined" ? self : this);
+  return {
+    create: create,
+    curveRows: curveRows,
+    curveEdits: curveEdits,
+    yTop: yTop,
+    Y_TOPS: Y_TOPS,
+    HEADROOM: HEADROOM,
+    histRows: histRows,
+    createScheduler: createScheduler,
+    SMOOTH_STEP: SMOOTH_STEP,
+    HOLD_MS: HOLD_MS,
+  };
+});

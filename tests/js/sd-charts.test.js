@@ -1,0 +1,108 @@
+// sd-charts.js under node: the curve rows and their in-place edits, the
+// stepped y axis, and the frame scheduler (one update per frame; the
+// histogram held back while a slider moves and throttled while playing).
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+
+const STATIC = path.resolve(__dirname, "..", "..", "site_builder/explainers/speculative_decoding/static");
+const C = require(path.join(STATIC, "sd-charts.js"));
+const M = require(path.join(STATIC, "sd-model.js"));
+
+test("curve rows: the smooth grid, whole depths, one peak and one current point", () => {
+  const rows = C.curveRows(0.8, 0.05, 5);
+  assert.equal(rows.length, 16 / C.SMOOTH_STEP + 1);
+  assert.deepEqual(rows.filter((r) => r.whole).map((r) => r.gamma), [...Array(17).keys()]);
+  assert.equal(rows.filter((r) => r.peak).length, 1);
+  assert.equal(rows.find((r) => r.peak).gamma, 8);
+  assert.deepEqual(rows.filter((r) => r.current).map((r) => r.gamma), [5]);
+  for (const r of rows) assert.equal(r.S, M.speedup(0.8, r.gamma, 0.05));
+});
+
+test("curve edits change only what differs, and applying them gives the new rows", () => {
+  const tuples = C.curveRows(0.8, 0.05, 5).reverse(); // order does not matter: matched by gamma
+  assert.deepEqual(C.curveEdits(tuples, C.curveRows(0.8, 0.05, 5)), []);
+  const onlyGamma = C.curveEdits(tuples, C.curveRows(0.8, 0.05, 7));
+  assert.deepEqual(onlyGamma.map((e) => [e[0].gamma, e[1], e[2]]).sort(), [[5, "current", false], [7, "current", true]]);
+  const next = C.curveRows(0.6, 0.1, 3);
+  for (const [t, f, v] of C.curveEdits(tuples, next)) t[f] = v;
+  assert.deepEqual(tuples.slice().reverse(), next);
+  assert.equal(C.curveEdits(tuples.slice(1), next), null, "another grid: replace the rows");
+});
+
+test("the y axis top: the lowest step with headroom above the highest S", () => {
+  for (const [a, c] of [[0.8, 0.05], [0.1, 0.9], [1, 0], [0.99, 0.001], [0.5, 0.5]]) {
+    const rows = C.curveRows(a, c, 5);
+    const top = C.yTop(rows);
+    const maxS = Math.max(...rows.map((r) => r.S));
+    assert.ok(top >= maxS * C.HEADROOM || top === C.Y_TOPS[C.Y_TOPS.length - 1], `${a} ${c}`);
+    assert.ok(top >= maxS, "never clips the curve");
+    const lower = C.Y_TOPS.filter((t) => t < top);
+    assert.ok(lower.every((t) => t < maxS * C.HEADROOM));
+  }
+});
+
+function fakeEnv() {
+  const env = { t: 0, frames: [], timers: [], playing: false };
+  env.raf = (fn) => env.frames.push(fn);
+  env.now = () => env.t;
+  env.setTimeout = (fn, ms) => env.timers.push({ at: env.t + ms, fn });
+  env.hot = () => env.playing;
+  env.frame = () => {
+    env.t += 16;
+    const due = env.timers.filter((x) => x.at <= env.t);
+    env.timers = env.timers.filter((x) => x.at > env.t);
+    due.forEach((x) => x.fn());
+    const fns = env.frames.splice(0);
+    fns.forEach((fn) => fn(env.t));
+  };
+  return env;
+}
+
+test("scheduler: many marks, one update per frame", () => {
+  const env = fakeEnv();
+  const calls = [];
+  const s = C.createScheduler(env, (state, run) => calls.push([state, run]), 250);
+  for (let i = 0; i < 10; i++) s.mark("state");
+  assert.equal(env.frames.length, 1);
+  env.frame();
+  assert.deepEqual(calls, [[true, false]]);
+  assert.equal(s.pending(), false);
+  env.frame();
+  assert.equal(calls.length, 1, "no work without a mark");
+});
+
+test("scheduler: the histogram waits until the sliders rest", () => {
+  const env = fakeEnv();
+  const calls = [];
+  const s = C.createScheduler(env, (state, run) => calls.push([env.t, state, run]), 250);
+  for (let i = 0; i < 20; i++) { // a drag: every frame changes the state and resets the run
+    s.mark("state");
+    s.mark("run");
+    env.frame();
+  }
+  assert.ok(calls.every((c) => c[1] && !c[2]), "no histogram update during the drag");
+  const lastDrag = env.t;
+  while (s.pending()) env.frame();
+  const runs = calls.filter((c) => c[2]);
+  assert.equal(runs.length, 1);
+  assert.ok(runs[0][0] >= lastDrag + 250 && runs[0][0] <= lastDrag + 250 + 32, String(runs[0][0] - lastDrag));
+});
+
+test("scheduler: at rest a finished round shows at once; while playing, at most every 250 ms", () => {
+  const env = fakeEnv();
+  const calls = [];
+  const s = C.createScheduler(env, (state, run) => run && calls.push(env.t), 250);
+  env.t = 1000;
+  s.mark("run");
+  env.frame();
+  assert.deepEqual(calls, [1016], "a step: the next frame");
+  env.playing = true;
+  for (let i = 0; i < 120; i++) { // rounds finishing every frame for about 2 s
+    s.mark("run");
+    env.frame();
+  }
+  for (let i = 1; i < calls.length; i++) assert.ok(calls[i] - calls[i - 1] >= 250, String(calls));
+  assert.ok(calls.length >= 7, String(calls.length));
+});
