@@ -26,7 +26,7 @@ from .errors import BuildFailed, Problem
 from .explainers import base as explainers
 from .markdown_stage import render_bodies
 from .pages import PageRenderer, write_pages
-from .publish import Staging
+from .publish import InPlace, Staging
 
 
 @dataclass
@@ -43,6 +43,9 @@ class BuildOptions:
     """Worker processes for markdown; None: one per core."""
     cache: bool = True
     """False: ignore and do not update the build cache."""
+    in_place: bool = False
+    """True (``serve`` only): write changed files straight into the output
+    instead of staging a whole new tree; fast, but not atomic as a whole."""
 
     def cache_folder(self) -> Path | None:
         """Where the build cache lives: beside the output folder."""
@@ -125,7 +128,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         return report
 
     with _stage(report, "render", log):
-        staging = Staging(options.output)
+        staging = InPlace(options.output) if options.in_place else Staging(options.output)
         try:
             renderer = PageRenderer(config, terms, assets)
             linker = Linker(config, terms, bodies, backlinks, built, assets)

@@ -111,6 +111,63 @@ class Staging:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+class InPlace:
+    """Writes changed files straight into ``output`` (same interface as ``Staging``).
+
+    For ``serve`` only: each file is replaced atomically (write, then rename),
+    but the site as a whole is not, which a dev server can afford in exchange
+    for rebuilds that touch only what changed. ``build`` always stages.
+    """
+
+    def __init__(self, output: Path):
+        self.output = output.absolute()
+        self.output.mkdir(parents=True, exist_ok=True)
+        _guard(self.output)
+        self.stats = WriteStats()
+        self._paths: set[str] = set()
+
+    def add(self, relative: str, data: bytes) -> None:
+        """Write ``data`` at ``relative`` unless the file already holds exactly that."""
+        if relative in self._paths:
+            raise ValueError(f"{relative} written twice in one build")
+        self._paths.add(relative)
+        target = self.output / relative
+        if _same_bytes(target, data):
+            self.stats.unchanged += 1
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
+        self.stats.written += 1
+
+    def reuse(self, relative: str) -> bool:
+        """Keep the current file at ``relative``; False when it is missing."""
+        if (self.output / relative).is_file():
+            self._paths.add(relative)
+            self.stats.unchanged += 1
+            return True
+        return False
+
+    def commit(self) -> WriteStats:
+        """Remove files the new site no longer has."""
+        if MARKER not in self._paths:
+            self.add(MARKER, MARKER_TEXT)
+        for folder, subfolders, names in os.walk(self.output, topdown=False):
+            base = Path(folder)
+            relative_base = base.relative_to(self.output).as_posix()
+            for name in names:
+                relative = name if relative_base == "." else f"{relative_base}/{name}"
+                if relative not in self._paths:
+                    (base / name).unlink(missing_ok=True)
+            if base != self.output and not any(base.iterdir()):
+                base.rmdir()
+        return self.stats
+
+    def abort(self) -> None:
+        """Nothing to undo file by file; the next successful build repairs the tree."""
+
+
 def publish(files: dict[str, bytes], output: Path) -> WriteStats:
     """Replace ``output`` with exactly ``files`` (relative path -> bytes), atomically."""
     staging = Staging(output)

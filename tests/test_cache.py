@@ -114,3 +114,17 @@ def test_damaged_cache_is_a_cold_cache(tmp_path: Path):
         pickle.write_bytes(b"\x80garbage")
     build(content, output)
     assert_same_as_clean(content, output, tmp_path)
+
+
+def test_in_place_builds_equal_clean_builds(tmp_path: Path):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    options = BuildOptions(content=content, output=output, jobs=1, in_place=True)
+    build_site(options)
+    inode = (output / "t01/index.html").stat().st_ino
+    for change in ("edited body", "renamed term", "deleted term"):
+        CHANGES[change](content)
+        build_site(options)
+        assert_same_as_clean(content, output, tmp_path)
+    assert (output / "t01/index.html").stat().st_ino == inode  # untouched pages stay where they were
+    assert not (output / "t07").exists()
