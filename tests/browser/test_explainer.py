@@ -244,3 +244,20 @@ def test_narrow_screen_fits(browser, http_server):
     page.click("[data-action=step]")
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
     context.close()
+
+
+def test_wide_screen_two_columns(browser, http_server):
+    context, page = open_page(browser, "", viewport={"width": 1280, "height": 900})
+    page.goto(f"{http_server.url}/{PATH}")
+    wait_live(page)
+    box = page.evaluate("""() => { const r = s => document.querySelector(s).getBoundingClientRect();
+        const rem = parseFloat(getComputedStyle(document.documentElement).fontSize);
+        return { rem, fig: r('.sd-explainer').width, prose: r('.prose').width, anim: r('.sd-col-anim'), curve: r('.sd-col-curve'),
+                 chart: r('[data-chart=curve] .sd-vega svg').width }; }""")
+    rem = box["rem"]
+    assert box["fig"] >= 60 * rem and box["fig"] <= 72 * rem + 1, box
+    assert box["prose"] <= 42 * rem + 1, box  # the prose keeps its reading measure
+    assert box["curve"]["left"] >= box["anim"]["right"], "animation left, readout and curve right"
+    assert abs(box["curve"]["top"] - box["anim"]["top"]) < 2
+    assert box["chart"] > 0.8 * box["curve"]["width"], "the live curve fills its column"
+    context.close()

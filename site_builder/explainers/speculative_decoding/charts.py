@@ -36,7 +36,7 @@ PLANE_SIZE = (300, 260)
 HIST_SIZE = (320, 200)
 LOSSLESS_SIZE = (300, 110)
 PLANE_STEP = 0.02  # the spacing of data.py's plane grid
-SEAM = 0.002
+SEAM = 0.008  # over a device pixel even when the chart is drawn at 60 %
 
 THEMES = {
     "live": {"ink": "currentColor", "muted": "currentColor", "bg": None, "grid": "#8884"},
@@ -169,7 +169,7 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
     ax = alt.Scale(domain=[0, 1], nice=False)
     step = PLANE_STEP
     heat = alt.Chart(alt.NamedData(name="cells")).transform_calculate(
-        # each cell overlaps its neighbours by a hair (SEAM): no anti-aliased seams between them
+        # each cell reaches SEAM into the next one, drawn over it: no anti-aliased seams
         a2=f"min(datum.alpha + {step + SEAM}, 1)",
         c2x=f"min(datum.c2 + {SEAM}, 1)",
         best_text="datum.best == 0 ? 'do not speculate' : datum.best == 17 ? 'more than 16' : datum.best + ''",
@@ -180,12 +180,13 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
         y=alt.Y("c:Q", title="draft cost c", scale=ax),
         y2="c2x:Q",
         color=alt.Color("best:Q", title="best depth (17 = more than 16)",
-                        scale=alt.Scale(scheme="viridis", domain=[0, 17]), legend=alt.Legend(orient="right", gradientLength=160)),
+                        scale=alt.Scale(scheme="viridis", domain=[0, 17]), legend=alt.Legend(orient="top", direction="horizontal", gradientLength=200)),
         tooltip=[alt.Tooltip("alpha:Q", title="α", format=".2f"), alt.Tooltip("c_text:N", title="c"),
                  alt.Tooltip("best_text:N", title="best depth")],
     )
     lines = alt.Chart(alt.NamedData(name="lines")).mark_line(strokeWidth=2).encode(
-        x="alpha:Q", y="c:Q", strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
+        x="alpha:Q", y="c:Q", strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(
+            orient="bottom", direction="vertical", symbolStrokeColor=THEMES[theme]["ink"], symbolStrokeWidth=2)),
         color=alt.value("#ffffff"),
     )
     here = alt.Chart(alt.NamedData(name="current")).mark_point(

@@ -225,12 +225,12 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
         "lossless": ALT["lossless"],
     }
     curve_w, curve_h = sizes["curve"]
-    return f"""<figure class="sd-explainer" id="sd-explainer" data-vega-src="{_e(vega_src)}" data-specs-src="{_e(specs_src)}" aria-labelledby="sd-title">
+    return f"""<figure class="explainer sd-explainer" id="sd-explainer" data-vega-src="{_e(vega_src)}" data-specs-src="{_e(specs_src)}" aria-labelledby="sd-title">
 <figcaption class="sd-title" id="sd-title">Speculative decoding, one round at a time</figcaption>
 <noscript><p class="sd-note">JavaScript is off, so the controls are inactive: the figure shows one worked round and the charts for the default setting (α = {a}, γ = {g}, c = {c}).</p></noscript>
 <div class="sd-cols">
 <div class="sd-col sd-col-anim">
-<fieldset class="sd-controls" disabled>
+<fieldset class="sd-controls explainer-controls" disabled>
 <legend>Draft and target</legend>
 {_slider("alpha", "Acceptance rate α", "chance the target accepts one drafted token", 0, 1, 0.001, a, f"{a:.2f}", f"{a * 100:g} percent of drafts accepted")}
 {_slider("gamma", "Draft depth γ", "tokens the draft proposes per round", 1, 16, 1, g, str(g), f"{g} drafted tokens per round")}
@@ -241,7 +241,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 </div>
 <p class="sd-citation" data-out="citation">Custom setting. Choose a published pairing to load its measured values and source.</p>
 </fieldset>
-<fieldset class="sd-transport" disabled>
+<fieldset class="sd-transport explainer-controls" disabled>
 <legend>Rounds</legend>
 <div class="sd-buttons">
 <button type="button" data-action="play" aria-pressed="false">▶ Play</button>

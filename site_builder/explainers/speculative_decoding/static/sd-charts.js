@@ -42,6 +42,13 @@
   var HEADROOM = 1.12;
   var HOLD_MS = 250;
   var CURVE_FIELDS = ["S", "E", "cost", "peak", "current"];
+  // views drawn to their container's width (plot width limits, height as a share
+  // of the width); the others keep their build-time size and scale down when narrow
+  var FIT = {
+    curve: { min: 200, max: 560, ratio: 0.58, minH: 200, maxH: 300 },
+    hist: { min: 200, max: 440, ratio: 0.55, minH: 180, maxH: 260 },
+    plane: { min: 180, max: 300, ratio: 0.87, minH: 156, maxH: 260 },
+  };
 
   function loadScript(src) {
     return new Promise(function (resolve, reject) {
@@ -75,6 +82,14 @@
       });
     }
     return rows;
+  }
+
+  /** The plot size that makes a view with `extra` pixels of axes and padding
+   * fill `available` pixels, within the limits of `fit`. */
+  function fitSize(fit, available, extra) {
+    var w = Math.round(Math.max(fit.min, Math.min(fit.max, available - extra)));
+    var h = Math.round(Math.max(fit.minH, Math.min(fit.maxH, w * fit.ratio)));
+    return { width: w, height: h };
   }
 
   /** The top of the curve's y axis for these rows. */
@@ -252,6 +267,22 @@
         });
     }
 
+    /** Keep a view as wide as its container (FIT); resizing is rare, so a full re-layout is fine. */
+    function fitToContainer(name, view, container) {
+      var fit = FIT[name];
+      if (!fit || !("ResizeObserver" in root)) return;
+      var last = 0;
+      new root.ResizeObserver(function (entries) {
+        var available = Math.floor(entries[entries.length - 1].contentRect.width);
+        if (!available || available === last) return;
+        last = available;
+        var svg = container.querySelector(".sd-vega svg");
+        var extra = svg ? Number(svg.getAttribute("width")) - view.width() : 60;
+        var size = fitSize(fit, available, extra);
+        if (size.width !== view.width() || size.height !== view.height()) view.width(size.width).height(size.height).runAsync();
+      }).observe(container);
+    }
+
     function start() {
       if (ready) return ready;
       var runtime = figure.getAttribute("data-vega-src");
@@ -267,6 +298,7 @@
               if (!spec) return null;
               return embed(c, spec).then(function (view) {
                 views[name] = view;
+                fitToContainer(name, view, c);
                 sets[name] = {};
                 ["current", "curve", "hist"].forEach(function (d) {
                   if (hasData(view, d)) sets[name][d] = true;
@@ -342,6 +374,8 @@
     HEADROOM: HEADROOM,
     histRows: histRows,
     createScheduler: createScheduler,
+    fitSize: fitSize,
+    FIT: FIT,
     SMOOTH_STEP: SMOOTH_STEP,
     HOLD_MS: HOLD_MS,
   };
