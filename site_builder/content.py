@@ -70,8 +70,9 @@ def load_terms(content_dir: Path, parsed: dict | None = None) -> tuple[list[Term
     terms = []
     for path, symlinked in _term_files(terms_dir):
         shown = f"{shown_dir}/{path.relative_to(terms_dir).as_posix()}"
-        if symlinked and not _inside(path, root):
-            problems.append(Problem(shown, 1, "points outside the content folder (symlink?); refusing to read it"))
+        refused = _symlink_problem(path, root) if symlinked else None
+        if refused:
+            problems.append(Problem(shown, 1, refused))
             continue
         if not path.is_file():
             continue
@@ -103,12 +104,15 @@ def _term_files(terms_dir: Path) -> list[tuple[Path, bool]]:
     return found
 
 
-def _inside(path: Path, root: Path) -> bool:
+def _symlink_problem(path: Path, root: Path) -> str | None:
+    """Why the symlink ``path`` must not be read, or None when it stays inside ``root``."""
     try:
         path.resolve().relative_to(root)
-        return True
+        return None
+    except RuntimeError:  # pathlib's "Symlink loop" (Python < 3.13)
+        return "is a symlink loop; refusing to read it"
     except (ValueError, OSError):
-        return False
+        return "points outside the content folder (symlink?); refusing to read it"
 
 
 def read_term(path: Path, shown: str, parsed: dict | None = None) -> tuple[Term | None, list[Problem]]:
