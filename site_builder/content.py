@@ -26,6 +26,10 @@ SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """A term larger than this is almost certainly a mistake (and would stall the build)."""
 
+MAX_LENGTH = {"title": 200, "summary": 1000}
+"""Characters (after collapsing spaces). A title names the term and a summary is one
+sentence; longer text belongs in the body (and would overflow cards and previews)."""
+
 FIELDS = {
     "title": "the term's name (required)",
     "summary": "a one-sentence plain-text definition (required)",
@@ -216,6 +220,8 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
             problems.append(Problem(shown, at(key) if key in data else 2, f"missing required field {key!r}"))
         elif not isinstance(value, str):
             problems.append(Problem(shown, at(key), f"{key!r} must be text, not {_kind(value)}"))
+        elif len(text := " ".join(value.split())) > MAX_LENGTH[key]:
+            problems.append(Problem(shown, at(key), f"{key!r} is {len(text):,} characters long; the limit is {MAX_LENGTH[key]:,}"))
         else:
             meta[key] = " ".join(value.split())
     for key in ("aliases", "related"):
@@ -226,6 +232,10 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
             problems.append(Problem(shown, at(key), f"{key!r} must be a list of non-empty strings"))
+            continue
+        too_long = [v for v in value if len(v) > MAX_LENGTH["title"]]
+        if too_long:
+            problems.append(Problem(shown, at(key), f"{key!r} has an entry {len(too_long[0]):,} characters long; the limit is {MAX_LENGTH['title']:,}"))
             continue
         meta[key] = [" ".join(v.split()) for v in value]
     explainer = data.get("explainer")
