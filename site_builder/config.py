@@ -54,6 +54,8 @@ def normalise_base_url(url: str) -> str:
 
 
 _TYPES = {f.name: f.type for f in fields(SiteConfig)}
+MAX_LENGTH = {"title": 200, "description": 1000, "footer": 1000}
+"""Characters; these texts go into every page, card and preview image."""
 
 
 def load_config(content_dir: Path) -> tuple[SiteConfig, list[Problem]]:
@@ -63,7 +65,10 @@ def load_config(content_dir: Path) -> tuple[SiteConfig, list[Problem]]:
         return SiteConfig(), []
     shown = display_path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except OSError as exc:  # e.g. site.toml is a folder
+        return SiteConfig(), [Problem(shown, 1, f"cannot read: {exc.strerror or exc}")]
     except UnicodeDecodeError as exc:
         return SiteConfig(), [Problem(shown, 1, f"not valid UTF-8 ({exc.reason})")]
     except tomllib.TOMLDecodeError as exc:
@@ -71,7 +76,7 @@ def load_config(content_dir: Path) -> tuple[SiteConfig, list[Problem]]:
         return SiteConfig(), [Problem(shown, line, f"invalid TOML: {exc}")]
     problems: list[Problem] = []
     values = {}
-    text_lines = path.read_text(encoding="utf-8").splitlines()
+    text_lines = text.splitlines()
     for key, value in data.items():
         line = _key_line(text_lines, key)
         if key not in _TYPES:
@@ -81,6 +86,9 @@ def load_config(content_dir: Path) -> tuple[SiteConfig, list[Problem]]:
         expected = bool if _TYPES[key] in ("bool", bool) else str
         if not isinstance(value, expected):
             problems.append(Problem(shown, line, f"{key!r} must be a {expected.__name__}, not {type(value).__name__}"))
+            continue
+        if key in MAX_LENGTH and len(value) > MAX_LENGTH[key]:
+            problems.append(Problem(shown, line, f"{key!r} is {len(value):,} characters long; the limit is {MAX_LENGTH[key]:,}"))
             continue
         values[key] = value
     if "base_url" in values:
