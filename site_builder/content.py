@@ -22,6 +22,7 @@ try:  # the C loader is ~10x faster; fall back where libyaml is missing
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Loader = yaml.SafeLoader
 
+UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """A term larger than this is almost certainly a mistake (and would stall the build)."""
@@ -73,7 +74,7 @@ def load_terms(content_dir: Path, parsed: dict | None = None) -> tuple[list[Term
     shown_dir = display_path(terms_dir)
     terms = []
     for path, symlinked in _term_files(terms_dir):
-        shown = f"{shown_dir}/{path.relative_to(terms_dir).as_posix()}"
+        shown = f"{shown_dir}/{_printable(path.relative_to(terms_dir).as_posix())}"
         refused = _symlink_problem(path, root) if symlinked else None
         if refused:
             problems.append(Problem(shown, 1, refused))
@@ -106,6 +107,12 @@ def _term_files(terms_dir: Path) -> list[tuple[Path, bool]]:
                 path = folder_path / name
                 found.append((path, path.is_symlink()))
     return found
+
+
+def _printable(name: str) -> str:
+    """A file name as shown in messages: control and line-break characters escaped,
+    so every problem stays one ``path:line: message`` line."""
+    return UNPRINTABLE_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
 
 
 def _symlink_problem(path: Path, root: Path) -> str | None:
