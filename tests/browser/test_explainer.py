@@ -210,13 +210,21 @@ def test_reduced_motion(browser, http_server):
     context, page = open_page(browser, "", reduced_motion="reduce")
     page.goto(f"{http_server.url}/{PATH}?speed=1")
     page.wait_for_selector(READY, state="attached")
+    page.evaluate("""() => { window.__anims = 0; document.addEventListener('transitionrun', () => window.__anims++, true);
+        document.addEventListener('animationstart', () => window.__anims++, true); }""")
     page.click("[data-action=play]")
     page.wait_for_timeout(400)
     running = page.evaluate("document.getAnimations().filter(a => a.effect && a.effect.target && a.effect.target.closest && a.effect.target.closest('.sd-explainer')).length")
-    durations = page.evaluate("[...document.querySelectorAll('.sd-tok, .sd-verify')].map(e => getComputedStyle(e).transitionDuration)")
+    durations = page.evaluate("[...document.querySelectorAll('.sd-explainer *')].map(e => getComputedStyle(e).transitionDuration + ' ' + getComputedStyle(e).animationDuration)")
+    page.wait_for_timeout(1200)  # through a round's drafting, verification and judging steps
     page.click("[data-action=play]")
+    page.click("[data-action=step]")  # a step and a slider change: also step-wise
+    set_range(page, "gamma", 9)
+    page.wait_for_timeout(300)
     assert running == 0
-    assert all(d in ("0s", "") for d in durations), durations
+    assert all(d in ("0s 0s", "") for d in durations), set(durations)
+    assert page.evaluate("window.__anims") == 0, "no transition or animation ever ran"
+    assert int(page.inner_text("[data-tally=rounds]")) == 0  # the slider started a fresh run
     context.close()
 
 
@@ -260,4 +268,53 @@ def test_wide_screen_two_columns(browser, http_server):
     assert box["curve"]["left"] >= box["anim"]["right"], "animation left, readout and curve right"
     assert abs(box["curve"]["top"] - box["anim"]["top"]) < 2
     assert box["chart"] > 0.8 * box["curve"]["width"], "the live curve fills its column"
+    context.close()
+
+
+def test_live_region_waits_for_the_slider_to_rest(browser, http_server):
+    context, page = open_page(browser, "")
+    page.goto(f"{http_server.url}/{PATH}")
+    wait_live(page)
+    live = page.locator("[data-announce]")
+    assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
+    assert page.get_attribute(".sd-readout", "aria-live") is None, "the visible readout must not chatter"
+    assert page.evaluate("getComputedStyle(document.querySelector('[data-announce]')).width") == "1px"  # visually hidden
+    page.evaluate("""() => { window.__said = []; new MutationObserver(() => window.__said.push(document.querySelector('[data-announce]').textContent))
+        .observe(document.querySelector('[data-announce]'), {childList: true, characterData: true, subtree: true}); }""")
+    # a drag, an input every 30 ms: the visible readout follows every input at once
+    shown = page.evaluate("""async () => { const i = document.querySelector('#sd-alpha'), shown = [];
+        for (let k = 0; k < 12; k++) {
+          i.value = String(0.5 + k / 50); i.dispatchEvent(new Event('input', {bubbles: true}));
+          shown.push(document.querySelector('[data-out=S]').textContent);
+          await new Promise(r => setTimeout(r, 30));
+        }
+        return shown; }""")
+    assert len(set(shown)) == 12
+    assert page.evaluate("window.__said") == [], "nothing announced during the drag"
+    page.wait_for_timeout(700)
+    said = page.evaluate("window.__said")
+    assert len(said) == 1, said
+    expected = page.evaluate("SDReadout.summary(window.__sdExplainer.store.get())")
+    assert said[0] == expected and "speedup" in expected and "0.72" in expected
+    context.close()
+
+
+def test_every_control_shows_focus(browser, http_server):
+    context, page = open_page(browser, "")
+    page.goto(f"{http_server.url}/{PATH}")
+    page.wait_for_selector(READY, state="attached")
+    controls = page.evaluate("[...document.querySelectorAll('.sd-explainer input, .sd-explainer select, .sd-explainer button, .sd-explainer a[href]')].length")
+    assert controls >= 10
+    page.focus("#sd-alpha")
+    page.keyboard.press("Shift+Tab")  # start just before the figure's first control
+    seen = 0
+    for _ in range(controls):
+        page.keyboard.press("Tab")
+        style = page.evaluate("""() => { const e = document.activeElement; const s = getComputedStyle(e);
+            return { inside: !!e.closest('.sd-explainer'), tag: e.tagName, outline: s.outlineStyle, width: parseFloat(s.outlineWidth), color: s.outlineColor }; }""")
+        if not style["inside"]:
+            continue
+        seen += 1
+        assert style["outline"] != "none" and style["width"] >= 2, style
+    assert seen >= controls - 1
     context.close()

@@ -75,3 +75,37 @@ test("the readout says slowdown in plain words", () => {
   assert.equal(R.describe(0.5, 1, 0.5).kind, "even");
   assert.equal(R.describe(0.8, 5, 0.05).best, 8);
 });
+
+test("the announcer speaks once a value has settled, and never repeats itself", () => {
+  const el = { textContent: "" };
+  let now = 0;
+  let timers = [];
+  const fake = {
+    setTimeout: (fn, ms) => { const t = { at: now + ms, fn }; timers.push(t); return t; },
+    clearTimeout: (t) => { timers = timers.filter((x) => x !== t); },
+  };
+  const advance = (ms) => {
+    now += ms;
+    const due = timers.filter((t) => t.at <= now);
+    timers = timers.filter((t) => t.at > now);
+    due.forEach((t) => t.fn());
+  };
+  const say = R.announcer(el, 500, fake);
+  const spoken = [];
+  for (let i = 0; i < 30; i++) { // a drag: an input every 16 ms
+    say(R.summary({ alpha: 0.5 + i / 100, gamma: 5, c: 0.05 }));
+    advance(16);
+    spoken.push(el.textContent);
+  }
+  assert.ok(spoken.every((t) => t === ""), "silent during the drag");
+  advance(500);
+  assert.equal(el.textContent, R.summary({ alpha: 0.79, gamma: 5, c: 0.05 }));
+  assert.match(el.textContent, /^Acceptance 0\.79, depth 5, draft cost 0\.05: speedup \d\.\d\d times, pays off\. Best depth: \d+\.$/);
+  el.textContent = "changed by hand";
+  say(R.summary({ alpha: 0.79, gamma: 5, c: 0.05 })); // the same sentence as last time: not repeated
+  advance(600);
+  assert.equal(el.textContent, "changed by hand");
+  say(R.summary({ alpha: 0.1, gamma: 4, c: 0.5 }));
+  advance(600);
+  assert.match(el.textContent, /a slowdown\. Best depth: do not speculate\.$/);
+});

@@ -275,7 +275,8 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 <dl class="sd-tally">{tally_html}</dl>
 </div>
 <div class="sd-col sd-col-curve">
-<div class="sd-readout" aria-live="polite" data-verdict="{d['kind']}">
+<p class="sd-vh" role="status" aria-live="polite" aria-atomic="true" data-announce></p>
+<div class="sd-readout" data-verdict="{d['kind']}">
 <dl class="sd-numbers">
 <div><dt>Expected tokens per round E</dt><dd data-out="E">{d['E']:.3f}</dd></div>
 <div><dt>Round cost 1 + γc, in target passes</dt><dd><span data-out="formula">1 + {g} × {_num(c)}</span> = <span data-out="cost">{d['cost']:.2f}</span></dd></div>

@@ -13,10 +13,17 @@
  * Changing alpha, gamma, c or seed starts a fresh run (a link replays the same
  * rounds). "Step" finishes the round in flight, or plays one round instantly.
  * prefers-reduced-motion: the same steps happen, CSS simply drops transitions.
+ *
+ * Cost per frame stays small and bounded: one requestAnimationFrame loop, the
+ * elapsed time capped (a background tab resumes where it left off), only the
+ * steps that fell due applied; the clocks move with a transform (no layout);
+ * token and history nodes are recycled, texts edited in place; nothing reads
+ * layout.
  */
 (function (root) {
   "use strict";
   var M = root.SDModel;
+  var setText = root.SDReadout.setText;
 
   var PASS_MS = 900; // one target pass at speed 1
   var JUDGE_MS = 140; // visual stagger per judged position at speed 1
@@ -40,8 +47,8 @@
 
   function setToken(li, state, label) {
     li.setAttribute("data-state", state);
-    li.querySelector(".sd-glyph").textContent = state === "target" ? (li.getAttribute("data-kind") === "bonus" ? "★" : "↺") : GLYPH[state];
-    li.querySelector(".sd-vh").textContent = label || WORDS[state] || "";
+    setText(li.children[0], state === "target" ? (li.getAttribute("data-kind") === "bonus" ? "★" : "↺") : GLYPH[state]);
+    setText(li.children[2], label || WORDS[state] || "");
   }
 
   function tokenItem(pos) {
@@ -54,29 +61,58 @@
     return li;
   }
 
-  /** Render a finished round as a compact row (history, or a step). */
-  function renderRound(round, ol) {
-    ol.textContent = "";
+  /** Give `ol` exactly gamma draft tokens (pending) and one target item, reusing
+   * the nodes it has. Returns [draft items..., target item]. */
+  function tokenRow(ol, gamma, kind) {
+    var target = ol.lastElementChild && ol.lastElementChild.classList.contains("sd-target") ? ol.lastElementChild : null;
+    var drafts = ol.children.length - (target ? 1 : 0);
+    while (drafts > gamma) {
+      ol.removeChild(target ? target.previousElementSibling : ol.lastElementChild);
+      drafts--;
+    }
+    while (drafts < gamma) {
+      ol.insertBefore(tokenItem(drafts + 1), target);
+      drafts++;
+    }
+    if (!target) target = ol.appendChild(targetItem(kind));
+    else {
+      target.setAttribute("data-kind", kind);
+      setText(target.children[1], kind === "bonus" ? "bonus" : "fix");
+    }
+    var items = Array.prototype.slice.call(ol.children);
+    for (var j = 0; j < gamma; j++) setToken(items[j], "pending");
+    setToken(target, "pending");
+    return items;
+  }
+
+  function setData(ol, round, done) {
     ol.setAttribute("data-round", String(round.index + 1));
     ol.setAttribute("data-gamma", String(round.gamma));
-    ol.setAttribute("data-accepted", String(round.accepted));
-    ol.setAttribute("data-tokens", String(round.tokens));
-    for (var j = 0; j < round.gamma; j++) {
-      var li = tokenItem(j + 1);
-      ol.appendChild(li);
-      setToken(li, j < round.accepted ? "accepted" : j === round.rejectedAt ? "rejected" : "discarded");
+    if (done) {
+      ol.setAttribute("data-accepted", String(round.accepted));
+      ol.setAttribute("data-tokens", String(round.tokens));
+    } else {
+      ol.removeAttribute("data-accepted");
+      ol.removeAttribute("data-tokens");
     }
-    var t = targetItem(round);
-    ol.appendChild(t);
-    setToken(t, "target", targetWords(round));
+  }
+
+  /** Render a finished round as a compact row (history, or a step), reusing ol's nodes. */
+  function renderRound(round, ol) {
+    var items = tokenRow(ol, round.gamma, round.targetKind);
+    setData(ol, round, true);
+    for (var j = 0; j < round.gamma; j++) {
+      setToken(items[j], j < round.accepted ? "accepted" : j === round.rejectedAt ? "rejected" : "discarded");
+    }
+    setToken(items[round.gamma], "target", targetWords(round));
     return ol;
   }
 
-  function targetItem(round) {
+  function targetItem(kind) {
     var li = el("li", "sd-tok sd-target");
-    li.setAttribute("data-kind", round.targetKind);
+    li.setAttribute("data-kind", kind);
     li.appendChild(el("span", "sd-glyph", "·"));
-    li.appendChild(el("span", "sd-num", round.targetKind === "bonus" ? "bonus" : "fix"));
+    li.appendChild(el("span", "sd-num", kind === "bonus" ? "bonus" : "fix"));
     li.appendChild(el("span", "sd-vh", ""));
     li.setAttribute("data-state", "pending");
     return li;
@@ -110,8 +146,11 @@
       tallyEls[d.getAttribute("data-tally")] = d;
     });
 
+    var lane = rootEl.querySelector("[data-out=lane]");
     var run, round, steps, clock, raf, lastTs, playing = false, speed = 1, listeners = [];
     var roundTime = 0; // elapsed target-pass units within the round in flight
+    var drawn = ""; // the (gamma, c) the clock segments show
+    var clockFrac = -1;
 
     function reset() {
       var s = store.get();
@@ -119,13 +158,12 @@
       round = null;
       steps = [];
       roundTime = 0;
-      current.textContent = "";
+      if (current.firstChild) current.textContent = "";
       current.removeAttribute("data-round");
-      history.textContent = "";
-      phaseText.textContent = "Press play or step to run a round.";
+      if (history.firstChild) history.textContent = "";
+      setText(phaseText, "Press play or step to run a round.");
       verifyBar.setAttribute("data-active", "false");
-      var lane = rootEl.querySelector("[data-out=lane]");
-      if (lane) lane.textContent = "Speculative: draft " + store.get().gamma + " token" + (store.get().gamma > 1 ? "s" : "") + ", then one target pass";
+      if (lane) setText(lane, "Speculative: draft " + s.gamma + " token" + (s.gamma > 1 ? "s" : "") + ", then one target pass");
       drawSegments();
       setClock(0);
       updateTally();
@@ -146,9 +184,9 @@
         realised: run.rounds ? fmt(run.realisedSpeedup(), 3) + "×" : "–",
         theory: fmt(theory, 3) + "×",
       };
-      for (var k in vals) if (tallyEls[k]) tallyEls[k].textContent = vals[k];
+      for (var k in vals) if (tallyEls[k]) setText(tallyEls[k], vals[k]);
       // the plain lane: on the same clock, plain decoding makes one token per pass
-      plainCount.textContent = fmt(run.time, 1);
+      setText(plainCount, fmt(run.time, 1));
     }
 
     function notify() {
@@ -160,17 +198,12 @@
       var s = store.get();
       round = run.nextRound();
       var g = round.gamma;
-      current.textContent = "";
-      current.setAttribute("data-round", String(round.index + 1));
-      current.setAttribute("data-gamma", String(g));
-      current.removeAttribute("data-accepted");
-      current.removeAttribute("data-tokens");
-      var items = [];
-      for (var j = 0; j < g; j++) items.push(current.appendChild(tokenItem(j + 1)));
-      var target = current.appendChild(targetItem(round));
+      var items = tokenRow(current, g, round.targetKind);
+      var target = items.pop();
+      setData(current, round, false);
       var t = 0;
       steps = [];
-      phaseText.textContent = "Round " + (round.index + 1) + ": the draft proposes " + g + " token" + (g > 1 ? "s" : "") + ", one after another.";
+      setText(phaseText, "Round " + (round.index + 1) + ": the draft proposes " + g + " token" + (g > 1 ? "s" : "") + ", one after another.");
       items.forEach(function (li, idx) {
         t += s.c;
         steps.push({ t: t, fn: function () { setToken(li, "drafted"); } });
@@ -178,7 +211,7 @@
       var draftEnd = t;
       steps.push({ t: draftEnd, fn: function () {
         verifyBar.setAttribute("data-active", "true");
-        phaseText.textContent = "The target scores all " + g + " drafts in one batched pass.";
+        setText(phaseText, "The target scores all " + g + " drafts in one batched pass.");
       } });
       t += 1;
       var judgeStart = t;
@@ -196,7 +229,7 @@
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
           setToken(items[round.rejectedAt], "rejected");
-          phaseText.textContent = "Rejected at position " + (round.rejectedAt + 1) + (round.discarded ? ": the " + round.discarded + " after it die unscored." : ".");
+          setText(phaseText, "Rejected at position " + (round.rejectedAt + 1) + (round.discarded ? ": the " + round.discarded + " after it die unscored." : "."));
         } });
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
@@ -206,9 +239,8 @@
       extra += 1.5;
       steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
         setToken(target, "target", targetWords(round));
-        current.setAttribute("data-accepted", String(round.accepted));
-        current.setAttribute("data-tokens", String(round.tokens));
-        phaseText.textContent = "Round " + (round.index + 1) + ": " + round.accepted + " accepted + 1 from the target = " + round.tokens + " token" + (round.tokens > 1 ? "s" : "") + ".";
+        setData(current, round, true);
+        setText(phaseText, "Round " + (round.index + 1) + ": " + round.accepted + " accepted + 1 from the target = " + round.tokens + " token" + (round.tokens > 1 ? "s" : "") + ".");
       } });
       extra += 3;
       steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: finishRound });
@@ -220,38 +252,50 @@
       var done = round;
       round = null;
       steps = [];
-      var row = renderRound(done, el("ol", "sd-round sd-round-past"));
+      // the oldest history row is recycled as the newest
+      var item = history.children.length >= HISTORY ? history.lastElementChild : el("li", "sd-history-item");
+      var row = item.firstElementChild || item.appendChild(el("ol", "sd-round sd-round-past"));
+      renderRound(done, row);
       row.setAttribute("aria-label", "Round " + (done.index + 1) + ": " + done.tokens + " tokens");
-      history.insertBefore(el("li", "sd-history-item"), history.firstChild).appendChild(row);
-      while (history.children.length > HISTORY) history.removeChild(history.lastChild);
+      history.insertBefore(item, history.firstChild);
       updateTally();
       setClock(1);
       notify();
     }
 
+    /** Move both clock hands: a transform of full-width fills, no layout. */
     function setClock(frac) {
-      var w = (100 * Math.max(0, Math.min(frac, 1))).toFixed(2) + "%";
-      clockSpec.style.width = w;
-      clockPlain.style.width = w;
+      var f = Math.round(1000 * Math.max(0, Math.min(frac, 1))) / 10;
+      if (f === clockFrac) return;
+      clockFrac = f;
+      var tr = "translateX(" + (f - 100) + "%)";
+      clockSpec.style.transform = tr;
+      clockPlain.style.transform = tr;
     }
 
     /** Segment both clock bars on one time scale: gamma drafts of c and one
      * verification pass above; plain decoding's one-pass tokens below. */
     function drawSegments() {
       var s = store.get();
+      var key = s.gamma + "/" + s.c;
+      if (key === drawn) return; // alpha and seed leave the clock as it is
+      drawn = key;
       var total = M.roundCost(s.gamma, s.c);
-      var spec = clockSpec.parentNode.querySelector(".sd-segs");
-      var plain = clockPlain.parentNode.querySelector(".sd-segs");
-      spec.textContent = "";
-      plain.textContent = "";
-      function seg(parent, units, cls) {
-        var span = el("span", "sd-seg " + cls);
-        span.style.width = ((100 * units) / total).toFixed(3) + "%";
-        parent.appendChild(span);
-      }
-      if (s.c > 0) for (var j = 0; j < s.gamma; j++) seg(spec, s.c, "sd-seg-draft");
-      seg(spec, 1, "sd-seg-verify");
-      for (var left = total; left > 1e-9; left -= 1) seg(plain, Math.min(1, left), left >= 1 ? "sd-seg-plain" : "sd-seg-plain sd-seg-part");
+      var segs = { spec: [], plain: [] };
+      if (s.c > 0) for (var j = 0; j < s.gamma; j++) segs.spec.push([s.c, "sd-seg sd-seg-draft"]);
+      segs.spec.push([1, "sd-seg sd-seg-verify"]);
+      for (var left = total; left > 1e-9; left -= 1) segs.plain.push([Math.min(1, left), left >= 1 ? "sd-seg sd-seg-plain" : "sd-seg sd-seg-plain sd-seg-part"]);
+      [[clockSpec, segs.spec], [clockPlain, segs.plain]].forEach(function (pair) {
+        var parent = pair[0].parentNode.querySelector(".sd-segs");
+        var want = pair[1];
+        while (parent.children.length > want.length) parent.removeChild(parent.lastElementChild);
+        while (parent.children.length < want.length) parent.appendChild(el("span"));
+        for (var i = 0; i < want.length; i++) {
+          var span = parent.children[i];
+          if (span.className !== want[i][1]) span.className = want[i][1];
+          span.style.width = ((100 * want[i][0]) / total).toFixed(3) + "%";
+        }
+      });
     }
 
     /** Apply every step due at clock (pass units) + judge ms. */
@@ -308,8 +352,8 @@
       for (var i = 0; i < n; i++) last = run.nextRound();
       if (last) {
         renderRound(last, current);
-        history.textContent = "";
-        phaseText.textContent = "Ran " + n + " rounds at once; the last one is shown.";
+        if (history.firstChild) history.textContent = "";
+        setText(phaseText, "Ran " + n + " rounds at once; the last one is shown.");
       }
       updateTally();
       notify();

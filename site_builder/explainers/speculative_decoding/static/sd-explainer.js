@@ -12,6 +12,8 @@
 (function (root) {
   "use strict";
   var S = root.SDState;
+  var ANNOUNCE_MS = 500; // the live region speaks once a slider has rested this long
+  var setText = root.SDReadout.setText;
 
   function fmtValue(key, v) {
     if (key === "alpha") return { text: v.toFixed(3).replace(/0$/, ""), spoken: Number((v * 100).toFixed(1)) + " percent of drafts accepted" };
@@ -35,9 +37,9 @@
         var input = inputs[key];
         var f = fmtValue(key, s[key]);
         if (Number(input.value) !== s[key]) input.value = String(s[key]);
-        input.setAttribute("aria-valuetext", f.spoken);
+        if (input.getAttribute("aria-valuetext") !== f.spoken) input.setAttribute("aria-valuetext", f.spoken);
         var out = figure.querySelector("output[data-val=" + key + "]");
-        if (out) out.textContent = f.text;
+        if (out) setText(out, f.text);
       });
       var match = "";
       presets.forEach(function (p, i) {
@@ -60,7 +62,7 @@
         }
       }
       var seedOut = figure.querySelector("[data-out=seed]");
-      if (seedOut) seedOut.textContent = String(s.seed);
+      if (seedOut) setText(seedOut, String(s.seed));
     }
 
     // inputs -> store (one source of truth); store -> everything else.
@@ -96,20 +98,24 @@
     }
 
     var readoutEl = figure.querySelector(".sd-readout");
+    var announceEl = figure.querySelector("[data-announce]");
+    var say = announceEl ? root.SDReadout.announcer(announceEl, ANNOUNCE_MS, root) : function () {};
     var animation = root.SDAnimation.create(figure, store);
     var charts = root.SDCharts.create(figure, store, animation);
-    store.subscribe(function (s) {
-      root.SDReadout.render(readoutEl, s);
+    store.subscribe(function (s, changed) {
+      root.SDReadout.render(readoutEl, s); // at once, on every input
       showState(s);
+      if (changed.some(function (k) { return k !== "seed"; })) say(root.SDReadout.summary(s)); // once it settles
     });
     S.syncUrl(store, root, 200);
 
     // buttons
     var playBtn = figure.querySelector("[data-action=play]");
     function showPlaying() {
-      var on = animation.playing();
-      playBtn.setAttribute("aria-pressed", on ? "true" : "false");
-      playBtn.textContent = on ? "❚❚ Pause" : "▶ Play";
+      var on = animation.playing() ? "true" : "false";
+      if (playBtn.getAttribute("aria-pressed") === on && playBtn.firstChild) return; // most calls: a round finished
+      playBtn.setAttribute("aria-pressed", on);
+      setText(playBtn, on === "true" ? "❚❚ Pause" : "▶ Play");
     }
     animation.onChange(showPlaying);
     var actions = {

@@ -1,8 +1,10 @@
 /* sd-readout.js: the numbers and the plain-words verdict for one setting.
  *
  * describe(alpha, gamma, c) is pure (unit-tested under node); render() writes
- * it into the readout elements ([data-out=...]) of the figure. The readout is
- * an aria-live="polite" region in the markup.
+ * it into the readout elements ([data-out=...]) of the figure at once, on every
+ * input. The visible readout is not a live region (it would chatter during a
+ * slider drag); announcer() speaks summary() from a separate visually hidden
+ * polite region once the value has settled.
  */
 (function (root, factory) {
   "use strict";
@@ -57,6 +59,46 @@
     return { E: E, cost: cost, S: S, best: best, bestS: bestS, pays: pays, kind: kind, verdict: verdict, bestText: bestText };
   }
 
+  /** A short sentence for screen readers: the setting, the speedup, the verdict, the best depth. */
+  function summary(state) {
+    var d = describe(state.alpha, state.gamma, state.c);
+    var verdict = d.kind === "win" ? "pays off" : d.kind === "even" ? "break-even" : "a slowdown";
+    return "Acceptance " + num(state.alpha) + ", depth " + state.gamma + ", draft cost " + num(state.c) +
+      ": speedup " + d.S.toFixed(2) + " times, " + verdict + ". Best depth: " +
+      (d.best === 0 ? "do not speculate" : String(d.best)) + ".";
+  }
+
+  /**
+   * announcer(el, delayMs, timers): say(text) writes text into the live region
+   * el once no new text has come for delayMs (a slider drag announces only
+   * where it stops), and never repeats the last announcement.
+   * timers: { setTimeout, clearTimeout } (the window, or fakes in tests).
+   */
+  function announcer(el, delayMs, timers) {
+    var timer = null;
+    var last = el.textContent;
+    return function say(text) {
+      if (timer !== null) timers.clearTimeout(timer);
+      timer = timers.setTimeout(function () {
+        timer = null;
+        if (text === last) return;
+        last = text;
+        el.textContent = text;
+      }, delayMs);
+    };
+  }
+
+  /** Set an element's text, editing its one text node in place when it has one:
+   * no node is removed or inserted, so no layout or :has() invalidation beyond it. */
+  function setText(el, text) {
+    var t = el.firstChild;
+    if (t && t.nodeType === 3 && t === el.lastChild) {
+      if (t.data !== text) t.data = text;
+    } else if (el.textContent !== text) {
+      el.textContent = text;
+    }
+  }
+
   /** Write describe(state) into the [data-out] elements under rootEl. */
   function render(rootEl, state) {
     var d = describe(state.alpha, state.gamma, state.c);
@@ -71,11 +113,11 @@
     };
     for (var i = 0; i < outs.length; i++) {
       var key = outs[i].getAttribute("data-out");
-      if (key in text && outs[i].textContent !== text[key]) outs[i].textContent = text[key];
+      if (key in text) setText(outs[i], text[key]);
     }
-    rootEl.setAttribute("data-verdict", d.kind);
+    if (rootEl.getAttribute("data-verdict") !== d.kind) rootEl.setAttribute("data-verdict", d.kind);
     return d;
   }
 
-  return { describe: describe, render: render, MAX_DEPTH: MAX_DEPTH };
+  return { describe: describe, render: render, summary: summary, announcer: announcer, setText: setText, MAX_DEPTH: MAX_DEPTH };
 });
