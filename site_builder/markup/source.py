@@ -25,6 +25,10 @@ BRACKET_RE = re.compile(r"(?<!\\)[][()]")
 
 MAX_QUOTE_DEPTH = 50
 """Deeper blockquotes make the renderer's time grow with the square of the depth."""
+MAX_INDENT = 400
+"""Columns; deeper list nesting makes the renderer's time grow with its square."""
+MAX_FOOTNOTES = 1000
+"""Footnote marks per term; each one costs the renderer time proportional to their number."""
 MAX_BRACKET_SCAN = 2_000_000
 """Python-Markdown rescans the rest of a paragraph for every '[' that is never
 closed, so its time grows with (unclosed brackets x paragraph length). This many
@@ -100,6 +104,8 @@ def prepare_source(
 def _guard_complexity(out: list[str], first_line: int, scan: SourceScan) -> None:
     """Blank out (and report) blocks that would take the renderer minutes: see the limits above."""
     budget = MAX_BRACKET_SCAN
+    footnotes = 0
+    reported: dict[str, bool] = {}
     start = None
     fence: str | None = None
     for index in range(len(out) + 1):
@@ -116,6 +122,18 @@ def _guard_complexity(out: list[str], first_line: int, scan: SourceScan) -> None
             depth = quote.group(1).count(">")
             scan.problems.append((first_line + index, f"blockquote nested {depth} levels deep; the limit is {MAX_QUOTE_DEPTH}"))
             out[index] = line = ""
+        if line.strip() and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) > MAX_INDENT:
+            if not reported.get("indent"):
+                reported["indent"] = True
+                scan.problems.append((first_line + index, f"line indented more than {MAX_INDENT} columns (lists nested this deep make markdown stall)"))
+            out[index] = line = ""
+        if "[^" in line:
+            footnotes += line.count("[^")
+            if footnotes > MAX_FOOTNOTES:
+                if not reported.get("footnotes"):
+                    reported["footnotes"] = True
+                    scan.problems.append((first_line + index, f"more than {MAX_FOOTNOTES:,} footnote marks ('[^'): markdown's time grows with their square"))
+                out[index] = line = ""
         if line.strip() and start is None:
             start = index
         elif not line.strip() and start is not None:
