@@ -132,7 +132,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         try:
             renderer = PageRenderer(config, terms, assets)
             linker = Linker(config, terms, bodies, backlinks, built, assets)
-            renderer.page_extras = linker.page_extras
+            renderer.page_extras = _once_per_page(linker.page_extras)
             manifest = store.table("pages")
             fresh = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest)
             previews = _UsageDict(store.table("previews"))
@@ -176,6 +176,19 @@ def _explainer(term, assets: AssetStore, store: cache.BuildCache) -> explainers.
     built = explainers.build(term.explainer, context)
     store.save_table("explainers", {**table, entry_key: (built, added)})
     return built
+
+
+def _once_per_page(extras: Callable) -> Callable:
+    """``extras(term)`` computed once per page: the page key and the page both need it."""
+    seen: dict = {}
+
+    def cached(term):
+        slug = term.slug if term is not None else None
+        if slug not in seen:
+            seen[slug] = extras(term)
+        return seen[slug]
+
+    return cached
 
 
 class _UsageDict(dict):
