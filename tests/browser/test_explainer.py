@@ -318,3 +318,86 @@ def test_every_control_shows_focus(browser, http_server):
         assert style["outline"] != "none" and style["width"] >= 2, style
     assert seen >= controls - 1
     context.close()
+
+
+CONTRAST = """(selectors) => {
+  const cv = document.createElement('canvas'); cv.width = cv.height = 1;
+  const ctx = cv.getContext('2d', {willReadFrequently: true});
+  function rgba(css) {
+    ctx.clearRect(0, 0, 1, 1); ctx.fillStyle = 'rgba(0,0,0,0)'; ctx.fillStyle = css; ctx.fillRect(0, 0, 1, 1);
+    const d = ctx.getImageData(0, 0, 1, 1).data; return [d[0], d[1], d[2], d[3] / 255];
+  }
+  const over = (top, under) => { const a = top[3]; return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat([1]); };
+  const lum = c => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  function effective(el) {
+    // the backdrop: backgrounds of the element and its ancestors composited over the canvas,
+    // each faded by the opacity of its subtree; the text faded by every opacity above it
+    const chain = []; for (let e = el; e && e.nodeType === 1; e = e.parentElement) chain.unshift(e);
+    let bg = rgba(getComputedStyle(document.documentElement).backgroundColor);
+    if (bg[3] < 1) bg = over(bg, rgba(getComputedStyle(document.body).backgroundColor));
+    if (bg[3] < 1) bg = over(bg, [255, 255, 255, 1]);
+    let fade = 1;
+    for (const e of chain) {
+      const s = getComputedStyle(e);
+      fade *= parseFloat(s.opacity);
+      const b = rgba(s.backgroundColor);
+      if (b[3] > 0 && e !== document.documentElement) bg = over([b[0], b[1], b[2], b[3] * fade], bg);
+    }
+    if (el instanceof SVGElement) {
+      // filled chart marks under the text (the shaded slowdown region) join its backdrop
+      const t = el.getBoundingClientRect(), x = t.left + t.width / 2, y = t.top + t.height / 2;
+      for (const shape of el.ownerSVGElement.querySelectorAll('path, rect')) {
+        const ss = getComputedStyle(shape), f = rgba(ss.fill), r = shape.getBoundingClientRect();
+        if (f[3] === 0 || shape.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING) continue;
+        if (x < r.left || x > r.right || y < r.top || y > r.bottom) continue;
+        bg = over([f[0], f[1], f[2], f[3] * parseFloat(ss.fillOpacity || '1') * parseFloat(ss.opacity || '1')], bg);
+      }
+    }
+    const s = getComputedStyle(el);
+    let fg = rgba(el instanceof SVGElement ? s.fill : s.color);
+    if (el instanceof SVGElement) fg[3] *= parseFloat(s.fillOpacity || '1');
+    fg = over([fg[0], fg[1], fg[2], fg[3] * fade], bg);
+    const L1 = lum(fg), L2 = lum(bg);
+    return { ratio: (Math.max(L1, L2) + 0.05) / (Math.min(L1, L2) + 0.05), fg, bg };
+  }
+  const out = [];
+  for (const sel of selectors) {
+    const els = [...document.querySelectorAll(sel)].filter(e => e.textContent.trim() && e.getClientRects().length);
+    for (const e of els.slice(0, 40)) {
+      const r = effective(e);
+      out.push({ sel, text: e.textContent.trim().slice(0, 30), ratio: Math.round(r.ratio * 100) / 100, fg: r.fg.slice(0, 3), bg: r.bg.slice(0, 3) });
+    }
+  }
+  return out;
+}"""
+
+#: text of the figure: readout, tokens (every state, the history included), lanes,
+#: legend, tally, controls, captions, and the live charts' own text
+CONTRAST_TEXT = [
+    ".sd-readout dt", ".sd-readout dd", ".sd-verdict", ".sd-tok .sd-glyph", ".sd-tok .sd-num", ".sd-lane-label",
+    ".sd-phase", ".sd-plain", ".sd-verify", ".sd-legend .sd-key", ".sd-tally dt", ".sd-tally dd", ".sd-hint",
+    ".sd-citation", ".sd-seed", ".sd-caption", ".sd-panel-title", ".sd-control label", ".sd-control output",
+    ".sd-explainer button", ".sd-explainer legend", "[data-chart] .sd-vega svg text",
+]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_contrast(browser, http_server, scheme):
+    context, page = open_page(browser, "", color_scheme=scheme, viewport={"width": 1280, "height": 900})
+    page.goto(f"{http_server.url}/{PATH}?alpha=0.6&gamma=6&c=0.1&seed=7")
+    wait_live(page)
+    for _ in range(4):  # accepted, rejected, discarded and target tokens, in the lane and the history
+        page.click("[data-action=step]")
+    page.evaluate("window.__sdExplainer.animation.play()")  # and a round in flight: pending and drafted ones
+    page.wait_for_timeout(300)
+    page.evaluate("window.__sdExplainer.animation.pause()")
+    page.evaluate("document.querySelector('.sd-more').scrollIntoView()")  # the lower charts render
+    page.wait_for_timeout(300)
+    results = page.evaluate(CONTRAST, CONTRAST_TEXT)
+    checked = {r["sel"] for r in results}
+    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption"}, checked
+    states = page.evaluate("[...new Set([...document.querySelectorAll('.sd-tok')].map(t => t.dataset.state))].sort()")
+    assert {"accepted", "rejected", "discarded", "target"} <= set(states), states
+    low = [r for r in results if r["ratio"] < 4.5]
+    assert not low, low
+    context.close()

@@ -45,6 +45,15 @@ THEMES = {
 }
 # mid-tone marks readable on white and on near-black
 ACCENT = "#2f7fd8"
+#: text drawn in a mark's colour needs 4.5:1 against the page, which no single
+#: colour has on both white and near-black: per theme, as site.css --good / --bad.
+#: The live charts read them as the parameters goodInk and badInk, which
+#: sd-charts.js sets from the page's custom properties (light or dark).
+TEXT_INKS = {
+    "light": {"goodInk": "#16703a", "badInk": "#b3261e"},
+    "dark": {"goodInk": "#5fd38d", "badInk": "#ff8a80"},
+}
+TEXT_INKS["live"] = TEXT_INKS["light"]
 GOOD = "#2e9d5b"
 BAD = "#d0453b"
 WARN = "#c98a00"
@@ -111,7 +120,7 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     slow = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_rect(
         color=BAD, opacity=0.12).encode(x=alt.datum(0), x2=alt.datum(GAMMA_MAX), y=alt.datum(0), y2=alt.datum(1))
     slow_label = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_text(
-        align="right", baseline="top", dx=-4, dy=4, fontSize=11, color=BAD).encode(
+        align="right", baseline="top", dx=-4, dy=4, fontSize=11, color=alt.ExprRef(expr="badInk")).encode(
         x=alt.datum(GAMMA_MAX), y=alt.datum(1), text=alt.value("below 1: slowdown"))
     even = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_rule(
         color=BAD, strokeDash=[4, 3]).encode(y=alt.datum(1))
@@ -121,13 +130,14 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     peak = base.transform_filter("datum.peak").mark_point(
         shape="diamond", size=140, color=GOOD, filled=False, strokeWidth=2).encode(x=x, y=y, tooltip=tooltip)
     peak_label = base.transform_filter("datum.peak").mark_text(
-        dy=-14, fontSize=11, color=GOOD, fontWeight="bold").encode(
+        dy=-14, fontSize=11, color=alt.ExprRef(expr="goodInk"), fontWeight="bold").encode(
         x=x, y=y, text=alt.Text("S:Q", format=".2f"))
     cur_rule = base.transform_filter("datum.current").mark_rule(color=WARN, strokeWidth=1.5).encode(x=x)
     cur = base.transform_filter("datum.current").mark_point(
         shape="circle", size=110, color=WARN, filled=False, strokeWidth=2.5).encode(x=x, y=y, tooltip=tooltip)
     chart = alt.layer(slow, even, slow_label, line, points, cur_rule, cur, peak, peak_label).add_params(
-        alt.param(name="ymax", value=ymax)).properties(
+        alt.param(name="ymax", value=ymax),
+        *(alt.param(name=k, value=v) for k, v in TEXT_INKS[theme].items())).properties(
         width=w, height=h,
         title=alt.Title("Speedup against draft depth",
                         subtitle="◆ best whole depth   ○ your depth   dashed: break-even"),

@@ -267,6 +267,35 @@
         });
     }
 
+    /** Text in a mark's colour follows the page's scheme: the views' goodInk and
+     * badInk parameters (see charts.TEXT_INKS) take the figure's --sd-good / --sd-bad. */
+    function setInks(view) {
+      var css = root.getComputedStyle(figure);
+      var touched = false;
+      [["goodInk", "--sd-good"], ["badInk", "--sd-bad"]].forEach(function (pair) {
+        var value = css.getPropertyValue(pair[1]).trim();
+        try {
+          if (value && view.signal(pair[0]) !== value) {
+            view.signal(pair[0], value);
+            touched = true;
+          }
+        } catch (e) {
+          /* this view draws no coloured text */
+        }
+      });
+      return touched;
+    }
+    if (root.matchMedia) {
+      var scheme = root.matchMedia("(prefers-color-scheme: dark)");
+      var onScheme = function () {
+        Object.keys(views).forEach(function (name) {
+          if (setInks(views[name])) views[name].runAsync();
+        });
+      };
+      if (scheme.addEventListener) scheme.addEventListener("change", onScheme);
+      else if (scheme.addListener) scheme.addListener(onScheme);
+    }
+
     /** Keep a view as wide as its container (FIT); resizing is rare, so a full re-layout is fine. */
     function fitToContainer(name, view, container) {
       var fit = FIT[name];
@@ -298,6 +327,7 @@
               if (!spec) return null;
               return embed(c, spec).then(function (view) {
                 views[name] = view;
+                setInks(view);
                 fitToContainer(name, view, c);
                 sets[name] = {};
                 ["current", "curve", "hist"].forEach(function (d) {
