@@ -55,6 +55,7 @@ class _State:
         self.pretty_urls = pretty_urls
         self.result = RenderedBody(html="")
         self.link_lines: dict[str, int] = {}
+        self.source: list[str] = []
 
 
 class _SourcePass(Preprocessor):
@@ -64,6 +65,7 @@ class _SourcePass(Preprocessor):
 
     def run(self, lines):
         state = self.state_ref()
+        state.source = lines
         out, scan = prepare_source(lines, state.first_line, self.md.htmlStash.store, state.names.resolve)
         state.result.problems.extend(scan.problems)
         state.link_lines = scan.link_lines
@@ -71,16 +73,23 @@ class _SourcePass(Preprocessor):
 
 
 class _LinkPass(Treeprocessor):
-    """Rewrites links to ``slug.md`` into page URLs and records anchors (runs last)."""
+    """Rewrites links to ``slug.md`` into page URLs and records anchors (runs last).
 
-    def __init__(self, md, state_ref):
+    Without raw HTML it also removes what ``{: attr_list}`` could smuggle in:
+    event handlers (``onclick``), inline styles and script URLs.
+    """
+
+    def __init__(self, md, state_ref, strip_attributes: bool = True):
         super().__init__(md)
         self.state_ref = state_ref
+        self.strip_attributes = strip_attributes
 
     def run(self, root):
         state = self.state_ref()
         result = state.result
         for element in root.iter():
+            if self.strip_attributes:
+                _strip_unsafe_attributes(element, state)
             ident = element.get("id")
             if ident:
                 result.anchors.append(ident)
@@ -118,6 +127,42 @@ class _LinkPass(Treeprocessor):
         element.set("class", (classes + " term-link").strip())
 
 
+_TABLE_ALIGN = re.compile(r"text-align: (left|right|center);")
+_URL_ATTRIBUTES = ("src", "action", "formaction", "poster", "background", "xlink:href", "cite", "data")
+
+
+def _strip_unsafe_attributes(element: etree.Element, state: _State) -> None:
+    """Remove (and report) attributes that markdown itself never writes but attr_list allows."""
+    for name in list(element.keys()):
+        value = element.get(name, "")
+        lower = name.lower()
+        if lower == "style" and element.tag in ("th", "td") and _TABLE_ALIGN.fullmatch(value):
+            continue  # the tables extension's own column alignment
+        if lower.startswith("on") or lower in ("style", "srcdoc"):
+            reason = "scripts and inline styles are not allowed in markdown"
+        elif lower in _URL_ATTRIBUTES + (("href",) if element.tag != "a" else ()) and _has_script_scheme(value):
+            reason = "script URLs are not allowed"
+        else:
+            continue
+        del element.attrib[name]
+        state.result.problems.append((_attribute_line(state, name, value), f"attribute {name}={value!r} is not allowed: {reason}"))
+
+
+def _has_script_scheme(url: str) -> bool:
+    scheme = urlsplit("".join(url.split()).lower()).scheme
+    return bool(scheme) and scheme not in EXTERNAL_SCHEMES
+
+
+def _attribute_line(state: _State, name: str, value: str) -> int:
+    """The line that sets ``name`` to ``value`` (or failing that, holds ``value``), for the message."""
+    setter = re.compile(re.escape(name) + r"\s*=\s*[\"']?" + re.escape(value), re.IGNORECASE)
+    for pattern in (setter, re.compile(re.escape(value))):
+        for offset, line in enumerate(state.source):
+            if pattern.search(line):
+                return state.first_line + offset
+    return state.first_line
+
+
 class GlossaryExtension(Extension):
     """Maths, wikilinks and link rewriting for term bodies."""
 
@@ -130,7 +175,7 @@ class GlossaryExtension(Extension):
         # After normalize_whitespace (30), which strips the placeholder markers, and
         # before fenced_code (25), which collapses lines: line numbers still hold.
         md.preprocessors.register(_SourcePass(md, self.state_ref), "glossary_source", 29)
-        md.treeprocessors.register(_LinkPass(md, self.state_ref), "glossary_links", 0)
+        md.treeprocessors.register(_LinkPass(md, self.state_ref, not self.allow_raw_html), "glossary_links", 0)
         if not self.allow_raw_html:
             # Without these two, raw HTML is escaped and shows as text.
             md.preprocessors.deregister("html_block")
