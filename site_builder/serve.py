@@ -460,8 +460,11 @@ class Watcher:
     def __init__(self, content: Path, output: Path):
         self.inputs = [content, PACKAGE / "templates", PACKAGE / "static", *sorted(PACKAGE.glob("explainers/*/static"))]
         output = str(output)
-        staging = os.path.join(os.path.dirname(output), f".{os.path.basename(output)}.staging-")
-        self.skip = lambda path: path == output or path.startswith(staging) or path.endswith("__pycache__")
+        parent = os.path.dirname(output)
+        leftovers = os.path.join(parent, f".{os.path.basename(output)}.")  # staging-*, old-*: the builder's own
+        cache = os.path.join(parent, ".site_builder_cache")
+        self.skip = lambda path: (path in (output, cache) or path.startswith(leftovers)
+                                  or path.endswith("__pycache__"))
         self.seen_inputs, self.seen_code = self._scan()
 
     def _scan(self) -> tuple[Snapshot, Snapshot]:
