@@ -401,3 +401,34 @@ def test_text_contrast(browser, http_server, scheme):
     low = [r for r in results if r["ratio"] < 4.5]
     assert not low, low
     context.close()
+
+
+def test_vega_runtime_is_lazy_and_the_first_load_small(browser, http_server):
+    """The Vega runtime (~900 KB) and the specs load only after the page has
+    loaded and painted; what the page needs before that stays small."""
+    context, page = open_page(browser, "", viewport={"width": 1280, "height": 900})
+    page.goto(f"{http_server.url}/{PATH}")
+    wait_live(page)
+    timing = page.evaluate("""() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        const paint = Object.fromEntries(performance.getEntriesByType('paint').map(p => [p.name, p.startTime]));
+        const res = performance.getEntriesByType('resource').map(r => ({ name: r.name.split('/').pop(), start: r.startTime,
+            bytes: r.encodedBodySize, type: r.initiatorType }));
+        return { load: nav.loadEventStart, html: nav.encodedBodySize, paint, res };
+    }""")
+    first_paint = timing["paint"].get("first-contentful-paint", timing["paint"].get("first-paint"))
+    assert first_paint is not None and timing["load"] > 0
+    lazy = [r for r in timing["res"] if r["name"].startswith(("vega-runtime.", "sd-specs."))]
+    assert len(lazy) == 2, timing["res"]
+    for r in lazy:
+        assert r["start"] >= timing["load"], (r, timing["load"])
+        assert r["start"] >= first_paint, (r, first_paint)
+    assert sum(r["bytes"] for r in lazy) > 500_000  # the runtime is what is kept out of the first load
+    early = [r for r in timing["res"] if r["start"] < timing["load"]]
+    code = [r for r in early if r["name"].endswith((".js", ".css"))]
+    total = timing["html"] + sum(r["bytes"] for r in code)
+    print(f"\nfirst load: HTML {timing['html']} B + {len(code)} scripts and stylesheets "
+          f"{sum(r['bytes'] for r in code)} B = {total} B; lazy: " + ", ".join(f"{r['name']} {r['bytes']} B" for r in lazy))
+    assert not any(r["name"].startswith(("vega-runtime.", "sd-specs.")) for r in early)
+    assert total < 200_000, (total, code)
+    context.close()

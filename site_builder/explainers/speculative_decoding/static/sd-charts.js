@@ -357,12 +357,36 @@
       if (ready) scheduler.mark("run");
     });
 
-    // lazily: when the figure nears the viewport, or once the page is idle after load
+    // lazily: never before the page has loaded and painted its static figure;
+    // then when the figure nears the viewport, or once the page is idle
     function whenLoaded(fn) {
       if (document.readyState === "complete") fn();
       else root.addEventListener("load", fn);
     }
-    whenLoaded(function () {
+    function afterFirstPaint(fn) {
+      var done = false;
+      function go() {
+        if (!done) {
+          done = true;
+          fn();
+        }
+      }
+      try {
+        if (root.performance.getEntriesByName("first-contentful-paint").length) return go();
+        var po = new root.PerformanceObserver(function (list) {
+          if (list.getEntriesByName("first-contentful-paint").length) {
+            po.disconnect();
+            go();
+          }
+        });
+        po.observe({ type: "paint", buffered: true });
+      } catch (e) {
+        /* no paint timing here: the timeout below starts the charts */
+      }
+      root.setTimeout(go, 3000);
+    }
+    whenLoaded(function () { afterFirstPaint(startLazily); });
+    function startLazily() {
       if ("IntersectionObserver" in root) {
         var io = new root.IntersectionObserver(
           function (entries) {
@@ -377,7 +401,7 @@
       }
       var idle = root.requestIdleCallback || function (fn) { return root.setTimeout(fn, 200); };
       idle(function () { start(); }, { timeout: 2000 });
-    });
+    }
 
     return {
       start: start,
