@@ -95,6 +95,7 @@ def test_controls_drive_readout_and_chart(browser, http_server):
     page.wait_for_timeout(50)
     assert page.get_attribute(".sd-readout", "data-verdict") == "slowdown"
     assert "slowdown" in page.inner_text("[data-out=verdict]")
+    page.evaluate("window.__sdExplainer.charts.flushed()")  # the plane's marker follows once the slider rests
     assert page.evaluate("window.__sdExplainer.views.plane.data('current')[0].c") == 0.6
     # a published preset sets all three and shows its citation
     page.select_option("#sd-preset", "0")

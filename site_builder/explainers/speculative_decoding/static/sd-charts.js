@@ -17,11 +17,14 @@
  *
  *   state (alpha, gamma, c) -> the curve's tuples modified in place (a Vega
  *                              changeset of the fields that changed: marks are
- *                              updated, never removed and re-entered), and the
- *                              one-row "current" dataset of the plane
- *   run (a round finished)  -> the histogram's rows, held back while a slider
- *                              moves (until it has rested HOLD_MS) and, while
- *                              the animation plays, at most once per HOLD_MS
+ *                              updated, never removed and re-entered)
+ *   rest (a round finished, -> the histogram's rows and the plane's one-row
+ *         or the state moved)  "current" dataset (the marker), held back while a
+ *                              slider moves (until it has rested HOLD_MS) and,
+ *                              while the animation plays, at most once per HOLD_MS
+ *
+ * The curve is the one view a drag must move every frame; repainting the plane
+ * (hundreds of cells) for its marker would cost more than the curve itself.
  *
  * Classic script; under node it exports the pure parts for the unit tests.
  */
@@ -190,6 +193,7 @@
   function create(figure, store, animation) {
     var views = {};
     var sets = {}; // view name -> {dataset name: true}
+    var shown = {}; // view name -> the state its "current" row shows
     var ready;
     var last = Promise.resolve();
 
@@ -223,15 +227,17 @@
       return true;
     }
 
-    /** Push the store's state (state) and the run (run) into the views that show them. */
-    function apply(state, run) {
+    /** Push the store's state into the curve (state), and the run and the state
+     * into the histogram and the plane's marker (rest). */
+    function apply(state, rest) {
       var s = store.get();
+      var key = s.alpha + "/" + s.gamma + "/" + s.c;
       var jobs = [];
       Object.keys(views).forEach(function (name) {
         var v = views[name], has = sets[name], touched = false;
-        if (state && has.current) { v.data("current", currentRow(s)); touched = true; }
         if (state && has.curve && setCurve(v, s)) touched = true;
-        if (run && has.hist) { v.data("hist", histRows(animation.run())); touched = true; }
+        if (rest && has.current && shown[name] !== key) { v.data("current", currentRow(s)); shown[name] = key; touched = true; }
+        if (rest && has.hist) { v.data("hist", histRows(animation.run())); touched = true; }
         if (touched) jobs.push(v.runAsync());
       });
       last = Promise.all(jobs);
@@ -351,7 +357,9 @@
     }
 
     store.subscribe(function () {
-      if (ready) scheduler.mark("state");
+      if (!ready) return;
+      scheduler.mark("state");
+      scheduler.mark("run");
     });
     animation.onChange(function () {
       if (ready) scheduler.mark("run");
@@ -412,7 +420,7 @@
         return new Promise(function (resolve) {
           (function wait() {
             if (scheduler.pending()) root.requestAnimationFrame(wait);
-            else last.then(resolve, resolve);
+            else last.then(function () { resolve(); }, function () { resolve(); });
           })();
         });
       },
