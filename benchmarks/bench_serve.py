@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time from saving one term to the browser's reload event under ``serve``.
 
-Usage: python benchmarks/bench_serve.py [N] [--rounds R] [--corpus PATH]
+Usage: python benchmarks/bench_serve.py [N] [--rounds R] [--no-previews] [--corpus PATH]
 
 Makes a corpus of N terms (default 1000) with /work/shared/bench/make_corpus.py
 (``--flavor plain``), starts ``python -m site_builder serve --port 0`` on it,
@@ -36,6 +36,7 @@ def main() -> int:
     parser.add_argument("terms", nargs="?", type=int, default=1000, help="corpus size (default 1000)")
     parser.add_argument("--rounds", type=int, default=5, help="edits to time (default 5)")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="make_corpus.py to use")
+    parser.add_argument("--no-previews", action="store_true", help="previews = false in site.toml (no PNG per page)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
@@ -44,6 +45,8 @@ def main() -> int:
         terms.mkdir(parents=True)
         subprocess.run([sys.executable, str(args.corpus), str(args.terms), str(terms), "--flavor", "plain"],
                        check=True, stdout=subprocess.DEVNULL)
+        if args.no_previews:
+            (root / "content" / "site.toml").write_text("previews = false\n")
         env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
         started = time.perf_counter()
         server = subprocess.Popen(
@@ -55,7 +58,8 @@ def main() -> int:
         threading.Thread(target=lambda: printed.extend(server.stdout), daemon=True).start()
         try:
             port = int(wait_for(printed, r"Serving .* at http://[^:]+:(\d+)/", server, 600).group(1))
-            print(f"{args.terms} terms: first build and start {time.perf_counter() - started:.2f} s")
+            previews = "off" if args.no_previews else "on"
+            print(f"{args.terms} terms, previews {previews}: first build and start {time.perf_counter() - started:.2f} s")
             term = terms / "term-00000.md"
             page = get(port, "/term-00000/")
             token = re.search(rb'data-token="([^"]+)"', page).group(1).decode()
