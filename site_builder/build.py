@@ -135,10 +135,11 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             renderer.page_extras = _once_per_page(linker.page_extras)
             manifest = store.table("pages")
             fresh = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest)
-            previews = _UsageDict(store.table("previews"))
+            stored = store.table("previews")
+            previews = _UsageDict(stored)
             for relative, data in {**assets.files, **linker.files(), **linker.previews(previews)}.items():
                 staging.add(relative, data)
-            if previews.used != set(previews):
+            if set(previews) != set(stored) or previews.used != set(previews):  # new images, or unused ones
                 store.save_table("previews", {k: previews[k] for k in previews.used})
         except BaseException:
             staging.abort()
