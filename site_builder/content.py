@@ -217,6 +217,8 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
     def at(key: str) -> int:
         return lines.get(key, 2)
 
+    for key, first, again in _repeated_keys(front):
+        problems.append(Problem(shown, again, f"{key!r} is given twice (first on line {first}); YAML would keep only the last"))
     for key in data:
         if key not in FIELDS:
             hint = _closest(str(key))
@@ -261,6 +263,19 @@ def _key_lines(front: str) -> dict[str, int]:
         if match and match.group(1) not in lines:
             lines[match.group(1)] = number
     return lines
+
+
+def _repeated_keys(front: str) -> list[tuple[str, int, int]]:
+    """(key, first line, repeated line) for each top-level key written more than once."""
+    seen: dict[str, int] = {}
+    repeated = []
+    for number, text in enumerate(front.split("\n"), 2):
+        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", text)
+        if match and match.group(1) in seen:
+            repeated.append((match.group(1), seen[match.group(1)], number))
+        elif match:
+            seen[match.group(1)] = number
+    return repeated
 
 
 def _closest(key: str) -> str | None:
