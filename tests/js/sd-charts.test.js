@@ -63,7 +63,7 @@ function fakeEnv() {
 test("scheduler: many marks, one update per frame", () => {
   const env = fakeEnv();
   const calls = [];
-  const s = C.createScheduler(env, (state, run) => calls.push([state, run]), 250);
+  const s = C.createScheduler(env, (state, rest) => calls.push([state, rest]), 250);
   for (let i = 0; i < 10; i++) s.mark("state");
   assert.equal(env.frames.length, 1);
   env.frame();
@@ -76,10 +76,10 @@ test("scheduler: many marks, one update per frame", () => {
 test("scheduler: the histogram waits until the sliders rest", () => {
   const env = fakeEnv();
   const calls = [];
-  const s = C.createScheduler(env, (state, run) => calls.push([env.t, state, run]), 250);
+  const s = C.createScheduler(env, (state, rest) => calls.push([env.t, state, rest]), 250);
   for (let i = 0; i < 20; i++) { // a drag: every frame changes the state and resets the run
     s.mark("state");
-    s.mark("run");
+    s.mark("rest");
     env.frame();
   }
   assert.ok(calls.every((c) => c[1] && !c[2]), "no histogram update during the drag");
@@ -93,14 +93,14 @@ test("scheduler: the histogram waits until the sliders rest", () => {
 test("scheduler: at rest a finished round shows at once; while playing, at most every 250 ms", () => {
   const env = fakeEnv();
   const calls = [];
-  const s = C.createScheduler(env, (state, run) => run && calls.push(env.t), 250);
+  const s = C.createScheduler(env, (state, rest) => rest && calls.push(env.t), 250);
   env.t = 1000;
-  s.mark("run");
+  s.mark("rest");
   env.frame();
   assert.deepEqual(calls, [1016], "a step: the next frame");
   env.playing = true;
   for (let i = 0; i < 120; i++) { // rounds finishing every frame for about 2 s
-    s.mark("run");
+    s.mark("rest");
     env.frame();
   }
   for (let i = 1; i < calls.length; i++) assert.ok(calls[i] - calls[i - 1] >= 250, String(calls));

@@ -137,15 +137,16 @@
   }
 
   /**
-   * The frame scheduler: mark("state") / mark("run"), and apply(state, run)
-   * runs in the next animation frame. env: { raf, now, setTimeout, hot }
-   * where hot() is true while the animation plays. Pure of the DOM (tested in node).
+   * The frame scheduler: mark("state") / mark("rest"), and apply(state, rest)
+   * runs in the next animation frame; "rest" waits until no "state" has come
+   * for holdMs, and while hot() (the animation plays) comes at most once per
+   * holdMs. env: { raf, now, setTimeout, hot }. Pure of the DOM (tested in node).
    */
   function createScheduler(env, apply, holdMs) {
     var hold = holdMs === undefined ? HOLD_MS : holdMs;
-    var dirty = { state: false, run: false };
+    var dirty = { state: false, rest: false };
     var frame = 0, timer = 0;
-    var lastState = -Infinity, lastRun = -Infinity;
+    var lastState = -Infinity, lastRest = -Infinity;
 
     function request() {
       if (!frame) frame = env.raf(flush) || 1;
@@ -163,20 +164,20 @@
       frame = 0;
       var t = env.now();
       var state = dirty.state;
-      var run = false;
+      var rest = false;
       if (state) lastState = t;
-      if (dirty.run) {
+      if (dirty.rest) {
         // after a state change, wait for the sliders to rest; while playing, throttle
-        var due = Math.max(lastState + hold, env.hot() ? lastRun + hold : -Infinity);
-        if (t >= due) run = true;
+        var due = Math.max(lastState + hold, env.hot() ? lastRest + hold : -Infinity);
+        if (t >= due) rest = true;
         else later(due - t);
       }
       dirty.state = false;
-      if (run) {
-        dirty.run = false;
-        lastRun = t;
+      if (rest) {
+        dirty.rest = false;
+        lastRest = t;
       }
-      if (state || run) apply(state, run);
+      if (state || rest) apply(state, rest);
     }
 
     return {
@@ -185,7 +186,7 @@
         request();
       },
       pending: function () {
-        return dirty.state || dirty.run;
+        return dirty.state || dirty.rest;
       },
     };
   }
@@ -306,11 +307,11 @@
     function fitToContainer(name, view, container) {
       var fit = FIT[name];
       if (!fit || !("ResizeObserver" in root)) return;
-      var last = 0;
+      var width = 0;
       new root.ResizeObserver(function (entries) {
         var available = Math.floor(entries[entries.length - 1].contentRect.width);
-        if (!available || available === last) return;
-        last = available;
+        if (!available || available === width) return;
+        width = available;
         var svg = container.querySelector(".sd-vega svg");
         var extra = svg ? Number(svg.getAttribute("width")) - view.width() : 60;
         var size = fitSize(fit, available, extra);
@@ -359,10 +360,10 @@
     store.subscribe(function () {
       if (!ready) return;
       scheduler.mark("state");
-      scheduler.mark("run");
+      scheduler.mark("rest");
     });
     animation.onChange(function () {
-      if (ready) scheduler.mark("run");
+      if (ready) scheduler.mark("rest");
     });
 
     // lazily: never before the page has loaded and painted its static figure;
