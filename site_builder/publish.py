@@ -211,7 +211,8 @@ def clean_leftovers(output: Path) -> None:
     """Remove what killed or finished builds left beside ``output``."""
     now = time.time()
     for leftover in output.parent.glob(f".{output.name}.staging-*"):
-        remove_tree(leftover)
+        if not _builder_alive(leftover):  # a live one is another build writing now (e.g. serve's)
+            remove_tree(leftover)
     for leftover in output.parent.glob(f".{output.name}.old-*"):
         try:
             if now - leftover.stat().st_mtime > ACTIVE_DELETION_SECONDS:
@@ -223,6 +224,20 @@ def clean_leftovers(output: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
     elif old.exists():
         os.rename(old, output)  # a two-step swap was interrupted: restore
+
+
+def _builder_alive(staging: Path) -> bool:
+    """True when the process named in ``.output.staging-<pid>`` still runs (and is not us)."""
+    pid = staging.name.rsplit("-", 1)[-1]
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: alive, someone else's
+        return True
+    return True
 
 
 def _guard(output: Path) -> None:
