@@ -27,12 +27,12 @@ KILLS = 8
 SEED = 20261130
 
 
-def corpus(version: int) -> dict[str, str]:
-    """``TERMS`` terms; version 2 changes every page (site title) and some bodies."""
+def corpus(version: int, terms: int = TERMS) -> dict[str, str]:
+    """``terms`` terms; version 2 changes every page (site title) and some bodies."""
     files = {"site.toml": f'title = "Glossary v{version}"\npreviews = false\n'}
-    for i in range(TERMS):
-        related = f"related: [t{(i + 1) % TERMS:05d}]\n"
-        body = f"Term {i} of version {version if i % 7 == 0 else 1}. See [[t{(i + 3) % TERMS:05d}]].\n\n" + "Some words here. " * 40
+    for i in range(terms):
+        related = f"related: [t{(i + 1) % terms:05d}]\n"
+        body = f"Term {i} of version {version if i % 7 == 0 else 1}. See [[t{(i + 3) % terms:05d}]].\n\n" + "Some words here. " * 40
         files[f"terms/t{i:05d}.md"] = f"---\ntitle: Term {i:05d}\nsummary: The term numbered {i}.\n{related}---\n{body}\n"
     return files
 
@@ -103,3 +103,24 @@ def test_killed_builds_leave_the_old_site_or_the_new_one(tmp_path):
         time.sleep(0.2)
     stale = [p for p in leftovers(site, "old") if time.time() - p.stat().st_mtime > 60]
     assert stale == [], "old trees that no build will remove"
+
+
+def test_a_build_never_removes_the_staging_folder_of_a_live_build(tmp_path):
+    content = write_tree(tmp_path / "content", {"site.toml": "previews = false\n",
+                                                "terms/a.md": "---\ntitle: A\nsummary: a\n---\nx\n"})
+    output = tmp_path / "output"
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = tmp_path / f".output.staging-{sleeper.pid}"
+        dead = tmp_path / ".output.staging-999999999"
+        for folder in (live, dead):
+            write_tree(folder, {"a/index.html": "half-written"})
+        finish(build(content, output))
+        assert live.exists(), "removed the staging folder of a build that is still running"
+        assert not dead.exists(), "left a killed build's staging folder"
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    finish(build(content, output))
+    assert leftovers(output, "staging-") == []
+
