@@ -26,7 +26,7 @@ from .errors import BuildFailed, Problem
 from .explainers import base as explainers
 from .markdown_stage import render_bodies
 from .pages import PageRenderer, write_pages
-from .publish import InPlace, Staging
+from .publish import InPlace, Staging, check_output
 
 
 @dataclass
@@ -84,6 +84,8 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     report = BuildReport()
     started = time.perf_counter()
     problems: list[Problem] = []
+    if options.write:
+        check_output(options.output)  # refuse a folder we may not replace before any work (or cache write)
     store = cache.BuildCache(options.cache_folder() if options.write else None)
 
     with _stage(report, "load", log):

@@ -240,6 +240,11 @@ def _builder_alive(staging: Path) -> bool:
     return True
 
 
+def check_output(output: Path) -> None:
+    """Raise ``PublishError`` now if ``output`` is a folder a build may never replace."""
+    _guard(output.absolute())
+
+
 def _guard(output: Path) -> None:
     if output.is_symlink() or (output.exists() and not output.is_dir()):
         raise PublishError(f"{output} exists and is not a folder; refusing to replace it")
