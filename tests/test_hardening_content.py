@@ -399,3 +399,22 @@ def test_missing_content_and_terms(tmp_path):
     check_outcome(site, status, err)
     status, _, err = build_in_process(tmp_path / "nowhere", site.output)
     check_outcome(site, status, err)
+
+
+@pytest.mark.parametrize("kind", ["a file", "a foreign folder", "a symlink to a folder", "the content folder"])
+def test_an_output_that_is_not_ours_is_never_replaced(tmp_path, kind):
+    site = Site(tmp_path)
+    foreign = tmp_path / "foreign"
+    write_tree(foreign, {"keep.txt": "keep"})
+    target = {
+        "a file": write_tree(tmp_path, {"file": "keep"}) / "file",
+        "a foreign folder": foreign,
+        "a symlink to a folder": tmp_path / "link",
+        "the content folder": site.content,
+    }[kind]
+    if kind == "a symlink to a folder":
+        target.symlink_to(foreign)
+    before = manifest(tmp_path)
+    status, _, err = build_in_process(site.content, target)
+    assert status == 1 and err.startswith("error: ") and "refusing to replace it" in err, err
+    assert manifest(tmp_path) == before
