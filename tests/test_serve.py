@@ -459,3 +459,55 @@ def test_port_in_use_is_a_clear_error(tmp_path):
         )
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "Traceback" not in result.stderr
+
+
+# --- a real browser ------------------------------------------------------------------
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.mark.browser
+def test_browser_page_reloads_on_edit_and_shows_failed_builds_under_the_csp(server, tmp_path):
+    """The live-reload script runs under the server's CSP, reloads on a new build and shows problems."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    if sync_playwright is None or not Path(CHROMIUM).exists():
+        reason = "playwright or Chromium missing"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(f"browser test cannot run under CI: {reason}")
+        pytest.skip(reason)
+    term = tmp_path / "content" / "terms" / "beta.md"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--headless=new", "--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            violations: list[str] = []
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "Content Security Policy" in m.text else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.add_init_script("document.addEventListener('securitypolicyviolation', e => "
+                                 "(window.__violations = window.__violations || []).push(e.violatedDirective + ' ' + e.blockedURI))")
+            page.goto(f"http://127.0.0.1:{server.port}/beta/")
+            page.wait_for_function("() => document.querySelector('script[src=\"/__livereload.js\"]') !== null")
+            page.wait_for_timeout(300)  # the event stream is open
+
+            with page.expect_navigation(timeout=30_000):
+                term.write_text(TERMS["beta"].replace("version one", "edited in the browser test"), encoding="utf-8")
+            page.wait_for_selector("text=edited in the browser test")
+
+            term.write_text("---\ntitle: [broken\n---\n", encoding="utf-8")
+            banner = page.wait_for_selector("[role=alert]", timeout=30_000)
+            assert "beta.md" in banner.text_content() and "Build failed" in banner.text_content()
+            assert "edited in the browser test" in page.content()  # still the previous site
+
+            with page.expect_navigation(timeout=30_000):
+                term.write_text(TERMS["beta"].replace("version one", "fixed again"), encoding="utf-8")
+            page.wait_for_selector("text=fixed again")
+            assert page.query_selector("[role=alert]") is None
+            violations = page.evaluate("window.__violations || []")
+            assert violations == [] and errors == [], (violations, errors)
+        finally:
+            browser.close()
