@@ -80,12 +80,15 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
                                "img-src 'self' data:; object-src 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
     "Cache-Control": "no-store",
 }
 """Sent with every response: the headers recommended for hosts (see the README),
 with ``no-store`` instead of the host's cache rules, so a page that breaks the
 CSP breaks here first."""
+
+CORS_PATHS = ("/glossary.json",)
+"""Files other sites' hover cards fetch; hosts should send them with ``Access-Control-Allow-Origin: *``."""
 
 _DISCONNECTS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, socket.timeout)
 
@@ -263,6 +266,8 @@ class DevRequestHandler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
+        if self.path.split("?", 1)[0].endswith(CORS_PATHS):
+            self.send_header("Access-Control-Allow-Origin", "*")  # other docs sites fetch these
         self._security_headers()
         self.end_headers()
         if not head:

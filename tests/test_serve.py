@@ -204,6 +204,11 @@ def test_serves_pages_with_dev_headers_and_reload_script(shared_server):
     assert status == 200 and headers["content-type"] == "text/css; charset=utf-8"
     assert body == css.read_bytes() and b"livereload" not in body
 
+    status, headers, body = server.get("/glossary.json")
+    assert status == 200 and headers["content-type"] == "application/json" and json.loads(body)
+    assert headers["access-control-allow-origin"] == "*"  # other docs sites' hover cards fetch it
+    assert "access-control-allow-origin" not in server.get("/")[1]
+
     status, headers, body = server.get("/__livereload.js")
     assert status == 200 and headers["content-type"].startswith("text/javascript") and b"EventSource" in body
 
@@ -478,13 +483,29 @@ def test_browser_page_reloads_on_edit_and_shows_failed_builds_under_the_csp(serv
         if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
             pytest.fail(f"browser test cannot run under CI: {reason}")
         pytest.skip(reason)
+    failure: list[BaseException] = []
+
+    def drive() -> None:  # in its own thread: another test's Playwright may own this thread's event loop
+        try:
+            run_browser(sync_playwright, server, tmp_path)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below
+            failure.append(exc)
+
+    thread = threading.Thread(target=drive)
+    thread.start()
+    thread.join(120)
+    assert not thread.is_alive(), "browser test hung"
+    if failure:
+        raise failure[0]
+
+
+def run_browser(sync_playwright, server: Serve, tmp_path: Path) -> None:
     term = tmp_path / "content" / "terms" / "beta.md"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=["--headless=new", "--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page()
-            violations: list[str] = []
             errors: list[str] = []
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "Content Security Policy" in m.text else None)
             page.on("pageerror", lambda e: errors.append(str(e)))
