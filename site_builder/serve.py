@@ -226,8 +226,8 @@ class DevRequestHandler(BaseHTTPRequestHandler):
         if status == 400:
             return self._send(400, b"Bad request\n", "text/plain; charset=utf-8", head)
         if target is not None and target.is_dir():
-            if not path.endswith("/"):
-                return self._redirect(path + "/")
+            if not path.endswith("/"):  # one leading slash: "//name/" would send the browser to host "name"
+                return self._redirect("/" + path.lstrip("/") + "/")
             target = target / "index.html"
             if not target.is_file():
                 target = None

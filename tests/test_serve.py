@@ -198,6 +198,8 @@ def test_serves_pages_with_dev_headers_and_reload_script(shared_server):
     assert status == 301 and headers["location"] == "/alpha/"
     status, headers, _ = server.get("/alpha?x=1")
     assert status == 301 and headers["location"] == "/alpha/"
+    status, headers, _ = server.get("//alpha")
+    assert status == 301 and headers["location"] == "/alpha/"  # not "//alpha/", a link to host "alpha"
 
     css = next(p for p in (server.output / "assets").iterdir() if p.suffix == ".css")
     status, headers, body = server.get(f"/assets/{css.name}")
