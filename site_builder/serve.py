@@ -87,6 +87,8 @@ SECURITY_HEADERS = {
 with ``no-store`` instead of the host's cache rules, so a page that breaks the
 CSP breaks here first."""
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
 CORS_PATHS = ("/glossary.json",)
 """Files other sites' hover cards fetch; hosts should send them with ``Access-Control-Allow-Origin: *``."""
 
@@ -180,6 +182,7 @@ class DevServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.root = root
         self.state = state
+        self.loopback_only = address[0] in LOOPBACK
         super().__init__(address, DevRequestHandler)
 
     def handle_error(self, request, client_address) -> None:
@@ -215,6 +218,10 @@ class DevRequestHandler(BaseHTTPRequestHandler):
         self._answer(head=False)
 
     def _answer(self, head: bool) -> None:
+        if self.server.loopback_only and not _is_loopback_host(self.headers.get("Host", "")):
+            # DNS rebinding: a page on another site resolving its own name to 127.0.0.1 must not read ours.
+            return self._send(421, b"Misdirected request: this dev server answers to localhost only\n",
+                              "text/plain; charset=utf-8", head)
         path = self.path.split("?", 1)[0]
         if path == RELOAD_SCRIPT:
             data = resources.files("site_builder").joinpath("static", "livereload.js").read_bytes()
@@ -305,6 +312,16 @@ class DevRequestHandler(BaseHTTPRequestHandler):
                 sent_sequence = sequence
             self.wfile.write(message)
             self.wfile.flush()
+
+
+def _is_loopback_host(host: str) -> bool:
+    """True for a Host header naming this machine (localhost, 127.0.0.1, [::1], any port), or none:
+    browsers always send one, so only a browser tricked by DNS rebinding sends another name."""
+    host = host.strip().lower()
+    if not host:
+        return True
+    name = host[1:].split("]", 1)[0] if host.startswith("[") else host.rsplit(":", 1)[0]
+    return name in LOOPBACK or name.endswith(".localhost")
 
 
 def _event(name: str, data: str) -> bytes:
@@ -524,7 +541,7 @@ def serve(args, log: Callable[[str], None]) -> int:
             host, port = server.server_address[:2]
             shown = f"[{host}]" if ":" in host else host
             print(f"Serving {output} at http://{shown}:{port}/ (Ctrl-C to stop)", flush=True)
-            if args.host not in ("127.0.0.1", "localhost", "::1"):
+            if args.host not in LOOPBACK:
                 print(f"warning: listening on {args.host}: other machines can reach this server", file=sys.stderr)
         while not stopping.is_set():
             time.sleep(POLL_SECONDS)

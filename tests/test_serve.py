@@ -301,6 +301,25 @@ def test_refuses_raw_nul_and_symlinks_that_leave_output(server, tmp_path):
     no_traceback(server)
 
 
+def test_refuses_other_host_names_dns_rebinding(shared_server):
+    for host in ("evil.example", "evil.example:80", "127.0.0.1.evil.example", "localhost.evil.example:8000"):
+        conn = http.client.HTTPConnection("127.0.0.1", shared_server.port, timeout=10)
+        conn.putrequest("GET", "/", skip_host=True)
+        conn.putheader("Host", host)
+        conn.endheaders()
+        response = conn.getresponse()
+        assert response.status == 421, host
+        assert b"glossary" not in response.read().lower()
+        conn.close()
+    for host in ("localhost", f"localhost:{shared_server.port}", f"127.0.0.1:{shared_server.port}", "[::1]:1", "app.localhost"):
+        conn = http.client.HTTPConnection("127.0.0.1", shared_server.port, timeout=10)
+        conn.putrequest("GET", "/", skip_host=True)
+        conn.putheader("Host", host)
+        conn.endheaders()
+        assert conn.getresponse().status == 200, host
+        conn.close()
+
+
 def test_resolve_request_path_unit(tmp_path):
     root = tmp_path / "out"
     (root / "a b").mkdir(parents=True)
