@@ -91,3 +91,9 @@ def test_raw_html_escaped_unless_allowed():
 def test_tables_footnotes_attr_list():
     html = render("| a | b |\n|---|---|\n| 1 | 2 |\n\nNote.[^1]\n\n## Head {#custom}\n\n[^1]: The note.\n").html
     assert "<table>" in html and 'id="fn:1"' in html and 'id="custom"' in html
+
+
+def test_table_alignment_uses_classes_not_style_attributes():
+    html = render("| a | b | c |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n").html
+    assert "style=" not in html
+    assert 'class="align-left"' in html and 'class="align-center"' in html and 'class="align-right"' in html

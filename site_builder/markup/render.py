@@ -95,6 +95,10 @@ class _LinkPass(Treeprocessor):
                 result.anchors.append(ident)
             if element.tag == "a" and element.get("href") is not None:
                 self._rewrite(element, state)
+            if element.tag in ("th", "td") and element.get("style", "").startswith("text-align:"):
+                # A class, not a style attribute: a strict CSP (style-src 'self') blocks those.
+                align = element.attrib.pop("style").split(":", 1)[1].strip().rstrip(";")
+                element.set("class", f"align-{align}")
             if element.tag in ("h2", "h3", "h4", "h5", "h6") and ident:
                 text = "".join(element.itertext()).strip()
                 result.headings.append((int(element.tag[1]), ident, text))
