@@ -139,7 +139,8 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             fresh = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest)
             stored = store.table("previews")
             previews = _UsageDict(stored)
-            for relative, data in {**assets.files, **linker.files(), **linker.previews(previews)}.items():
+            for relative, data in {**assets.files, **_linking_files(linker, store, config, terms, bodies),
+                                   **linker.previews(previews)}.items():
                 staging.add(relative, data)
             if set(previews) != set(stored) or previews.used != set(previews):  # new images, or unused ones
                 store.save_table("previews", {k: previews[k] for k in previews.used})
@@ -179,6 +180,23 @@ def _explainer(term, assets: AssetStore, store: cache.BuildCache) -> explainers.
     built = explainers.build(term.explainer, context)
     store.save_table("explainers", {**table, entry_key: (built, added)})
     return built
+
+
+def _linking_files(linker: Linker, store: cache.BuildCache, config: SiteConfig,
+                   terms: list, bodies: dict) -> dict[str, bytes]:
+    """glossary.json, objects.inv, redirects, sitemap: rebuilt only when what they
+    list changed (names, summaries, related terms, headings and anchors), or the
+    config or the code; an edit to a body's prose leaves them alone."""
+    inputs = cache.key(cache.code_version(), repr(config), repr([
+        (t.slug, t.title, t.summary, t.aliases, t.related, bodies[t.slug].anchors, bodies[t.slug].headings)
+        for t in terms
+    ]))
+    table = store.table("linking")
+    if inputs in table:
+        return table[inputs]
+    files = linker.files()
+    store.save_table("linking", {inputs: files})
+    return files
 
 
 def _once_per_page(extras: Callable) -> Callable:

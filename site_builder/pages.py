@@ -164,13 +164,15 @@ def write_pages(
     for term in terms:
         explainer = explainers.get(term.slug)
         body = bodies[term.slug]
-        neighbours = [renderer.link(slug) for slug in (*term.related, *backlinks[term.slug])]
+        # Everything the page shows of other terms: related and backlink lists,
+        # and the hover cards (and their data) of the terms its body links to.
+        linked = sorted({link.slug for link in body.links if link.slug})
+        neighbours = [renderer.link(slug) for slug in (*term.related, *backlinks[term.slug], *linked)]
         page_key = cache.key(
             shared, body_keys[term.slug],
             repr((term.slug, term.title, term.summary, term.aliases, term.related, term.explainer)),
             repr(neighbours), repr(backlinks[term.slug]),
             repr(explainer) if explainer else "",
-            repr(renderer.page_extras(term)),
         )
         emit(f"{term.slug}/index.html", page_key,
              lambda term=term, body=body, explainer=explainer: renderer.term_page(term, body, backlinks[term.slug], explainer))
@@ -178,7 +180,7 @@ def write_pages(
             for name, data in explainer.files.items():
                 staging.add(f"{term.slug}/{name}", data)
     everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
-    emit("index.html", cache.key(shared, "index", everyone, repr(renderer.page_extras(None))), renderer.index_page_html)
+    emit("index.html", cache.key(shared, "index", everyone), renderer.index_page_html)
     emit("404.html", cache.key(shared, "404"), renderer.not_found_page)
     return keys
 
