@@ -136,7 +136,8 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             linker = Linker(config, terms, bodies, backlinks, built, assets)
             renderer.page_extras = _once_per_page(linker.page_extras)
             manifest = store.table("pages")
-            fresh = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest)
+            fresh = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
+                                jobs=options.jobs or default_jobs())
             stored = store.table("previews")
             previews = _UsageDict(stored)
             for relative, data in {**assets.files, **_linking_files(linker, store, config, terms, bodies),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import unicodedata
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -134,6 +136,12 @@ def initial(title: str) -> str:
     return first if first.isalpha() and first.isascii() else "#"
 
 
+PARALLEL_PAGES = 200
+"""From this many terms on, term pages are rendered by forked workers too."""
+
+_shared_state: tuple | None = None  # what forked workers inherit (see write_pages)
+
+
 def write_pages(
     staging,
     renderer: PageRenderer,
@@ -143,25 +151,53 @@ def write_pages(
     backlinks: Mapping[str, list[str]],
     explainers: Mapping[str, ExplainerBuild],
     manifest: Mapping[str, tuple],
+    jobs: int = 1,
 ) -> dict[str, str]:
     """Render every page into ``staging``; return relative path -> page key.
 
     A page's key hashes everything it shows. When the key matches the
     ``manifest`` of the previous build and the file there is untouched (same
     size and mtime), the old file is reused instead of rendering it again.
+    With ``jobs`` > 1 and many terms, forked workers render and write the term
+    pages (each into its own folders of the same staging tree).
     """
+    global _shared_state
     shared = cache.key(cache.code_version(), repr(renderer.config), repr(sorted(renderer.assets.urls.items())))
+    _shared_state = (staging, renderer, terms, bodies, body_keys, backlinks, explainers, manifest, shared)
+    try:
+        if jobs > 1 and len(terms) >= PARALLEL_PAGES and "fork" in multiprocessing.get_all_start_methods():
+            keys: dict[str, str] = {}
+            step = max(1, -(-len(terms) // (jobs * 4)))
+            bounds = [(start, min(start + step, len(terms))) for start in range(0, len(terms), step)]
+            context = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+                for chunk_keys, paths, written, unchanged in pool.map(_worker_pages, bounds):
+                    keys.update(chunk_keys)
+                    staging.merge(paths, written, unchanged)
+        else:
+            keys = _term_pages(0, len(terms))
+    finally:
+        _shared_state = None
+    everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
+    _emit(staging, manifest, keys, "index.html", cache.key(shared, "index", everyone), renderer.index_page_html)
+    _emit(staging, manifest, keys, "404.html", cache.key(shared, "404"), renderer.not_found_page)
+    return keys
+
+
+def _worker_pages(bounds: tuple[int, int]):
+    """In a forked worker: render one slice of the term pages; report what was written."""
+    staging = _shared_state[0]
+    # A worker runs several slices: report only what this one added.
+    before, written, unchanged = set(staging.paths), staging.stats.written, staging.stats.unchanged
+    keys = _term_pages(*bounds)
+    return (keys, sorted(set(staging.paths) - before),
+            staging.stats.written - written, staging.stats.unchanged - unchanged)
+
+
+def _term_pages(start: int, end: int) -> dict[str, str]:
+    staging, renderer, terms, bodies, body_keys, backlinks, explainers, manifest, shared = _shared_state
     keys: dict[str, str] = {}
-
-    def emit(relative: str, page_key: str, render: Callable[[], bytes]) -> None:
-        keys[relative] = page_key
-        previous = manifest.get(relative)
-        if previous is not None and previous[0] == page_key and _untouched(staging.output / relative, previous):
-            if staging.reuse(relative):
-                return
-        staging.add(relative, render())
-
-    for term in terms:
+    for term in terms[start:end]:
         explainer = explainers.get(term.slug)
         body = bodies[term.slug]
         # Everything the page shows of other terms: related and backlink lists,
@@ -174,15 +210,21 @@ def write_pages(
             repr(neighbours), repr(backlinks[term.slug]),
             repr(explainer) if explainer else "",
         )
-        emit(f"{term.slug}/index.html", page_key,
-             lambda term=term, body=body, explainer=explainer: renderer.term_page(term, body, backlinks[term.slug], explainer))
+        _emit(staging, manifest, keys, f"{term.slug}/index.html", page_key,
+              lambda term=term, body=body, explainer=explainer: renderer.term_page(term, body, backlinks[term.slug], explainer))
         if explainer:
             for name, data in explainer.files.items():
                 staging.add(f"{term.slug}/{name}", data)
-    everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
-    emit("index.html", cache.key(shared, "index", everyone), renderer.index_page_html)
-    emit("404.html", cache.key(shared, "404"), renderer.not_found_page)
     return keys
+
+
+def _emit(staging, manifest, keys: dict, relative: str, page_key: str, render: Callable[[], bytes]) -> None:
+    keys[relative] = page_key
+    previous = manifest.get(relative)
+    if previous is not None and previous[0] == page_key and _untouched(staging.output / relative, previous):
+        if staging.reuse(relative):
+            return
+    staging.add(relative, render())
 
 
 def _untouched(path, previous: tuple) -> bool:

@@ -99,6 +99,20 @@ class Staging:
         self.stats.unchanged += 1
         return True
 
+    @property
+    def paths(self) -> set[str]:
+        """Every relative path added or reused so far."""
+        return self._paths
+
+    def merge(self, paths: list[str], written: int, unchanged: int) -> None:
+        """Take over files a forked worker wrote into this same tree."""
+        overlap = self._paths.intersection(paths)
+        if overlap:
+            raise ValueError(f"{sorted(overlap)[0]} written twice in one build")
+        self._paths.update(paths)
+        self.stats.written += written
+        self.stats.unchanged += unchanged
+
     def commit(self) -> WriteStats:
         """Swap the staged site in atomically and remove the old one."""
         if MARKER not in self._paths:
@@ -152,6 +166,20 @@ class InPlace:
             self.stats.unchanged += 1
             return True
         return False
+
+    @property
+    def paths(self) -> set[str]:
+        """Every relative path added or reused so far."""
+        return self._paths
+
+    def merge(self, paths: list[str], written: int, unchanged: int) -> None:
+        """Take over files a forked worker wrote into this same tree."""
+        overlap = self._paths.intersection(paths)
+        if overlap:
+            raise ValueError(f"{sorted(overlap)[0]} written twice in one build")
+        self._paths.update(paths)
+        self.stats.written += written
+        self.stats.unchanged += unchanged
 
     def commit(self) -> WriteStats:
         """Remove files the new site no longer has."""

@@ -128,3 +128,28 @@ def test_in_place_builds_equal_clean_builds(tmp_path: Path):
         assert_same_as_clean(content, output, tmp_path)
     assert (output / "t01/index.html").stat().st_ino == inode  # untouched pages stay where they were
     assert not (output / "t07").exists()
+
+
+def test_parallel_page_rendering_incremental_equals_clean(tmp_path: Path):
+    from site_builder.pages import PARALLEL_PAGES
+
+    count = PARALLEL_PAGES + 20
+    content = write_tree(tmp_path / "content", {
+        f"terms/p{i:04d}.md": term(f"Page {i}", f"Summary {i}.", f"Links to [[Page {(i + 7) % count}]].\n")
+        for i in range(count)
+    })
+    output = tmp_path / "site" / "out"
+    options = BuildOptions(content=content, output=output, jobs=2)
+    build_site(options)
+    before = {p: p.stat().st_mtime_ns for p in output.rglob("*") if p.is_file()}
+    edit(content / "terms/p0003.md", "Summary 3.", "A changed summary.")
+    report = build_site(options)
+    changed = {p.relative_to(output).as_posix() for p in output.rglob("*")
+               if p.is_file() and before.get(p) != p.stat().st_mtime_ns}
+    # its page and preview, the page linking to it (related card), the page it
+    # links to (backlink card), the index and glossary.json: nothing else
+    assert changed == {"p0003/index.html", "p0003/preview.png", "p0216/index.html", "p0010/index.html",
+                       "index.html", "glossary.json"}
+    assert report.written == len(changed)
+    assert report.written + report.unchanged == len(manifest(output))
+    assert_same_as_clean(content, output, tmp_path)
