@@ -48,6 +48,12 @@ class Staging:
     Pages can be added as they are rendered (so the whole site never has to sit
     in memory) or reused from the current site when the caller knows they are
     unchanged.
+
+    Double-buffered: the site that ``commit()`` swaps out is kept beside the
+    output as ``.<output>.spare`` and the next build stages into it, changing
+    only what differs, instead of creating thousands of folders and links
+    again. The spare is never served, so changing it is as safe as building a
+    fresh tree: until the atomic exchange, ``output/`` is untouched.
     """
 
     def __init__(self, output: Path):
@@ -56,9 +62,15 @@ class Staging:
         _guard(self.output)
         clean_leftovers(self.output)
         self.path = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
+        self.spare = self.output.parent / f".{self.output.name}.spare"
         if self.path.exists():
             shutil.rmtree(self.path)
-        self.path.mkdir()
+        try:
+            os.rename(self.spare, self.path)  # claim the spare (atomic: one build wins)
+            self.recycled = True
+        except OSError:
+            self.path.mkdir()
+            self.recycled = False
         self.stats = WriteStats()
         self._root = str(self.path)
         self._old = str(self.output)
@@ -81,23 +93,51 @@ class Staging:
         target = self._target(relative)
         old = os.path.join(self._old, relative)
         if _same_bytes(old, data):
-            os.link(old, target)
+            self._link(old, target)
             self.stats.unchanged += 1
         else:
-            with open(target, "wb") as handle:
-                handle.write(data)
+            self._write(target, data)
             self.stats.written += 1
 
     def reuse(self, relative: str) -> bool:
         """Hard-link the current site's file at ``relative``; False when it is missing."""
         old = os.path.join(self._old, relative)
+        target = self._target(relative)
         try:
-            os.link(old, self._target(relative))
+            self._link(old, target)
         except OSError:
             self._paths.discard(relative)
             return False
         self.stats.unchanged += 1
         return True
+
+    def _link(self, old: str, target: str) -> None:
+        """Make ``target`` the very file ``old`` is (same inode, so same mtime)."""
+        if not self.recycled:
+            os.link(old, target)
+            return
+        try:
+            if os.path.samefile(old, target):
+                return
+        except FileNotFoundError:
+            pass
+        _clear_obstacle(target)
+        temporary = f"{target}.{os.getpid()}.link"
+        os.link(old, temporary)
+        os.replace(temporary, target)
+
+    def _write(self, target: str, data: bytes) -> None:
+        # In a recycled tree the old file may be a hard link shared with the live
+        # site: replace the directory entry, never write into that inode.
+        if self.recycled:
+            _clear_obstacle(target)
+            temporary = f"{target}.{os.getpid()}.new"
+            with open(temporary, "wb") as handle:
+                handle.write(data)
+            os.replace(temporary, target)
+        else:
+            with open(target, "wb") as handle:
+                handle.write(data)
 
     @property
     def paths(self) -> set[str]:
@@ -114,12 +154,17 @@ class Staging:
         self.stats.unchanged += unchanged
 
     def commit(self) -> WriteStats:
-        """Swap the staged site in atomically and remove the old one."""
+        """Swap the staged site in atomically; keep the old one as the next spare."""
         if MARKER not in self._paths:
             self.add(MARKER, MARKER_TEXT)
+        if self.recycled:
+            _prune(Path(self._root), self._paths)
         if self.output.exists():
             _exchange(self.path, self.output)
-            remove_tree(self.path)  # now holds the old site
+            try:
+                os.rename(self.path, self.spare)  # now holds the old site
+            except OSError:
+                remove_tree(self.path)
         else:
             os.rename(self.path, self.output)
         return self.stats
@@ -282,6 +327,25 @@ def _guard(output: Path) -> None:
         raise PublishError(f"{output} exists and is not a folder; refusing to replace it")
     if output.is_dir() and any(output.iterdir()) and not (output / MARKER).exists():
         raise PublishError(f"{output} is not empty and was not built by site_builder; refusing to replace it (choose another --output or empty it)")
+
+
+def _clear_obstacle(target: str) -> None:
+    """A folder where a file must go (a slug that became a file name): remove it."""
+    if os.path.isdir(target) and not os.path.islink(target):
+        shutil.rmtree(target)
+
+
+def _prune(root: Path, keep: set[str]) -> None:
+    """Delete every file under ``root`` not in ``keep``, then empty folders."""
+    for folder, _subfolders, names in os.walk(root, topdown=False):
+        base = Path(folder)
+        relative_base = base.relative_to(root).as_posix()
+        for name in names:
+            relative = name if relative_base == "." else f"{relative_base}/{name}"
+            if relative not in keep:
+                (base / name).unlink(missing_ok=True)
+        if base != root and not any(base.iterdir()):
+            base.rmdir()
 
 
 def _same_bytes(path: Path | str, data: bytes) -> bool:

@@ -153,3 +153,23 @@ def test_parallel_page_rendering_incremental_equals_clean(tmp_path: Path):
     assert report.written == len(changed)
     assert report.written + report.unchanged == len(manifest(output))
     assert_same_as_clean(content, output, tmp_path)
+
+
+def test_a_damaged_spare_tree_never_reaches_the_output(tmp_path: Path):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    build(content, output)
+    spare = output.parent / ".out.spare"
+    assert spare.is_dir()  # the previous site, kept to stage the next build into
+    (spare / "t01" / "stray.html").write_text("left over")
+    page = spare / "t02" / "index.html"
+    page.unlink()  # break the hard link to the live page before changing it
+    page.write_text("stale")
+    (spare / "t03" / "index.html").unlink()
+    (spare / "t05").rename(spare / "gone")
+    live_before = (output / "t02" / "index.html").read_bytes()
+    edit(content / "terms/t04.md", "Body 4", "Body four")
+    build(content, output)
+    assert_same_as_clean(content, output, tmp_path)
+    assert (output / "t02" / "index.html").read_bytes() == live_before
