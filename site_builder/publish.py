@@ -42,7 +42,28 @@ class WriteStats:
     unchanged: int = 0
 
 
-class Staging:
+class _Tree:
+    """What both ways of writing a site share: the set of paths and the counts."""
+
+    _paths: set[str]
+    stats: WriteStats
+
+    @property
+    def paths(self) -> set[str]:
+        """Every relative path added or reused so far."""
+        return self._paths
+
+    def merge(self, paths: list[str], written: int, unchanged: int) -> None:
+        """Take over files a forked worker wrote into this same tree."""
+        overlap = self._paths.intersection(paths)
+        if overlap:
+            raise ValueError(f"{sorted(overlap)[0]} written twice in one build")
+        self._paths.update(paths)
+        self.stats.written += written
+        self.stats.unchanged += unchanged
+
+
+class Staging(_Tree):
     """A new site being assembled beside ``output``; ``commit()`` swaps it in.
 
     Pages can be added as they are rendered (so the whole site never has to sit
@@ -139,20 +160,6 @@ class Staging:
             with open(target, "wb") as handle:
                 handle.write(data)
 
-    @property
-    def paths(self) -> set[str]:
-        """Every relative path added or reused so far."""
-        return self._paths
-
-    def merge(self, paths: list[str], written: int, unchanged: int) -> None:
-        """Take over files a forked worker wrote into this same tree."""
-        overlap = self._paths.intersection(paths)
-        if overlap:
-            raise ValueError(f"{sorted(overlap)[0]} written twice in one build")
-        self._paths.update(paths)
-        self.stats.written += written
-        self.stats.unchanged += unchanged
-
     def commit(self) -> WriteStats:
         """Swap the staged site in atomically; keep the old one as the next spare."""
         if MARKER not in self._paths:
@@ -174,7 +181,7 @@ class Staging:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-class InPlace:
+class InPlace(_Tree):
     """Writes changed files straight into ``output`` (same interface as ``Staging``).
 
     For ``serve`` only: each file is replaced atomically (write, then rename),
@@ -212,33 +219,11 @@ class InPlace:
             return True
         return False
 
-    @property
-    def paths(self) -> set[str]:
-        """Every relative path added or reused so far."""
-        return self._paths
-
-    def merge(self, paths: list[str], written: int, unchanged: int) -> None:
-        """Take over files a forked worker wrote into this same tree."""
-        overlap = self._paths.intersection(paths)
-        if overlap:
-            raise ValueError(f"{sorted(overlap)[0]} written twice in one build")
-        self._paths.update(paths)
-        self.stats.written += written
-        self.stats.unchanged += unchanged
-
     def commit(self) -> WriteStats:
         """Remove files the new site no longer has."""
         if MARKER not in self._paths:
             self.add(MARKER, MARKER_TEXT)
-        for folder, subfolders, names in os.walk(self.output, topdown=False):
-            base = Path(folder)
-            relative_base = base.relative_to(self.output).as_posix()
-            for name in names:
-                relative = name if relative_base == "." else f"{relative_base}/{name}"
-                if relative not in self._paths:
-                    (base / name).unlink(missing_ok=True)
-            if base != self.output and not any(base.iterdir()):
-                base.rmdir()
+        _prune(self.output, self._paths)
         return self.stats
 
     def abort(self) -> None:
