@@ -109,7 +109,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         _raise_if_failing(problems, options.strict)
 
     with _stage(report, "markdown", log):
-        bodies, body_keys = render_bodies(terms, config, jobs=options.jobs, store=store if options.write else None)
+        bodies, body_keys = render_bodies(terms, config, jobs=options.jobs or default_jobs(), store=store if options.write else None)
         problems += validate.check_links(terms, bodies)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import multiprocessing
-import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Sequence
 
@@ -38,7 +37,7 @@ def body_keys(terms: list[Term], config: SiteConfig, names: NameIndex) -> dict[s
 def render_bodies(
     terms: list[Term],
     config: SiteConfig,
-    jobs: int | None = None,
+    jobs: int = 1,
     store: "cache.BuildCache | None" = None,
 ) -> tuple[dict[str, RenderedBody], dict[str, str]]:
     """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies."""
@@ -53,10 +52,8 @@ def render_bodies(
     return results, keys
 
 
-def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int | None) -> dict[str, RenderedBody]:
+def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int) -> dict[str, RenderedBody]:
     items = [(t.slug, t.body, t.body_line) for t in terms]
-    if jobs is None:
-        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if jobs <= 1 or len(items) < PARALLEL_THRESHOLD:
         renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html)
         return {slug: renderer.render(body, line) for slug, body, line in items}

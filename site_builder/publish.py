@@ -230,18 +230,6 @@ class InPlace(_Tree):
         """Nothing to undo file by file; the next successful build repairs the tree."""
 
 
-def publish(files: dict[str, bytes], output: Path) -> WriteStats:
-    """Replace ``output`` with exactly ``files`` (relative path -> bytes), atomically."""
-    staging = Staging(output)
-    try:
-        for relative in sorted(files):
-            staging.add(relative, files[relative])
-    except BaseException:
-        staging.abort()
-        raise
-    return staging.commit()
-
-
 def remove_tree(path: Path) -> None:
     """Delete a replaced site. Large trees go in a detached child process:
     unlinking thousands of files costs seconds on some disks and nobody

@@ -24,7 +24,7 @@ from ..content import Term
 from ..explainers.base import ExplainerBuild
 from ..markup.render import RenderedBody
 from . import cards, discovery, preview
-from .glossary_json import Entry, glossary_json, make_entries
+from .glossary_json import glossary_json, make_entries
 from .inventory import objects_inv
 from .redirects import check_aliases, plan_redirects, redirect_page
 
