@@ -120,10 +120,13 @@ def test_refuses_to_replace_a_foreign_folder(small_site: Path, tmp_path: Path, c
     assert (out / "thesis.tex").read_text() == "years of work"
 
 
-def test_check_writes_nothing(small_site: Path, tmp_path: Path, cli):
+def test_check_writes_nothing(small_site: Path, tmp_path: Path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where build would put output/, its cache and its spare
     status, log, _ = cli("check", "--content", small_site)
     assert status == 0 and "no problems" in log
-    assert not (tmp_path / "output").exists() and not Path("output.tmp").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["content"]
+    assert cli("build", "--content", small_site)[0] == 0  # the same listing does see what build writes
+    assert "output" in {p.name for p in tmp_path.iterdir()}
 
 
 BAD_INPUTS = {
