@@ -40,7 +40,7 @@ class BuildOptions:
     write: bool = True
     """False for ``check``: validate everything, write nothing."""
     jobs: int | None = None
-    """Worker processes for markdown; None: one per core."""
+    """Worker processes for markdown and pages; None: one per core."""
     cache: bool = True
     """False: ignore and do not update the build cache."""
     in_place: bool = False

@@ -36,7 +36,7 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--output", type=Path, default=Path("output"), metavar="DIR",
                        help="folder to write the site to; replaced whole (default: output)")
     build.add_argument("--jobs", type=int, default=None, metavar="N",
-                       help="worker processes for markdown (default: one per core)")
+                       help="worker processes for markdown and pages (default: one per core)")
     build.add_argument("--no-cache", action="store_true",
                        help="ignore the build cache (.site_builder_cache/ beside the output) and build from scratch")
 
