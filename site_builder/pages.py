@@ -188,10 +188,9 @@ def _worker_pages(bounds: tuple[int, int]):
     """In a forked worker: render one slice of the term pages; report what was written."""
     staging = _shared_state[0]
     # A worker runs several slices: report only what this one added.
-    before, written, unchanged = set(staging.paths), staging.stats.written, staging.stats.unchanged
+    since = staging.checkpoint()
     keys = _term_pages(*bounds)
-    return (keys, sorted(set(staging.paths) - before),
-            staging.stats.written - written, staging.stats.unchanged - unchanged)
+    return (keys, *staging.worker_report(since))
 
 
 def _term_pages(start: int, end: int) -> dict[str, str]:

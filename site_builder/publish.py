@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import json
 import os
 import shutil
 import time
@@ -46,6 +47,7 @@ class _Tree:
     """What both ways of writing a site share: the set of paths and the counts."""
 
     _paths: set[str]
+    _written: set[str]
     stats: WriteStats
 
     @property
@@ -53,13 +55,23 @@ class _Tree:
         """Every relative path added or reused so far."""
         return self._paths
 
-    def merge(self, paths: list[str], written: int, unchanged: int) -> None:
-        """Take over files a forked worker wrote into this same tree."""
+    def checkpoint(self) -> tuple[set[str], set[str], int]:
+        """The state ``worker_report`` measures from."""
+        return set(self._paths), set(self._written), self.stats.unchanged
+
+    def worker_report(self, since: tuple[set[str], set[str], int]) -> tuple[list[str], list[str], int]:
+        """In a forked worker: (paths, written paths, unchanged count) added since ``checkpoint()``."""
+        paths, written, unchanged = since
+        return sorted(self._paths - paths), sorted(self._written - written), self.stats.unchanged - unchanged
+
+    def merge(self, paths: list[str], written: list[str], unchanged: int) -> None:
+        """Take over files a forked worker wrote into this same tree (its ``worker_report``)."""
         overlap = self._paths.intersection(paths)
         if overlap:
             raise ValueError(f"{sorted(overlap)[0]} written twice in one build")
         self._paths.update(paths)
-        self.stats.written += written
+        self._written.update(written)
+        self.stats.written += len(written)
         self.stats.unchanged += unchanged
 
 
@@ -75,6 +87,12 @@ class Staging(_Tree):
     only what differs, instead of creating thousands of folders and links
     again. The spare is never served, so changing it is as safe as building a
     fresh tree: until the atomic exchange, ``output/`` is untouched.
+
+    A record kept beside the spare lists its files and the ones
+    that differ from the live site, so a rebuild touches only those: its
+    cost follows the size of the change, not of the site. Without a valid
+    record (first build, a killed build, a replaced output) every file is
+    checked instead.
     """
 
     def __init__(self, output: Path):
@@ -97,6 +115,11 @@ class Staging(_Tree):
         self._old = str(self.output)
         self._dirs = {""}
         self._paths: set[str] = set()
+        self._written: set[str] = set()
+        self._record = _read_record(self.path, self.spare, self.output) if self.recycled else None
+        if self._record is not None:
+            # Folders of every file the spare holds exist already.
+            self._dirs.update(os.path.dirname(p) for p in self._record.spare_paths)
 
     def _target(self, relative: str) -> str:
         # Plain strings and os calls: at 10,000 pages pathlib's overhead shows.
@@ -109,19 +132,31 @@ class Staging(_Tree):
             self._dirs.add(folder)
         return os.path.join(self._root, relative)
 
+    def _in_sync(self, relative: str) -> bool:
+        """True when the spare's file at ``relative`` is known to be the live one."""
+        record = self._record
+        return (record is not None and relative in record.output_paths
+                and relative in record.spare_paths and relative not in record.stale)
+
     def add(self, relative: str, data: bytes) -> None:
         """Put ``data`` at ``relative``; hard-link the current file instead when identical."""
         target = self._target(relative)
         old = os.path.join(self._old, relative)
         if _same_bytes(old, data):
-            self._link(old, target)
+            if not self._in_sync(relative):
+                self._link(old, target)
             self.stats.unchanged += 1
         else:
             self._write(target, data)
+            self._written.add(relative)
             self.stats.written += 1
 
     def reuse(self, relative: str) -> bool:
         """Hard-link the current site's file at ``relative``; False when it is missing."""
+        if self._in_sync(relative):
+            self._target(relative)
+            self.stats.unchanged += 1
+            return True
         old = os.path.join(self._old, relative)
         target = self._target(relative)
         try:
@@ -164,14 +199,19 @@ class Staging(_Tree):
         """Swap the staged site in atomically; keep the old one as the next spare."""
         if MARKER not in self._paths:
             self.add(MARKER, MARKER_TEXT)
-        if self.recycled:
+        if self._record is not None:
+            _remove_paths(Path(self._root), self._record.spare_paths - self._paths)
+        elif self.recycled:
             _prune(Path(self._root), self._paths)
+        old_paths = self._record.output_paths if self._record is not None else None
         if self.output.exists():
             _exchange(self.path, self.output)
             try:
                 os.rename(self.path, self.spare)  # now holds the old site
             except OSError:
                 remove_tree(self.path)
+            else:
+                _write_record(self.spare, self.output, old_paths, self._paths, self._written)
         else:
             os.rename(self.path, self.output)
         return self.stats
@@ -179,6 +219,116 @@ class Staging(_Tree):
     def abort(self) -> None:
         """Throw the staged site away; ``output`` is untouched."""
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+@dataclass
+class _SpareRecord:
+    spare_paths: set[str]
+    """Every file in the spare."""
+    output_paths: set[str]
+    """Every file in the live site."""
+    stale: set[str]
+    """Files of the live site the spare lacks or holds another version of."""
+
+
+def _record_path(spare: Path) -> Path:
+    # Beside the spare, not in it: writing it must not change the folders it describes.
+    return spare.with_name(spare.name + "-record.json")
+
+
+def _write_record(spare: Path, output: Path, spare_paths: set[str] | None,
+                  output_paths: set[str], written: set[str]) -> None:
+    """Describe the spare just swapped out (the old site) against the new live site.
+
+    Files the build did not write are hard links shared by both trees; the rest
+    (written, or new) differ. ``spare_paths`` None means the old site's files are
+    not known: they are listed from disk once. Every folder's mtime is kept, so
+    any file added, removed or renamed in the spare afterwards voids the record.
+    """
+    if spare_paths is None:
+        spare_paths = _list_files(spare)
+    identity = _identity(spare, output)
+    folders = _folder_times(spare, spare_paths)
+    if identity is None or folders is None:
+        return
+    data = {"identity": identity, "spare": sorted(spare_paths), "output": sorted(output_paths),
+            "stale": sorted(written | (output_paths - spare_paths)), "folders": folders}
+    record = _record_path(spare)
+    temporary = record.with_name(record.name + ".tmp")
+    temporary.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(temporary, record)
+
+
+def _read_record(staging: Path, spare: Path, output: Path) -> _SpareRecord | None:
+    """The record of the just-claimed spare (now ``staging``), if it still
+    describes that tree and the live site exactly; it is used up either way."""
+    path = _record_path(spare)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        path.unlink()
+    except (OSError, ValueError):
+        return None
+    try:
+        if data["identity"] != _identity(staging, output):
+            return None  # the live site was replaced, or the record is not this spare's
+        spare_paths = set(data["spare"])
+        if _folder_times(staging, spare_paths) != data["folders"]:
+            return None  # someone changed the spare's files since
+        return _SpareRecord(spare_paths, set(data["output"]), set(data["stale"]))
+    except (KeyError, TypeError):
+        return None
+
+
+def _folder_times(root: Path, paths: set[str]) -> dict[str, int] | None:
+    """mtime of every folder holding one of ``paths`` (and of ``root``), or None if one is gone."""
+    folders = {os.path.dirname(p) for p in paths}
+    times = {}
+    try:
+        for folder in sorted(folders | {""}):
+            times[folder] = os.stat(os.path.join(root, folder)).st_mtime_ns
+    except OSError:
+        return None
+    return times
+
+
+def _identity(spare: Path, output: Path) -> list[int] | None:
+    """Inode numbers of both folders and of the live marker file: they change when
+    either tree is replaced by anything but our own swap."""
+    try:
+        return [os.stat(spare).st_ino, os.stat(output).st_ino, os.stat(output / MARKER).st_ino]
+    except OSError:
+        return None
+
+
+def _list_files(root: Path) -> set[str]:
+    """Relative paths of every file under ``root``."""
+    found = set()
+    for folder, _subfolders, names in os.walk(root):
+        relative_base = os.path.relpath(folder, root)
+        for name in names:
+            found.add(name if relative_base == "." else f"{relative_base}/{name}".replace(os.sep, "/"))
+    return found
+
+
+def _remove_paths(root: Path, doomed: set[str]) -> None:
+    """Delete the files ``doomed`` under ``root``, then the folders that empties."""
+    folders = set()
+    for relative in doomed:
+        try:
+            os.unlink(os.path.join(root, relative))
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            shutil.rmtree(os.path.join(root, relative), ignore_errors=True)
+        folder = os.path.dirname(relative)
+        while folder:
+            folders.add(folder)
+            folder = os.path.dirname(folder)
+    for folder in sorted(folders, key=lambda f: -f.count("/")):  # deepest first
+        try:
+            os.rmdir(os.path.join(root, folder))
+        except OSError:
+            pass  # not empty: other files still live there
 
 
 class InPlace(_Tree):
@@ -195,6 +345,7 @@ class InPlace(_Tree):
         _guard(self.output)
         self.stats = WriteStats()
         self._paths: set[str] = set()
+        self._written: set[str] = set()
 
     def add(self, relative: str, data: bytes) -> None:
         """Write ``data`` at ``relative`` unless the file already holds exactly that."""
@@ -209,6 +360,7 @@ class InPlace(_Tree):
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         temporary.write_bytes(data)
         os.replace(temporary, target)
+        self._written.add(relative)
         self.stats.written += 1
 
     def reuse(self, relative: str) -> bool:

@@ -173,3 +173,47 @@ def test_a_damaged_spare_tree_never_reaches_the_output(tmp_path: Path):
     build(content, output)
     assert_same_as_clean(content, output, tmp_path)
     assert (output / "t02" / "index.html").read_bytes() == live_before
+
+
+def test_a_rebuild_touches_only_what_changed(tmp_path: Path, monkeypatch):
+    """The spare's record lets a rebuild skip every unchanged file: no link, no
+    copy, no check per page, so its cost follows the change, not the site."""
+    from site_builder import publish
+
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    build(content, output)  # the first spare, with its record
+    assert (output.parent / ".out.spare-record.json").is_file()
+    touched: list[str] = []
+    original_link, original_write = publish.Staging._link, publish.Staging._write
+    monkeypatch.setattr(publish.Staging, "_link", lambda self, old, target: (touched.append(target), original_link(self, old, target))[1])
+    monkeypatch.setattr(publish.Staging, "_write", lambda self, target, data: (touched.append(target), original_write(self, target, data))[1])
+    edit(content / "terms/t03.md", "Body 3", "Body three")
+    build(content, output)
+    assert [Path(t).parent.name for t in touched] == ["t03"]
+    assert_same_as_clean(content, output, tmp_path)
+    touched.clear()
+    edit(content / "terms/t05.md", "Body 5", "Body five")
+    build(content, output)
+    # The edited page, and the page the last build wrote (the spare holds its older version).
+    assert sorted(Path(t).parent.name for t in touched) == ["t03", "t05"]
+    assert_same_as_clean(content, output, tmp_path)
+
+
+def test_a_replaced_output_voids_the_spare_record(tmp_path: Path):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    build(content, output)
+    copy = tmp_path / "site" / "copy"
+    shutil.copytree(output, copy)  # same bytes, but none of the files are the spare's
+    shutil.rmtree(output)
+    copy.rename(output)
+    edit(content / "terms/t06.md", "Body 6", "Body six")
+    build(content, output)
+    assert_same_as_clean(content, output, tmp_path)
+    (output / "t01" / "index.html").unlink()
+    edit(content / "terms/t06.md", "Body six", "Body 6")
+    build(content, output)
+    assert_same_as_clean(content, output, tmp_path)
