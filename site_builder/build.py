@@ -92,13 +92,12 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         config, found = load_config(options.content)
         config = config.with_base_url(options.base_url)
         problems += found
-        parsed = store.table("front-matter")
-        known = len(parsed)
-        terms, found = content.load_terms(options.content, parsed)
+        known = store.table("terms")
+        signatures = {shown: entry[0] for shown, entry in known.items()}
+        terms, found = content.load_terms(options.content, known, jobs=options.jobs or default_jobs())
         problems += found
-        if len(parsed) != known:
-            live = {t.digest for t in terms}
-            store.save_table("front-matter", {k: v for k, v in parsed.items() if k in live})
+        if {shown: entry[0] for shown, entry in known.items()} != signatures:
+            store.save_table("terms", known)
     report.terms = len(terms)
 
     with _stage(report, "validate", log):

@@ -7,9 +7,12 @@ them all with their file and line.
 
 from __future__ import annotations
 
-import hashlib
+import multiprocessing
 import os
 import re
+import stat
+import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,37 +59,91 @@ class Term:
     related: list[str] = field(default_factory=list)
     explainer: str | None = None
     field_lines: dict[str, int] = field(default_factory=dict)
-    digest: str = ""
-    """SHA-256 of the file's bytes: the key of every cache entry derived from it."""
 
 
-def load_terms(content_dir: Path, parsed: dict | None = None) -> tuple[list[Term], list[Problem]]:
+SETTLED_NS = 2_000_000_000
+"""A file changed this recently (ns) is read again next time even if its size and
+times look the same: a second edit within one timestamp tick would not show."""
+
+PARALLEL_READ = 200
+"""From this many files to read, forked workers read and parse them."""
+
+
+def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1) -> tuple[list[Term], list[Problem]]:
     """Read every ``terms/**/*.md`` under ``content_dir``, sorted by slug.
 
-    ``parsed`` is an optional cache of parsed front matter keyed by the file's
-    hash; it is filled as files are read.
+    ``known`` caches the previous build's results: shown path -> (signature,
+    term, problems), where the signature is the file's size, mtime, ctime and
+    inode. A file whose signature is unchanged is not read again (like git's
+    index: any write changes the ctime, which no tool can set). It is
+    updated in place and pruned of files that are gone. With ``jobs`` > 1 and
+    many files to read, forked workers read and parse them.
     """
     terms_dir = content_dir / "terms"
-    problems: list[Problem] = []
     if not terms_dir.is_dir():
         return [], [Problem(display_path(content_dir), 1, "no terms/ folder: expected content/terms/<slug>.md files")]
     root = content_dir.resolve()
     shown_dir = display_path(terms_dir)
-    terms = []
+    order: list[tuple[str, Problem | None]] = []
+    todo: list[tuple[str, str, tuple]] = []
+    results: dict[str, tuple[Term | None, tuple[Problem, ...]]] = {}
     for path, symlinked in _term_files(terms_dir):
         shown = f"{shown_dir}/{_printable(path.relative_to(terms_dir).as_posix())}"
         refused = _symlink_problem(path, root) if symlinked else None
         if refused:
-            problems.append(Problem(shown, 1, refused))
+            order.append((shown, Problem(shown, 1, refused)))
             continue
-        if not path.is_file():
+        try:
+            info = os.stat(path)
+        except OSError:
             continue
-        term, found = read_term(path, shown, parsed)
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        order.append((shown, None))
+        signature = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+        hit = known.get(shown) if known is not None else None
+        if hit is not None and hit[0] == signature:
+            results[shown] = hit[1], hit[2]
+        else:
+            todo.append((str(path), shown, signature))
+    settled_before = time.time_ns() - SETTLED_NS
+    for shown, signature, term, found in _read_all(todo, jobs):
+        results[shown] = term, found
+        if known is not None:
+            settled = max(signature[1], signature[2]) < settled_before
+            known[shown] = (signature if settled else None, term, found)
+    if known is not None:
+        for gone in set(known) - results.keys():
+            del known[gone]
+    terms: list[Term] = []
+    problems: list[Problem] = []
+    for shown, refused in order:
+        if refused is not None:
+            problems.append(refused)
+            continue
+        term, found = results[shown]
         problems.extend(found)
         if term is not None:
             terms.append(term)
     terms.sort(key=lambda t: t.slug)
     return terms, problems
+
+
+def _read_all(todo: list[tuple[str, str, tuple]], jobs: int) -> list[tuple[str, tuple, Term | None, tuple[Problem, ...]]]:
+    if jobs <= 1 or len(todo) < PARALLEL_READ or "fork" not in multiprocessing.get_all_start_methods():
+        return _read_chunk(todo)
+    chunk = -(-len(todo) // (jobs * 4))
+    chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        return [item for part in pool.map(_read_chunk, chunks) for item in part]
+
+
+def _read_chunk(items: list[tuple[str, str, tuple]]) -> list[tuple[str, tuple, Term | None, tuple[Problem, ...]]]:
+    out = []
+    for path, shown, signature in items:
+        term, found = read_term(Path(path), shown)
+        out.append((shown, signature, term, tuple(found)))
+    return out
 
 
 def _term_files(terms_dir: Path) -> list[tuple[Path, bool]]:
@@ -126,11 +183,8 @@ def _symlink_problem(path: Path, root: Path) -> str | None:
         return "points outside the content folder (symlink?); refusing to read it"
 
 
-def read_term(path: Path, shown: str, parsed: dict | None = None) -> tuple[Term | None, list[Problem]]:
-    """Read one term file; return the term (None when unusable) and its problems.
-
-    ``parsed`` caches the front matter checks by the file's hash.
-    """
+def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
+    """Read one term file; return the term (None when unusable) and its problems."""
     slug = path.stem
     problems: list[Problem] = []
     if not SLUG_RE.match(slug):
@@ -155,14 +209,7 @@ def read_term(path: Path, shown: str, parsed: dict | None = None) -> tuple[Term 
     front, body, body_line, problem = split_front_matter(text, shown)
     if problem:
         return None, [problem]
-    digest = hashlib.sha256(raw).hexdigest()
-    cached = parsed.get(digest) if parsed is not None else None
-    if cached is not None and cached[0] == shown:
-        meta, problems = cached[1], list(cached[2])
-    else:
-        meta, problems = parse_front_matter(front, shown)
-        if parsed is not None:
-            parsed[digest] = (shown, meta, tuple(problems))
+    meta, problems = parse_front_matter(front, shown)
     if meta is None:
         return None, problems
     term = Term(
@@ -176,7 +223,6 @@ def read_term(path: Path, shown: str, parsed: dict | None = None) -> tuple[Term 
         related=meta.get("related", []),
         explainer=meta.get("explainer"),
         field_lines=meta.get("__lines__", {}),
-        digest=digest,
     )
     ok = not any(p.severity == "error" for p in problems)
     return (term if ok else None), problems

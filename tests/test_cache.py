@@ -217,3 +217,48 @@ def test_a_replaced_output_voids_the_spare_record(tmp_path: Path):
     edit(content / "terms/t06.md", "Body six", "Body 6")
     build(content, output)
     assert_same_as_clean(content, output, tmp_path)
+
+
+def test_unchanged_term_files_are_not_read_again(tmp_path: Path, monkeypatch):
+    """A file whose size, mtime, ctime and inode are unchanged is taken from the
+    cache; any write changes its ctime (which tools cannot set back), so an edit
+    that keeps the size and restores the mtime is still seen."""
+    import os
+
+    from site_builder import content as content_module
+
+    monkeypatch.setattr(content_module, "SETTLED_NS", 0)  # the files here are seconds old at most
+    reads: list[str] = []
+    original = content_module.read_term
+    monkeypatch.setattr(content_module, "read_term", lambda path, shown: (reads.append(path.name), original(path, shown))[1])
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    assert len(reads) == 12
+    reads.clear()
+    build(content, output)
+    assert reads == []
+    target = content / "terms/t09.md"
+    before = target.stat()
+    edit(target, "Body 9", "Body X")  # same size
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert target.stat().st_size == before.st_size and target.stat().st_mtime_ns == before.st_mtime_ns
+    build(content, output)
+    assert reads == ["t09.md"]
+    assert "Body X" in (output / "t09" / "index.html").read_text()
+    assert_same_as_clean(content, output, tmp_path)
+
+
+def test_recently_changed_files_are_read_again(tmp_path: Path, monkeypatch):
+    """Within the settle time a second same-size edit could keep every timestamp: such files are re-read."""
+    from site_builder import content as content_module
+
+    reads: list[str] = []
+    original = content_module.read_term
+    monkeypatch.setattr(content_module, "read_term", lambda path, shown: (reads.append(path.name), original(path, shown))[1])
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    reads.clear()
+    build(content, output)
+    assert len(reads) == 12  # all written just now: none is trusted yet
