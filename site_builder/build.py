@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import cache, content, validate
+from . import cache, content, incremental, validate
 from .assets import SITE_ASSETS, AssetStore
 from .linking import Linker, check_aliases
 from .config import SiteConfig, load_config
 from .errors import BuildFailed, Problem
 from .explainers import base as explainers
-from .markdown_stage import render_bodies
+from .markdown_stage import fill_html, render_bodies, shared_body_key
+from .names import NameIndex
 from .pages import PageRenderer, write_pages
 from .publish import InPlace, Staging, check_output
 
@@ -93,11 +94,17 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         config = config.with_base_url(options.base_url)
         problems += found
         known = store.table("terms")
-        signatures = {shown: entry[0] for shown, entry in known.items()}
+        previous = dict(known)
         terms, found = content.load_terms(options.content, known, jobs=options.jobs or default_jobs())
         problems += found
-        if {shown: entry[0] for shown, entry in known.items()} != signatures:
+        reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
+        if reread or set(known) != set(previous):
             store.save_table("terms", known)
+        change = incremental.Change(
+            edited=[t for t in terms if t.path in reread],
+            previous={shown: entry[1] for shown, entry in previous.items()},
+            same_files=set(known) == set(previous),
+        )
     report.terms = len(terms)
 
     with _stage(report, "validate", log):
@@ -107,8 +114,26 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             problems.append(Problem(str(options.content / "terms"), 1, "no term files (*.md) found"))
         _raise_if_failing(problems, options.strict)
 
+    writer = None
+    if options.write and store.enabled and (edited := incremental.body_only(change)) is not None:
+        with _stage(report, "update", log):
+            writer = InPlace(options.output) if options.in_place else Staging(options.output)
+            try:
+                stats = incremental.rebuild(store, config, terms, edited, writer,
+                                            lambda term, assets: _explainer(term, assets, store), log)
+            except BaseException:
+                writer.abort()
+                raise
+        if stats is not None:
+            report.warnings = [p for p in problems if p.severity == "warning"]
+            report.written, report.unchanged = stats.written, stats.unchanged
+            report.seconds = time.perf_counter() - started
+            return report
+
     with _stage(report, "markdown", log):
-        bodies, body_keys = render_bodies(terms, config, jobs=options.jobs or default_jobs(), store=store if options.write else None)
+        names = NameIndex(terms)
+        bodies, body_keys = render_bodies(terms, config, jobs=options.jobs or default_jobs(),
+                                          store=store if options.write else None, names=names)
         problems += validate.check_links(terms, bodies)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
@@ -129,14 +154,15 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         return report
 
     with _stage(report, "render", log):
-        staging = InPlace(options.output) if options.in_place else Staging(options.output)
+        staging = writer or (InPlace(options.output) if options.in_place else Staging(options.output))
         try:
             renderer = PageRenderer(config, terms, assets)
             linker = Linker(config, terms, bodies, backlinks, built, assets)
             renderer.page_extras = _once_per_page(linker.page_extras)
             manifest = store.table("pages")
-            fresh = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
-                                jobs=options.jobs or default_jobs())
+            fresh, reused = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
+                                jobs=options.jobs or default_jobs(),
+                                fill_html=lambda slugs: fill_html(slugs, terms, bodies, body_keys, config, store))
             stored = store.table("previews")
             previews = _UsageDict(stored)
             for relative, data in {**assets.files, **_linking_files(linker, store, config, terms, bodies),
@@ -150,7 +176,8 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
 
     with _stage(report, "write", log):
         stats = staging.commit()
-        _remember_pages(store, options.output, manifest, fresh)
+        _remember_files(store, options.output, manifest, fresh, reused, staging.paths)
+        incremental.remember(store, config, shared_body_key(config, names), names, body_keys, backlinks)
     report.written, report.unchanged = stats.written, stats.unchanged
     report.seconds = time.perf_counter() - started
     return report
@@ -234,18 +261,24 @@ class _UsageDict(dict):
         super().__setitem__(key, value)
 
 
-def _remember_pages(store: cache.BuildCache, output: Path, manifest: dict, fresh: dict[str, str]) -> None:
-    """Record page keys with the written files' size and mtime, so the next build
-    reuses a page only if its inputs *and* the file on disk are unchanged."""
+def _remember_files(store: cache.BuildCache, output: Path, manifest: dict, fresh: dict[str, str],
+                    reused: set[str], paths: set[str]) -> None:
+    """Record every output file's size and mtime, with its page key for pages, so
+    the next build reuses a page only if its inputs *and* the file on disk are
+    unchanged (and the fast path can tell a hand-edited file). A reused page is
+    the very file the manifest describes; only the others are looked at."""
     if not store.enabled:
         return
     kept = {}
-    for relative, page_key in fresh.items():
+    for relative in paths:
+        if relative in reused:
+            kept[relative] = manifest[relative]
+            continue
         try:
             info = os.stat(output / relative)
         except OSError:
             continue
-        kept[relative] = (page_key, info.st_size, info.st_mtime_ns)
+        kept[relative] = (fresh.get(relative), info.st_size, info.st_mtime_ns)
     if kept != manifest:
         store.save_table("pages", kept)
 

@@ -9,8 +9,11 @@ the output folder; deleting it is always safe.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import pickle
+import sqlite3
+import sys
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -22,7 +25,7 @@ from . import __version__
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """Hash of the package's own code, templates and static files."""
-    digest = hashlib.sha256(__version__.encode())
+    digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
     root = resources.files("site_builder")
     for path in sorted(Path(str(root)).rglob("*")):
         if path.suffix in (".py", ".html", ".css", ".js") and "__pycache__" not in path.parts:
@@ -41,13 +44,21 @@ def key(*parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
+_MARSHAL, _PICKLE = b"M", b"P"
+"""First byte of a table file. Tables of plain values (str, int, tuple, list,
+dict) are stored with marshal, which loads ~5x faster than pickle: a rebuild
+of 10,000 terms reads several of them."""
+
+
 class BuildCache:
-    """Named tables (dicts), each persisted as one pickle: one sequential write
-    is far cheaper than thousands of small files on a slow disk."""
+    """Named tables (dicts), each persisted as one file: one sequential write
+    is far cheaper than thousands of small files on a slow disk. Large values
+    needed only now and then (rendered HTML) go to ``blobs`` instead."""
 
     def __init__(self, folder: Path | None):
         self.folder = folder
         self.tables: dict[str, dict] = {}
+        self._blobs: BlobStore | None = None
 
     @property
     def enabled(self) -> bool:
@@ -60,11 +71,13 @@ class BuildCache:
             data: dict = {}
             if self.folder is not None:
                 try:
-                    with open(self.folder / f"{name}.pickle", "rb") as handle:
-                        loaded = pickle.load(handle)
+                    with open(self.folder / f"{name}.table", "rb") as handle:
+                        raw = handle.read()  # one read: marshal.load() on a file reads in small pieces
+                    kind, payload = raw[:1], memoryview(raw)[1:]
+                    loaded = marshal.loads(payload) if kind == _MARSHAL else pickle.loads(payload) if kind == _PICKLE else None
                     if isinstance(loaded, dict) and loaded.get("__code__") == code_version():
                         data = loaded
-                except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError):
+                except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
                     data = {}  # a damaged cache is just a cold cache
             data.pop("__code__", None)
             self.tables[name] = data
@@ -77,6 +90,89 @@ class BuildCache:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         temporary = self.folder / f".{name}.{os.getpid()}.tmp"
+        content = {**data, "__code__": code_version()}
+        try:
+            payload = _MARSHAL + marshal.dumps(content)
+        except ValueError:  # holds objects marshal cannot store
+            payload = _PICKLE + pickle.dumps(content, protocol=pickle.HIGHEST_PROTOCOL)
         with open(temporary, "wb") as handle:
-            pickle.dump({**data, "__code__": code_version()}, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, self.folder / f"{name}.pickle")
+            handle.write(payload)
+        os.replace(temporary, self.folder / f"{name}.table")
+
+    @property
+    def blobs(self) -> "BlobStore":
+        """The key -> text store (a no-op store when caching is off)."""
+        if self._blobs is None:
+            self._blobs = BlobStore(self.folder / "blobs.sqlite" if self.folder is not None else None)
+        return self._blobs
+
+
+class BlobStore:
+    """Content-addressed texts in SQLite: reads and writes cost what they touch,
+    not the size of the whole store (a pickle of every page's HTML would be
+    read and rewritten in full on each rebuild)."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self.path is None:
+            return None
+        if self._db is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, isolation_level=None)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                self._db = db
+            except sqlite3.DatabaseError:
+                # A damaged store is a cold store: start it again.
+                self.path.unlink(missing_ok=True)
+                self._db = sqlite3.connect(self.path, isolation_level=None)
+                self._db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        return self._db
+
+    def get_many(self, keys: list[str]) -> dict[str, str]:
+        """The stored texts of those ``keys`` that are present."""
+        db = self._connect()
+        if db is None or not keys:
+            return {}
+        found: dict[str, str] = {}
+        try:
+            for start in range(0, len(keys), 500):
+                part = keys[start:start + 500]
+                marks = ",".join("?" * len(part))
+                found.update(db.execute(f"SELECT key, value FROM blobs WHERE key IN ({marks})", part))
+        except sqlite3.DatabaseError:
+            return {}
+        return found
+
+    def put_many(self, items: dict[str, str], live: set[str] | None = None) -> None:
+        """Store ``items``; with ``live``, also drop entries whose key is not in it."""
+        db = self._connect()
+        if db is None:
+            return
+        try:
+            db.execute("BEGIN")
+            db.executemany("INSERT OR REPLACE INTO blobs VALUES (?, ?)", items.items())
+            if live is not None:
+                count = db.execute("SELECT count(*) FROM blobs").fetchone()[0]
+                if count > len(live) + max(100, len(live) // 4):  # prune now and then, not on every edit
+                    db.execute("CREATE TEMP TABLE IF NOT EXISTS live (key TEXT PRIMARY KEY)")
+                    db.execute("DELETE FROM live")
+                    db.executemany("INSERT OR IGNORE INTO live VALUES (?)", ((k,) for k in live))
+                    db.execute("DELETE FROM blobs WHERE key NOT IN (SELECT key FROM live)")
+            db.execute("COMMIT")
+        except sqlite3.DatabaseError:
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.DatabaseError:
+                pass
+
+    def close(self) -> None:
+        """Close the connection (forked workers must never share it)."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None

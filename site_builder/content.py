@@ -60,6 +60,16 @@ class Term:
     explainer: str | None = None
     field_lines: dict[str, int] = field(default_factory=dict)
 
+    def to_record(self) -> tuple:
+        """The term as plain values, for the build cache (see ``from_record``)."""
+        return (self.slug, self.title, self.summary, self.body, self.path, self.body_line,
+                self.aliases, self.related, self.explainer, self.field_lines)
+
+    @classmethod
+    def from_record(cls, record: tuple) -> "Term":
+        """The term ``to_record`` described."""
+        return cls(*record)
+
 
 SETTLED_NS = 2_000_000_000
 """A file changed this recently (ns) is read again next time even if its size and
@@ -73,7 +83,7 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1) -> t
     """Read every ``terms/**/*.md`` under ``content_dir``, sorted by slug.
 
     ``known`` caches the previous build's results: shown path -> (signature,
-    term, problems), where the signature is the file's size, mtime, ctime and
+    term record, problem records), where the signature is the file's size, mtime, ctime and
     inode. A file whose signature is unchanged is not read again (like git's
     index: any write changes the ctime, which no tool can set). It is
     updated in place and pruned of files that are gone. With ``jobs`` > 1 and
@@ -87,9 +97,9 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1) -> t
     order: list[tuple[str, Problem | None]] = []
     todo: list[tuple[str, str, tuple]] = []
     results: dict[str, tuple[Term | None, tuple[Problem, ...]]] = {}
-    for path, symlinked in _term_files(terms_dir):
-        shown = f"{shown_dir}/{_printable(path.relative_to(terms_dir).as_posix())}"
-        refused = _symlink_problem(path, root) if symlinked else None
+    for path, relative, symlinked in _term_files(terms_dir):
+        shown = f"{shown_dir}/{_printable(relative)}"
+        refused = _symlink_problem(Path(path), root) if symlinked else None
         if refused:
             order.append((shown, Problem(shown, 1, refused)))
             continue
@@ -103,15 +113,17 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1) -> t
         signature = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
         hit = known.get(shown) if known is not None else None
         if hit is not None and hit[0] == signature:
-            results[shown] = hit[1], hit[2]
+            results[shown] = (Term.from_record(hit[1]) if hit[1] is not None else None,
+                              tuple(Problem(*p) for p in hit[2]))
         else:
-            todo.append((str(path), shown, signature))
+            todo.append((path, shown, signature))
     settled_before = time.time_ns() - SETTLED_NS
     for shown, signature, term, found in _read_all(todo, jobs):
         results[shown] = term, found
         if known is not None:
             settled = max(signature[1], signature[2]) < settled_before
-            known[shown] = (signature if settled else None, term, found)
+            known[shown] = (signature if settled else None, term.to_record() if term is not None else None,
+                            [(p.path, p.line, p.message, p.severity) for p in found])
     if known is not None:
         for gone in set(known) - results.keys():
             del known[gone]
@@ -146,23 +158,46 @@ def _read_chunk(items: list[tuple[str, str, tuple]]) -> list[tuple[str, tuple, T
     return out
 
 
-def _term_files(terms_dir: Path) -> list[tuple[Path, bool]]:
-    """Every ``*.md`` below ``terms_dir`` in a stable order, with "is a symlink".
+def _term_files(terms_dir: Path) -> list[tuple[str, str, bool]]:
+    """Every ``*.md`` below ``terms_dir`` in a stable order: (path, path relative
+    to ``terms_dir`` with "/", is a symlink).
 
     Symlinked folders are listed as entries too (flagged), never walked into:
     that avoids loops, and ``load_terms`` refuses those leading outside.
     """
-    found = []
-    for folder, subfolders, names in os.walk(terms_dir):
-        folder_path = Path(folder)
-        for name in sorted(subfolders):
-            if (folder_path / name).is_symlink():
-                found.append((folder_path / name, True))
-        subfolders.sort()
-        for name in sorted(names):
-            if name.endswith(".md"):
-                path = folder_path / name
-                found.append((path, path.is_symlink()))
+    found: list[tuple[str, str, bool]] = []
+    prefix = len(str(terms_dir)) + 1
+
+    def relative(path: str) -> str:
+        return path[prefix:].replace(os.sep, "/")
+
+    def walk(folder: str) -> None:
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            return
+        files, folders = [], []
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry)
+                elif entry.name.endswith(".md"):
+                    files.append(entry)
+                elif entry.is_symlink() and entry.is_dir():
+                    folders.append(entry)
+            except OSError:
+                continue
+        for entry in folders:
+            if entry.is_symlink():
+                found.append((entry.path, relative(entry.path), True))
+        for entry in files:
+            found.append((entry.path, relative(entry.path), entry.is_symlink()))
+        for entry in folders:
+            if not entry.is_symlink():
+                walk(entry.path)
+
+    walk(str(terms_dir))
     return found
 
 

@@ -28,10 +28,20 @@ def _render_chunk(items: Sequence[tuple[str, str, int]]) -> list[tuple[str, Rend
     return [(slug, _worker.render(body, line)) for slug, body, line in items]
 
 
+def shared_body_key(config: SiteConfig, names: NameIndex) -> str:
+    """The part of every body key that is the same across the site: code, config, names."""
+    return cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html)), names.digest_material())
+
+
 def body_keys(terms: list[Term], config: SiteConfig, names: NameIndex) -> dict[str, str]:
     """slug -> cache key of its rendered body: everything the HTML depends on."""
-    shared = cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html)), names.digest_material())
+    shared = shared_body_key(config, names)
     return {t.slug: cache.key(shared, t.body, str(t.body_line)) for t in terms}
+
+
+def render_one(term: Term, names: NameIndex, config: SiteConfig) -> RenderedBody:
+    """Render one term's body (in this process)."""
+    return BodyRenderer(names, config.pretty_urls, config.allow_raw_html).render(term.body, term.body_line)
 
 
 def render_bodies(
@@ -39,17 +49,45 @@ def render_bodies(
     config: SiteConfig,
     jobs: int = 1,
     store: "cache.BuildCache | None" = None,
+    names: NameIndex | None = None,
 ) -> tuple[dict[str, RenderedBody], dict[str, str]]:
-    """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies."""
-    names = NameIndex(terms)
+    """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies.
+
+    Bodies taken from the cache come without their HTML (``html`` is None):
+    most pages are reused whole, so their HTML is never needed. ``fill_html``
+    fetches it for the pages that are rendered again.
+    """
+    names = names or NameIndex(terms)
     keys = body_keys(terms, config, names)
     cached = store.table("markdown") if store is not None else {}
-    results = {t.slug: cached[keys[t.slug]] for t in terms if keys[t.slug] in cached}
+    results: dict[str, RenderedBody] = {}
+    for term in terms:
+        record = cached.get(keys[term.slug])
+        if record is not None:
+            results[term.slug] = RenderedBody.from_record(record)
     todo = [t for t in terms if t.slug not in results]
-    results.update(_render(todo, names, config, jobs))
+    fresh = _render(todo, names, config, jobs)
+    results.update(fresh)
     if store is not None and todo:
-        store.save_table("markdown", {keys[slug]: body for slug, body in results.items()})
+        store.save_table("markdown", {keys[slug]: body.to_record() for slug, body in results.items()})
+        store.blobs.put_many({keys[slug]: body.html for slug, body in fresh.items()}, live=set(keys.values()))
     return results, keys
+
+
+def fill_html(slugs: list[str], terms: list[Term], bodies: dict[str, RenderedBody], keys: dict[str, str],
+              config: SiteConfig, store: "cache.BuildCache | None") -> None:
+    """Give the bodies of ``slugs`` their HTML: from the cache, or rendered again if it lost them."""
+    missing = [slug for slug in slugs if bodies[slug].html is None]
+    if not missing:
+        return
+    stored = store.blobs.get_many([keys[slug] for slug in missing]) if store is not None else {}
+    for slug in missing:
+        bodies[slug].html = stored.get(keys[slug])
+    lost = {slug for slug in missing if bodies[slug].html is None}
+    if lost:
+        again = _render([t for t in terms if t.slug in lost], NameIndex(terms), config, jobs=1)
+        for slug, body in again.items():
+            bodies[slug].html = body.html
 
 
 def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int) -> dict[str, RenderedBody]:

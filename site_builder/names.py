@@ -28,6 +28,14 @@ class NameIndex:
             for name in (term.slug, term.title, *term.aliases):
                 self.by_name.setdefault(normalise(name), term.slug)
 
+    @classmethod
+    def from_parts(cls, by_name: dict[str, str], slugs: list[str]) -> "NameIndex":
+        """An index rebuilt from a saved ``by_name`` and slug list (see ``incremental``)."""
+        index = cls(())
+        index.by_name = dict(by_name)
+        index.slugs = set(slugs)
+        return index
+
     def resolve(self, name: str) -> str | None:
         """The slug ``name`` refers to, trying simple plurals last; None when unknown."""
         key = normalise(name)

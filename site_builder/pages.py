@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import unicodedata
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -137,7 +138,7 @@ def initial(title: str) -> str:
 
 
 PARALLEL_PAGES = 200
-"""From this many terms on, term pages are rendered by forked workers too."""
+"""From this many term pages to render, forked workers render them."""
 
 _shared_state: tuple | None = None  # what forked workers inherit (see write_pages)
 
@@ -152,83 +153,119 @@ def write_pages(
     explainers: Mapping[str, ExplainerBuild],
     manifest: Mapping[str, tuple],
     jobs: int = 1,
-) -> dict[str, str]:
-    """Render every page into ``staging``; return relative path -> page key.
+    fill_html: Callable[[list[str]], None] = lambda slugs: None,
+) -> tuple[dict[str, str], set[str]]:
+    """Render every page into ``staging``; return (relative path -> page key,
+    the paths reused from the previous build without rendering).
 
     A page's key hashes everything it shows. When the key matches the
     ``manifest`` of the previous build and the file there is untouched (same
     size and mtime), the old file is reused instead of rendering it again.
-    With ``jobs`` > 1 and many terms, forked workers render and write the term
-    pages (each into its own folders of the same staging tree).
+    The pages left to render get their body HTML from ``fill_html`` first;
+    with ``jobs`` > 1 and many of them, forked workers render and write them
+    (each into its own folders of the same staging tree).
     """
     global _shared_state
-    shared = cache.key(cache.code_version(), repr(renderer.config), repr(sorted(renderer.assets.urls.items())))
-    _shared_state = (staging, renderer, terms, bodies, body_keys, backlinks, explainers, manifest, shared)
-    try:
-        if jobs > 1 and len(terms) >= PARALLEL_PAGES and "fork" in multiprocessing.get_all_start_methods():
-            keys: dict[str, str] = {}
-            step = max(1, -(-len(terms) // (jobs * 4)))
-            bounds = [(start, min(start + step, len(terms))) for start in range(0, len(terms), step)]
-            context = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-                for chunk_keys, paths, written, unchanged in pool.map(_worker_pages, bounds):
-                    keys.update(chunk_keys)
-                    staging.merge(paths, written, unchanged)
-        else:
-            keys = _term_pages(0, len(terms))
-    finally:
-        _shared_state = None
-    everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
-    _emit(staging, manifest, keys, "index.html", cache.key(shared, "index", everyone), renderer.index_page_html)
-    _emit(staging, manifest, keys, "404.html", cache.key(shared, "404"), renderer.not_found_page)
-    return keys
-
-
-def _worker_pages(bounds: tuple[int, int]):
-    """In a forked worker: render one slice of the term pages; report what was written."""
-    staging = _shared_state[0]
-    # A worker runs several slices: report only what this one added.
-    since = staging.checkpoint()
-    keys = _term_pages(*bounds)
-    return (keys, *staging.worker_report(since))
-
-
-def _term_pages(start: int, end: int) -> dict[str, str]:
-    staging, renderer, terms, bodies, body_keys, backlinks, explainers, manifest, shared = _shared_state
+    shared = shared_page_key(renderer)
+    card = card_digests(renderer)
     keys: dict[str, str] = {}
-    for term in terms[start:end]:
+    kept: set[str] = set()
+    todo: list[Term] = []
+    for term in terms:
         explainer = explainers.get(term.slug)
-        body = bodies[term.slug]
-        # Everything the page shows of other terms: related and backlink lists,
-        # and the hover cards (and their data) of the terms its body links to.
-        linked = sorted({link.slug for link in body.links if link.slug})
-        neighbours = [renderer.link(slug) for slug in (*term.related, *backlinks[term.slug], *linked)]
-        page_key = cache.key(
-            shared, body_keys[term.slug],
-            repr((term.slug, term.title, term.summary, term.aliases, term.related, term.explainer)),
-            repr(neighbours), repr(backlinks[term.slug]),
-            repr(explainer) if explainer else "",
-        )
-        _emit(staging, manifest, keys, f"{term.slug}/index.html", page_key,
-              lambda term=term, body=body, explainer=explainer: renderer.term_page(term, body, backlinks[term.slug], explainer))
+        relative = f"{term.slug}/index.html"
+        keys[relative] = page_key(shared, card, term, bodies[term.slug], body_keys[term.slug],
+                                  backlinks[term.slug], explainer)
+        if reuse_page(staging, manifest, relative, keys[relative]):
+            kept.add(relative)
+        else:
+            todo.append(term)
         if explainer:
             for name, data in explainer.files.items():
                 staging.add(f"{term.slug}/{name}", data)
-    return keys
-
-
-def _emit(staging, manifest, keys: dict, relative: str, page_key: str, render: Callable[[], bytes]) -> None:
-    keys[relative] = page_key
-    previous = manifest.get(relative)
-    if previous is not None and previous[0] == page_key and _untouched(staging.output / relative, previous):
-        if staging.reuse(relative):
-            return
-    staging.add(relative, render())
-
-
-def _untouched(path, previous: tuple) -> bool:
+    fill_html([term.slug for term in todo])
+    _shared_state = (staging, renderer, todo, bodies, backlinks, explainers)
     try:
-        info = path.stat()
+        if jobs > 1 and len(todo) >= PARALLEL_PAGES and "fork" in multiprocessing.get_all_start_methods():
+            step = max(1, -(-len(todo) // (jobs * 4)))
+            bounds = [(start, min(start + step, len(todo))) for start in range(0, len(todo), step)]
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                for report in pool.map(_worker_pages, bounds):
+                    staging.merge(*report)
+        else:
+            _term_pages(0, len(todo))
+    finally:
+        _shared_state = None
+    everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
+    for relative, key, render in (("index.html", cache.key(shared, "index", everyone), renderer.index_page_html),
+                                  ("404.html", cache.key(shared, "404"), renderer.not_found_page)):
+        keys[relative] = key
+        if reuse_page(staging, manifest, relative, key):
+            kept.add(relative)
+        else:
+            staging.add(relative, render())
+    return keys, kept
+
+
+def shared_page_key(renderer: PageRenderer) -> str:
+    """The part of every page key that is the same across the site: code, config, asset URLs."""
+    return cache.key(cache.code_version(), repr(renderer.config), repr(sorted(renderer.assets.urls.items())))
+
+
+def page_key(shared: str, card: Callable[[str], str], term: Term, body: RenderedBody, body_key: str,
+             backlinks: list[str], explainer: ExplainerBuild | None) -> str:
+    """Hash of everything a term page shows."""
+    # Of other terms it shows: related and backlink lists, and the hover cards
+    # (and their data) of the terms its body links to.
+    linked = sorted({link.slug for link in body.links if link.slug})
+    neighbours = "\n".join(card(slug) for slug in (*term.related, *backlinks, *linked))
+    return cache.key(
+        shared, body_key,
+        repr((term.slug, term.title, term.summary, term.aliases, term.related, term.explainer)),
+        neighbours, repr(backlinks),
+        repr(explainer) if explainer else "",
+    )
+
+
+def card_digests(renderer: PageRenderer) -> Callable[[str], str]:
+    """slug -> digest of what a link to it shows (title, summary, address), computed once per term."""
+    seen: dict[str, str] = {}
+
+    def card(slug: str) -> str:
+        if slug not in seen:
+            link = renderer.link(slug)
+            seen[slug] = cache.key(link.slug, link.title, link.summary, link.href)
+        return seen[slug]
+
+    return card
+
+
+def _worker_pages(bounds: tuple[int, int]):
+    """In a forked worker: render one slice of the pages to render; report what was written."""
+    staging = _shared_state[0]
+    # A worker runs several slices: report only what this one added.
+    since = staging.checkpoint()
+    _term_pages(*bounds)
+    return staging.worker_report(since)
+
+
+def _term_pages(start: int, end: int) -> None:
+    staging, renderer, todo, bodies, backlinks, explainers = _shared_state
+    for term in todo[start:end]:
+        page = renderer.term_page(term, bodies[term.slug], backlinks[term.slug], explainers.get(term.slug))
+        staging.add(f"{term.slug}/index.html", page)
+
+
+def reuse_page(staging, manifest, relative: str, page_key: str) -> bool:
+    """True when the previous build's file for ``relative`` had this key, is untouched, and was kept."""
+    previous = manifest.get(relative)
+    return (previous is not None and previous[0] == page_key
+            and untouched(staging.output / relative, previous) and staging.reuse(relative))
+
+
+def untouched(path, previous: tuple) -> bool:
+    try:
+        info = os.stat(path)
     except OSError:
         return False
     return (info.st_size, info.st_mtime_ns) == tuple(previous[1:3])

@@ -167,6 +167,17 @@ class Staging(_Tree):
         self.stats.unchanged += 1
         return True
 
+    def can_keep(self, paths: set[str]) -> bool:
+        """True when ``keep(paths)`` costs nothing per file: the spare's record
+        says those are exactly the live site's files, all present."""
+        return self._record is not None and self._record.output_paths == paths
+
+    def keep(self, paths: set[str]) -> None:
+        """Keep the live site's files at ``paths`` as they are."""
+        for relative in paths:
+            if not self.reuse(relative):
+                raise FileNotFoundError(os.path.join(self._old, relative))
+
     def _link(self, old: str, target: str) -> None:
         """Make ``target`` the very file ``old`` is (same inode, so same mtime)."""
         if not self.recycled:
@@ -195,8 +206,10 @@ class Staging(_Tree):
             with open(target, "wb") as handle:
                 handle.write(data)
 
-    def commit(self) -> WriteStats:
-        """Swap the staged site in atomically; keep the old one as the next spare."""
+    def commit(self, prune: bool = True) -> WriteStats:
+        """Swap the staged site in atomically; keep the old one as the next spare.
+
+        (``prune`` is for ``InPlace``; the staged tree is always made exact.)"""
         if MARKER not in self._paths:
             self.add(MARKER, MARKER_TEXT)
         if self._record is not None:
@@ -343,6 +356,8 @@ class InPlace(_Tree):
         self.output = output.absolute()
         self.output.mkdir(parents=True, exist_ok=True)
         _guard(self.output)
+        # Files change under the spare's feet now: its record no longer holds.
+        _record_path(self.output.parent / f".{self.output.name}.spare").unlink(missing_ok=True)
         self.stats = WriteStats()
         self._paths: set[str] = set()
         self._written: set[str] = set()
@@ -363,6 +378,15 @@ class InPlace(_Tree):
         self._written.add(relative)
         self.stats.written += 1
 
+    def can_keep(self, paths: set[str]) -> bool:
+        """Always: kept files are simply left where they are."""
+        return True
+
+    def keep(self, paths: set[str]) -> None:
+        """Leave the files at ``paths`` as they are."""
+        self._paths.update(paths)
+        self.stats.unchanged += len(paths)
+
     def reuse(self, relative: str) -> bool:
         """Keep the current file at ``relative``; False when it is missing."""
         if (self.output / relative).is_file():
@@ -371,11 +395,12 @@ class InPlace(_Tree):
             return True
         return False
 
-    def commit(self) -> WriteStats:
-        """Remove files the new site no longer has."""
+    def commit(self, prune: bool = True) -> WriteStats:
+        """Remove files the new site no longer has (unless the caller knows there are none)."""
         if MARKER not in self._paths:
             self.add(MARKER, MARKER_TEXT)
-        _prune(self.output, self._paths)
+        if prune:
+            _prune(self.output, self._paths)
         return self.stats
 
     def abort(self) -> None:

@@ -11,6 +11,7 @@ import posixpath
 import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 import markdown
@@ -25,8 +26,10 @@ from .source import prepare_source
 EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")
 
 
-@dataclass(frozen=True)
-class Link:
+_as_link = tuple.__new__  # Link(*fields) without the per-call overhead of NamedTuple.__new__
+
+
+class Link(NamedTuple):
     """An internal link found in a body: to ``slug`` (None: this page) and ``anchor``."""
 
     slug: str | None
@@ -38,12 +41,24 @@ class Link:
 class RenderedBody:
     """A term body turned into HTML, plus what validation needs to know about it."""
 
-    html: str
+    html: str | None
+    """None when taken from the cache without it (see ``markdown_stage.fill_html``)."""
     anchors: list[str] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)
     headings: list[tuple[int, str, str]] = field(default_factory=list)
     """(level, id, text) of every heading, for a table of contents."""
+
+    def to_record(self) -> tuple:
+        """Everything but the HTML, as plain values for the build cache."""
+        return (self.anchors, [tuple(link) for link in self.links], self.problems, self.headings)
+
+    @classmethod
+    def from_record(cls, record: tuple, html: str | None = None) -> "RenderedBody":
+        """The body ``to_record`` described (its HTML given separately)."""
+        anchors, links, problems, headings = record
+        return cls(html, anchors, [_as_link(Link, link) for link in links],
+                   [tuple(p) for p in problems], [tuple(h) for h in headings])
 
 
 class _State:

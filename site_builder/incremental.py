@@ -1,0 +1,194 @@
+"""The fast path of a rebuild: only the prose of some terms changed.
+
+The full pipeline recomputes every key, which is cheap per page but adds up
+at 10,000 pages. The usual edit, though, changes one term's body and nothing
+else: no title, summary, alias or related list, no file added or removed, no
+config, template or code change. Then the pages that can differ are known
+exactly:
+
+- the edited terms' own pages;
+- the pages whose backlink lists gained or lost an edited term;
+- any page someone changed by hand in the output (found by size and mtime).
+
+Everything else (other pages, the index, glossary.json, objects.inv,
+redirects, previews, assets) shows nothing the edit touched, so it is kept as
+it is. If an edited body changes its headings or anchors (which other pages
+and the inventories use) or has any problem to report, the fast path steps
+aside and the full pipeline runs: it alone reports errors. Tests check that
+both paths give the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from . import cache
+from .assets import SITE_ASSETS, AssetStore
+from .config import SiteConfig
+from .content import Term
+from .linking import Linker
+from .markdown_stage import fill_html, render_one
+from .markup.render import RenderedBody
+from .names import NameIndex
+from .pages import PageRenderer, card_digests, page_key, shared_page_key, untouched
+
+STATE_TABLE = "site"
+"""Cache table with what the fast path needs from the last full or fast build."""
+
+
+@dataclass
+class Change:
+    """What the load stage saw change since the last build."""
+
+    edited: list[Term]
+    """Terms whose file was read again (their records may or may not differ)."""
+    previous: dict[str, tuple]
+    """shown path -> the term record the last build used."""
+    same_files: bool
+    """True when no term file was added or removed."""
+
+
+def body_only(change: Change) -> list[Term] | None:
+    """The terms whose body changed, or None when anything else changed too."""
+    if not change.same_files:
+        return None
+    changed = []
+    for term in change.edited:
+        old = change.previous.get(term.path)
+        if old is None:
+            return None
+        new = term.to_record()
+        if new[:3] != old[:3] or new[4] != old[4] or new[6:] != old[6:]:
+            return None  # slug, title, summary, aliases, related, explainer or field lines
+        if new[3] != old[3] or new[5] != old[5]:
+            changed.append(term)
+    return changed
+
+
+def remember(store: cache.BuildCache, config: SiteConfig, body_shared: str, names: NameIndex,
+             body_keys: dict[str, str], backlinks: dict[str, list[str]]) -> None:
+    """Keep what the next build's fast path needs."""
+    state = {
+        "config": repr(config),
+        "body_shared": body_shared,
+        "names": (names.by_name, sorted(names.slugs)),
+        "body_keys": body_keys,
+        "backlinks": backlinks,
+    }
+    if store.table(STATE_TABLE) != state:
+        store.save_table(STATE_TABLE, state)
+
+
+def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], changed: list[Term],
+            writer, explainer: Callable[[Term, AssetStore], object], log: Callable[[str], None]):
+    """Update only what a body-only edit touches; return the write stats, or None
+    (having written nothing) when the full pipeline must run instead."""
+    state = store.table(STATE_TABLE)
+    manifest = store.table("pages")
+    if not state or state.get("config") != repr(config) or not manifest:
+        return None
+    if not writer.can_keep(set(manifest)):
+        return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
+    markdown = store.table("markdown")
+    body_keys: dict[str, str] = dict(state["body_keys"])
+    backlinks: dict[str, list[str]] = {slug: list(sources) for slug, sources in state["backlinks"].items()}
+    if set(body_keys) != {t.slug for t in terms}:
+        return None
+    names = NameIndex.from_parts(*state["names"])
+
+    # Markdown for the edited bodies, and what it changes elsewhere.
+    fresh: dict[str, RenderedBody] = {}
+    for term in changed:
+        key = cache.key(state["body_shared"], term.body, str(term.body_line))
+        old = markdown.get(body_keys[term.slug])
+        if old is None:
+            return None
+        record = markdown.get(key)
+        body = RenderedBody.from_record(record) if record is not None else render_one(term, names, config)
+        old_body = RenderedBody.from_record(old)
+        if body.problems or body.anchors != old_body.anchors or body.headings != old_body.headings:
+            return None  # other pages' links and the inventories depend on these
+        for link in body.links:
+            target = link.slug or term.slug
+            anchors = body.anchors if target == term.slug else _anchors(markdown, body_keys, target)
+            if target not in body_keys or (link.anchor and link.anchor not in anchors):
+                return None  # a broken link: the full build reports it
+        before = {link.slug for link in old_body.links if link.slug and link.slug != term.slug}
+        after = {link.slug for link in body.links if link.slug and link.slug != term.slug}
+        for target in before - after:
+            backlinks[target] = [s for s in backlinks[target] if s != term.slug]
+        for target in after - before:
+            backlinks[target] = sorted({*backlinks[target], term.slug})
+        body_keys[term.slug] = key
+        fresh[term.slug] = body
+        affected = before ^ after
+        for target in affected:
+            if target not in fresh:
+                fresh[target] = None  # re-rendered with its cached body
+    by_slug = {t.slug: t for t in terms}
+
+    # Which files to render again: the edited pages, the changed backlink lists,
+    # and any file changed by hand (pages only; anything else: full build).
+    output = writer.output
+    redo = {f"{slug}/index.html" for slug in fresh}
+    for relative, previous in manifest.items():
+        if relative not in redo and not untouched(os.path.join(output, relative), previous):
+            slug = relative[:-len("/index.html")] if relative.endswith("/index.html") else None
+            if slug not in by_slug or previous[0] is None:
+                return None
+            redo.add(relative)
+            fresh.setdefault(slug, None)
+
+    bodies = {}
+    for term in terms:
+        body = fresh.get(term.slug)
+        if body is None:
+            record = markdown.get(body_keys[term.slug])
+            if record is None:
+                return None
+            body = RenderedBody.from_record(record)
+        bodies[term.slug] = body
+    assets = AssetStore()
+    for name in SITE_ASSETS:
+        assets.add_packaged(name)
+    built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
+    renderer = PageRenderer(config, terms, assets)
+    linker = Linker(config, terms, bodies, backlinks, built, assets)
+    renderer.page_extras = linker.page_extras
+    redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)
+    fill_html(redo_slugs, terms, bodies, body_keys, config, store)
+
+    # Nothing written so far: from here on the fast path is committed.
+    shared = shared_page_key(renderer)
+    card = card_digests(renderer)
+    keys = {}
+    for slug in redo_slugs:
+        term = by_slug[slug]
+        relative = f"{slug}/index.html"
+        keys[relative] = page_key(shared, card, term, bodies[slug], body_keys[slug], backlinks[slug], built.get(slug))
+        writer.add(relative, renderer.term_page(term, bodies[slug], backlinks[slug], built.get(slug)))
+    writer.keep(set(manifest) - redo)
+    stats = writer.commit(prune=False)
+
+    updated = dict(manifest)
+    for relative, page in keys.items():
+        info = os.stat(os.path.join(output, relative))
+        updated[relative] = (page, info.st_size, info.st_mtime_ns)
+    store.save_table("pages", updated)
+    new_bodies = {body_keys[slug]: body for slug, body in fresh.items() if body is not None and body.html is not None}
+    if any(key not in markdown for key in new_bodies):
+        live = set(body_keys.values())
+        store.save_table("markdown", {**{k: v for k, v in markdown.items() if k in live},
+                                      **{key: body.to_record() for key, body in new_bodies.items()}})
+        store.blobs.put_many({key: body.html for key, body in new_bodies.items()}, live=live)
+    store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
+    log(f"  fast path: {len(changed)} body edit(s), {len(redo)} page(s) rendered")
+    return stats
+
+
+def _anchors(markdown: dict, body_keys: dict[str, str], slug: str) -> list[str]:
+    record = markdown.get(body_keys.get(slug, ""))
+    return record[0] if record is not None else []
