@@ -45,8 +45,9 @@ class BuildOptions:
     cache: bool = True
     """False: ignore and do not update the build cache."""
     in_place: bool = False
-    """True (``serve`` only): write changed files straight into the output
-    instead of staging a whole new tree; fast, but not atomic as a whole."""
+    """True (``serve`` only): the fast path (``incremental``) writes the pages it
+    renders straight into the output instead of staging a whole new tree; each
+    file is replaced atomically, the site as a whole is not. Full builds stage."""
 
     def cache_folder(self) -> Path | None:
         """Where the build cache lives: beside the output folder."""
@@ -80,26 +81,37 @@ def _raise_if_failing(problems: list[Problem], strict: bool) -> None:
         raise BuildFailed(problems if strict else failing + [p for p in problems if p.severity == "warning"])
 
 
-def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: None) -> BuildReport:
-    """Run the whole pipeline; raise ``BuildFailed`` with every problem found."""
+def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: None,
+               store: cache.BuildCache | None = None) -> BuildReport:
+    """Run the whole pipeline; raise ``BuildFailed`` with every problem found.
+
+    ``store`` lets a long-lived caller (``serve``) keep the cache in memory
+    between builds; by default each build opens the cache folder afresh.
+    """
     report = BuildReport()
     started = time.perf_counter()
     problems: list[Problem] = []
     if options.write:
         check_output(options.output)  # refuse a folder we may not replace before any work (or cache write)
-    store = cache.BuildCache(options.cache_folder() if options.write else None)
+    if store is None or not options.write:
+        store = cache.BuildCache(options.cache_folder() if options.write else None)
 
     with _stage(report, "load", log):
         config, found = load_config(options.content)
         config = config.with_base_url(options.base_url)
         problems += found
-        known = store.table("terms")
-        previous = dict(known)
+        previous = store.table("terms")  # as the last finished build left it
+        known = dict(previous)  # updated by this load
         terms, found = content.load_terms(options.content, known, jobs=options.jobs or default_jobs())
         problems += found
         reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
-        if reread or set(known) != set(previous):
-            store.save_table("terms", known)
+
+        def remember_terms() -> None:
+            # Only after a successful build: the fast path compares the next
+            # build's terms with those the last *finished* build used.
+            if reread or set(known) != set(previous):
+                store.save_table("terms", known)
+
         change = incremental.Change(
             edited=[t for t in terms if t.path in reread],
             previous={shown: entry[1] for shown, entry in previous.items()},
@@ -125,6 +137,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
                 writer.abort()
                 raise
         if stats is not None:
+            remember_terms()
             report.warnings = [p for p in problems if p.severity == "warning"]
             report.written, report.unchanged = stats.written, stats.unchanged
             report.seconds = time.perf_counter() - started
@@ -154,22 +167,27 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         return report
 
     with _stage(report, "render", log):
-        staging = writer or (InPlace(options.output) if options.in_place else Staging(options.output))
+        staging = writer if isinstance(writer, Staging) else Staging(options.output)
         try:
             renderer = PageRenderer(config, terms, assets)
             linker = Linker(config, terms, bodies, backlinks, built, assets)
             renderer.page_extras = _once_per_page(linker.page_extras)
             manifest = store.table("pages")
+
+            def site_files() -> None:
+                # Runs while forked workers render the term pages.
+                stored = store.table("previews")
+                previews = _UsageDict(stored)
+                for relative, data in {**assets.files, **_linking_files(linker, store, config, terms, bodies),
+                                       **linker.previews(previews)}.items():
+                    staging.add(relative, data)
+                if set(previews) != set(stored) or previews.used != set(previews):  # new images, or unused ones
+                    store.save_table("previews", {k: previews[k] for k in previews.used})
+
             fresh, reused = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
-                                jobs=options.jobs or default_jobs(),
-                                fill_html=lambda slugs: fill_html(slugs, terms, bodies, body_keys, config, store))
-            stored = store.table("previews")
-            previews = _UsageDict(stored)
-            for relative, data in {**assets.files, **_linking_files(linker, store, config, terms, bodies),
-                                   **linker.previews(previews)}.items():
-                staging.add(relative, data)
-            if set(previews) != set(stored) or previews.used != set(previews):  # new images, or unused ones
-                store.save_table("previews", {k: previews[k] for k in previews.used})
+                                        jobs=options.jobs or default_jobs(),
+                                        fill_html=lambda slugs: fill_html(slugs, terms, bodies, body_keys, config, store),
+                                        meanwhile=site_files)
         except BaseException:
             staging.abort()
             raise
@@ -178,6 +196,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         stats = staging.commit()
         _remember_files(store, options.output, manifest, fresh, reused, staging.paths)
         incremental.remember(store, config, shared_body_key(config, names), names, body_keys, backlinks)
+        remember_terms()
     report.written, report.unchanged = stats.written, stats.unchanged
     report.seconds = time.perf_counter() - started
     return report

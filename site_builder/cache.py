@@ -55,10 +55,14 @@ class BuildCache:
     is far cheaper than thousands of small files on a slow disk. Large values
     needed only now and then (rendered HTML) go to ``blobs`` instead."""
 
-    def __init__(self, folder: Path | None):
+    def __init__(self, folder: Path | None, defer_writes: bool = False):
         self.folder = folder
         self.tables: dict[str, dict] = {}
         self._blobs: BlobStore | None = None
+        self.defer_writes = defer_writes
+        """True (``serve``): ``save_table`` only marks a table; ``flush()`` writes,
+        once the browser has its page. Tables stay in memory between builds."""
+        self._dirty: set[str] = set()
 
     @property
     def enabled(self) -> bool:
@@ -88,6 +92,18 @@ class BuildCache:
         self.tables[name] = data
         if self.folder is None:
             return
+        if self.defer_writes:
+            self._dirty.add(name)
+            return
+        self._write(name, data)
+
+    def flush(self) -> None:
+        """Write the tables ``save_table`` deferred."""
+        for name in sorted(self._dirty):
+            self._write(name, self.tables[name])
+        self._dirty.clear()
+
+    def _write(self, name: str, data: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         temporary = self.folder / f".{name}.{os.getpid()}.tmp"
         content = {**data, "__code__": code_version()}

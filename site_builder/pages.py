@@ -154,6 +154,7 @@ def write_pages(
     manifest: Mapping[str, tuple],
     jobs: int = 1,
     fill_html: Callable[[list[str]], None] = lambda slugs: None,
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> tuple[dict[str, str], set[str]]:
     """Render every page into ``staging``; return (relative path -> page key,
     the paths reused from the previous build without rendering).
@@ -163,7 +164,8 @@ def write_pages(
     size and mtime), the old file is reused instead of rendering it again.
     The pages left to render get their body HTML from ``fill_html`` first;
     with ``jobs`` > 1 and many of them, forked workers render and write them
-    (each into its own folders of the same staging tree).
+    (each into its own folders of the same staging tree) while this process
+    writes the index, the 404 page and whatever ``meanwhile`` adds.
     """
     global _shared_state
     shared = shared_page_key(renderer)
@@ -185,25 +187,32 @@ def write_pages(
                 staging.add(f"{term.slug}/{name}", data)
     fill_html([term.slug for term in todo])
     _shared_state = (staging, renderer, todo, bodies, backlinks, explainers)
+
+    def rest() -> None:
+        everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
+        for relative, key, render in (("index.html", cache.key(shared, "index", everyone), renderer.index_page_html),
+                                      ("404.html", cache.key(shared, "404"), renderer.not_found_page)):
+            keys[relative] = key
+            if reuse_page(staging, manifest, relative, key):
+                kept.add(relative)
+            else:
+                staging.add(relative, render())
+        meanwhile()
+
     try:
         if jobs > 1 and len(todo) >= PARALLEL_PAGES and "fork" in multiprocessing.get_all_start_methods():
             step = max(1, -(-len(todo) // (jobs * 4)))
             bounds = [(start, min(start + step, len(todo))) for start in range(0, len(todo), step)]
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                for report in pool.map(_worker_pages, bounds):
+                reports = pool.map(_worker_pages, bounds)  # submitted now; collected below
+                rest()
+                for report in reports:
                     staging.merge(*report)
         else:
             _term_pages(0, len(todo))
+            rest()
     finally:
         _shared_state = None
-    everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
-    for relative, key, render in (("index.html", cache.key(shared, "index", everyone), renderer.index_page_html),
-                                  ("404.html", cache.key(shared, "404"), renderer.not_found_page)):
-        keys[relative] = key
-        if reuse_page(staging, manifest, relative, key):
-            kept.add(relative)
-        else:
-            staging.add(relative, render())
     return keys, kept
 
 

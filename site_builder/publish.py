@@ -356,8 +356,7 @@ class InPlace(_Tree):
         self.output = output.absolute()
         self.output.mkdir(parents=True, exist_ok=True)
         _guard(self.output)
-        # Files change under the spare's feet now: its record no longer holds.
-        _record_path(self.output.parent / f".{self.output.name}.spare").unlink(missing_ok=True)
+        self._spare_record = _record_path(self.output.parent / f".{self.output.name}.spare")
         self.stats = WriteStats()
         self._paths: set[str] = set()
         self._written: set[str] = set()
@@ -371,6 +370,8 @@ class InPlace(_Tree):
         if _same_bytes(target, data):
             self.stats.unchanged += 1
             return
+        # Files change under the spare's feet now: its record no longer holds.
+        self._spare_record.unlink(missing_ok=True)
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         temporary.write_bytes(data)

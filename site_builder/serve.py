@@ -40,11 +40,9 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
+from . import watch
 from .publish import clean_leftovers
 
-POLL_SECONDS = 0.2
-SETTLE_SECONDS = 0.05
-"""After a change is seen, wait this long for the saving editor to finish."""
 KEEPALIVE_SECONDS = 15.0
 RELOAD_SCRIPT = "/__livereload.js"
 EVENTS_PATH = "/__livereload"
@@ -422,19 +420,27 @@ def _kill_group(process: subprocess.Popen | None) -> None:
 def worker_main() -> None:
     """The worker's loop: one JSON request per line in, one JSON result per line out."""
     from .build import BuildOptions, build_site
+    from .cache import BuildCache
     from .errors import BuildFailed
     from .publish import PublishError
 
     replies = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # stray prints go to stderr, never into the replies
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    store: BuildCache | None = None
     for line in sys.stdin:
         request = json.loads(line)
+        # in_place: the fast path replaces the edited pages file by file (each
+        # atomically); any other build still stages and swaps the whole site.
         options = BuildOptions(content=Path(request["content"]), output=Path(request["output"]),
-                               base_url=request["base_url"], strict=request["strict"])
+                               base_url=request["base_url"], strict=request["strict"], in_place=True)
+        if store is None or store.folder != options.cache_folder():
+            # Kept between builds: no cache table is read twice. Writes wait
+            # until the browser has been told to reload.
+            store = BuildCache(options.cache_folder(), defer_writes=True)
         log: list[str] = []
         try:
-            report = build_site(options, log.append)
+            report = build_site(options, log.append, store)
             result = BuildResult(ok=True, warnings=[str(w) for w in report.warnings], log=log,
                                  terms=report.terms, written=report.written, unchanged=report.unchanged,
                                  seconds=report.seconds)
@@ -443,70 +449,29 @@ def worker_main() -> None:
         except PublishError as exc:
             result = BuildResult(ok=False, problems=[f"error: {exc}"], log=log)
         except Exception:  # a bug in the builder: report it, keep serving the old site
+            store = None  # its tables may be half updated: read them from disk again
             result = BuildResult(ok=False, log=log, problems=["error: the build crashed (a bug in site_builder):",
                                                               *traceback.format_exc().rstrip().split("\n")])
         replies.write(json.dumps(result.__dict__) + "\n")
+        if store is not None:
+            store.flush()
 
 
 # --- watching ----------------------------------------------------------------
 
-Snapshot = dict[str, tuple[int, int, int]]
+def make_watcher(content: Path, output: Path):
+    """A watcher (see ``watch.py``) of the site's inputs (content, templates, static
+    files) and the package's code, blind to the builder's own output and cache."""
+    output_path = str(output)
+    parent = os.path.dirname(output_path)
+    leftovers = os.path.join(parent, f".{os.path.basename(output_path)}.")  # staging-*, old-*: the builder's own
+    cache = os.path.join(parent, ".site_builder_cache")
 
+    def skip(path: str) -> bool:
+        return path in (output_path, cache) or path.startswith(leftovers) or path.endswith("__pycache__")
 
-def snapshot(roots: list[Path], skip: Callable[[str], bool] = lambda path: False) -> Snapshot:
-    """path -> (mtime_ns, size, inode) of every file under ``roots``, except folders ``skip`` names."""
-    found: Snapshot = {}
-    stack = [str(root) for root in roots]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir():
-                    if not skip(entry.path):
-                        stack.append(entry.path)
-                    continue
-                info = entry.stat()
-            except OSError:
-                continue
-            found[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
-    return found
-
-
-class Watcher:
-    """Notices changes to the site's inputs (content, templates, static files) and the package's code."""
-
-    def __init__(self, content: Path, output: Path):
-        self.inputs = [content, PACKAGE / "templates", PACKAGE / "static", *sorted(PACKAGE.glob("explainers/*/static"))]
-        output = str(output)
-        parent = os.path.dirname(output)
-        leftovers = os.path.join(parent, f".{os.path.basename(output)}.")  # staging-*, old-*: the builder's own
-        cache = os.path.join(parent, ".site_builder_cache")
-        self.skip = lambda path: (path in (output, cache) or path.startswith(leftovers)
-                                  or path.endswith("__pycache__"))
-        self.seen_inputs, self.seen_code = self._scan()
-
-    def _scan(self) -> tuple[Snapshot, Snapshot]:
-        code = {path: stamp for path, stamp in snapshot([PACKAGE], self.skip).items() if path.endswith(".py")}
-        return snapshot(self.inputs, self.skip), code
-
-    def poll(self, stopping: Callable[[], bool]) -> tuple[bool, bool]:
-        """(inputs changed, code changed) since the last poll; waits for a save to settle."""
-        inputs, code = self._scan()
-        if inputs == self.seen_inputs and code == self.seen_code:
-            return False, False
-        while not stopping():  # let the editor finish writing
-            time.sleep(SETTLE_SECONDS)
-            settled, code = self._scan()
-            if settled == inputs:
-                break
-            inputs = settled
-        changed = (inputs != self.seen_inputs, code != self.seen_code)
-        self.seen_inputs, self.seen_code = inputs, code
-        return changed
+    inputs = [content, PACKAGE / "templates", PACKAGE / "static", *sorted(PACKAGE.glob("explainers/*/static"))]
+    return watch.make_watcher(inputs, PACKAGE, skip)
 
 
 # --- the command ---------------------------------------------------------------
@@ -534,7 +499,7 @@ def serve(args, log: Callable[[str], None]) -> int:
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
                               name="serve-http", daemon=True)
     try:
-        watcher = Watcher(args.content, output)
+        watcher = make_watcher(args.content, output)
         total = _build(worker, state, log, stopping, first=True)
         if not stopping.is_set():
             thread.start()
@@ -544,8 +509,7 @@ def serve(args, log: Callable[[str], None]) -> int:
             if args.host not in LOOPBACK:
                 print(f"warning: listening on {args.host}: other machines can reach this server", file=sys.stderr)
         while not stopping.is_set():
-            time.sleep(POLL_SECONDS)
-            inputs_changed, code_changed = watcher.poll(stopping.is_set)
+            inputs_changed, code_changed = watcher.wait(stopping.is_set)
             if stopping.is_set() or not (inputs_changed or code_changed):
                 continue
             if code_changed:

@@ -158,3 +158,19 @@ def test_in_place_fast_path_voids_the_spare_record(site, tmp_path):
     edit(content / "terms/t05.md", "More.", "Another.")
     assert fast(build(content, output))
     assert_same_as_clean(content, output, tmp_path)
+
+
+def test_a_failed_build_is_not_the_base_of_the_next_fast_path(site, tmp_path):
+    """After a failed build, the fast path compares with the last build that
+    finished: an error left in another term must still be reported."""
+    content, output = site
+    edit(content / "terms/t02.md", "More.", "See [x](t01.md#nowhere).")
+    with pytest.raises(BuildFailed):
+        build(content, output)
+    edit(content / "terms/t05.md", "More.", "Unrelated prose.")
+    with pytest.raises(BuildFailed) as failure:
+        build(content, output)
+    assert any("t02.md" in p.path for p in failure.value.problems)
+    edit(content / "terms/t02.md", "See [x](t01.md#nowhere).", "Fixed.")
+    build(content, output)
+    assert_same_as_clean(content, output, tmp_path)

@@ -1,0 +1,73 @@
+"""Both watchers behind ``serve`` see saves in content and code, and nothing in skipped folders."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from site_builder import watch
+
+WATCHERS = [watch.PollingWatcher, watch.InotifyWatcher]
+
+
+def setup(tmp_path: Path, kind):
+    content = tmp_path / "content"
+    (content / "terms" / "deep").mkdir(parents=True)
+    (content / "terms" / "a.md").write_text("one")
+    code = tmp_path / "pkg"
+    (code / "__pycache__").mkdir(parents=True)
+    (code / "mod.py").write_text("x = 1")
+    out = tmp_path / "content" / "output"
+    out.mkdir()
+    return content, code, out, kind([content], code, lambda path: path == str(out) or path.endswith("__pycache__"))
+
+
+def change_soon(action, delay=0.05):
+    timer = threading.Timer(delay, action)
+    timer.start()
+    return timer
+
+
+@pytest.mark.parametrize("kind", WATCHERS)
+def test_watchers_see_content_and_code_changes(tmp_path: Path, kind):
+    content, code, out, watcher = setup(tmp_path, kind)
+    try:
+        assert watcher.wait(lambda: False) == (False, False)
+        change_soon(lambda: (content / "terms" / "a.md").write_text("two"))
+        assert _next_change(watcher) == (True, False)
+        change_soon(lambda: (code / "mod.py").write_text("x = 2"))
+        assert _next_change(watcher) == (False, True)
+        # A new folder, then a file saved inside it: watched at once (inotify adds a watch).
+        new = content / "terms" / "new"
+        change_soon(lambda: (new.mkdir(), (new / "b.md").write_text("b")))
+        assert _next_change(watcher) == (True, False)
+        change_soon(lambda: (new / "c.md").write_text("c"))
+        assert _next_change(watcher) == (True, False)
+        # Writes the builder makes itself are not changes.
+        change_soon(lambda: (out / "index.html").write_text("built"))
+        change_soon(lambda: (code / "__pycache__" / "mod.pyc").write_text("cached"))
+        assert _next_change(watcher, within=0.6) is None
+    finally:
+        watcher.close()
+
+
+def _next_change(watcher, within: float = 3.0):
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        changed = watcher.wait(lambda: False)
+        if changed != (False, False):
+            return changed
+    return None
+
+
+def test_make_watcher_prefers_inotify_on_linux(tmp_path: Path):
+    import sys
+
+    watcher = watch.make_watcher([tmp_path], tmp_path, lambda path: False)
+    try:
+        assert isinstance(watcher, watch.InotifyWatcher if sys.platform.startswith("linux") else watch.PollingWatcher)
+    finally:
+        watcher.close()
