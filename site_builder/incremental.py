@@ -31,7 +31,10 @@ from .config import SiteConfig
 from .content import Term
 from .linking import Linker
 from .markdown_stage import fill_html, render_one
-from .markup.render import RenderedBody
+from .errors import Problem
+from .linking.redirects import plan_redirects
+from .markup.render import Link, RenderedBody
+from .publish import WriteStats
 from .names import NameIndex
 from .pages import PageRenderer, card_digests, page_key, shared_page_key, untouched
 
@@ -83,9 +86,10 @@ def remember(store: cache.BuildCache, config: SiteConfig, body_shared: str, name
 
 
 def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], changed: list[Term],
-            writer, explainer: Callable[[Term, AssetStore], object], log: Callable[[str], None]):
-    """Update only what a body-only edit touches; return the write stats, or None
-    (having written nothing) when the full pipeline must run instead."""
+            writer, explainer: Callable[[Term, AssetStore], object], strict: bool,
+            log: Callable[[str], None]) -> tuple[WriteStats, list[Problem]] | None:
+    """Update only what a body-only edit touches; return (write stats, warnings),
+    or None (having written nothing) when the full pipeline must run instead."""
     state = store.table(STATE_TABLE)
     manifest = store.table("pages")
     if not state or state.get("config") != repr(config) or not manifest:
@@ -142,14 +146,14 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
             redo.add(relative)
             fresh.setdefault(slug, None)
 
-    bodies = {}
+    bodies: dict[str, RenderedBody | _CachedBody] = {}
     for term in terms:
         body = fresh.get(term.slug)
         if body is None:
             record = markdown.get(body_keys[term.slug])
             if record is None:
                 return None
-            body = RenderedBody.from_record(record)
+            body = _CachedBody(record)
         bodies[term.slug] = body
     assets = AssetStore()
     for name in SITE_ASSETS:
@@ -158,6 +162,9 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     renderer = PageRenderer(config, terms, assets)
     linker = Linker(config, terms, bodies, backlinks, built, assets)
     renderer.page_extras = linker.page_extras
+    warnings = plan_redirects(terms)[1]  # the only warnings the cross-term checks give
+    if strict and warnings:
+        return None
     redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)
     fill_html(redo_slugs, terms, bodies, body_keys, config, store)
 
@@ -186,7 +193,34 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         store.blobs.put_many({key: body.html for key, body in new_bodies.items()}, live=live)
     store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
     log(f"  fast path: {len(changed)} body edit(s), {len(redo)} page(s) rendered")
-    return stats
+    return stats, warnings
+
+
+class _CachedBody:
+    """A cached body's record read as a ``RenderedBody``; converted only where it is
+    read (the fast path looks at the anchors of all 10,000 and the links of a few)."""
+
+    __slots__ = ("_record", "html")
+
+    def __init__(self, record: tuple):
+        self._record = record
+        self.html: str | None = None
+
+    @property
+    def anchors(self) -> list[str]:
+        return self._record[0]
+
+    @property
+    def links(self) -> list[Link]:
+        return [Link(*link) for link in self._record[1]]
+
+    @property
+    def problems(self) -> list[tuple[int, str]]:
+        return [tuple(p) for p in self._record[2]]
+
+    @property
+    def headings(self) -> list[tuple[int, str, str]]:
+        return [tuple(h) for h in self._record[3]]
 
 
 def _anchors(markdown: dict, body_keys: dict[str, str], slug: str) -> list[str]:

@@ -95,6 +95,8 @@ def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int) 
     if jobs <= 1 or len(items) < PARALLEL_THRESHOLD:
         renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html)
         return {slug: renderer.render(body, line) for slug, body, line in items}
+    if any("$" in body for _slug, body, _line in items):
+        import latex2mathml.converter  # noqa: F401 - once, before forking, not once per worker
     chunk = max(50, len(items) // (jobs * 8))
     chunks = [items[i:i + chunk] for i in range(0, len(items), chunk)]
     # fork: workers inherit the imported modules, so start-up costs milliseconds.

@@ -23,6 +23,7 @@ in ``output/``; it is an external script, so pages keep working under the CSP
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import posixpath
@@ -455,6 +456,11 @@ def worker_main() -> None:
         replies.write(json.dumps(result.__dict__) + "\n")
         if store is not None:
             store.flush()
+        # Off the critical path: clear garbage now, and spare the next build's
+        # collector the long-lived tables.
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
 
 # --- watching ----------------------------------------------------------------

@@ -10,8 +10,6 @@ from __future__ import annotations
 import html
 import re
 
-from latex2mathml.converter import convert
-
 _UNKNOWN_COMMAND = re.compile(r"<m[io][^>]*>(\\[A-Za-z]+)</m[io]>")
 
 
@@ -25,6 +23,8 @@ def latex_to_mathml(latex: str, display: bool) -> str:
     if not source:
         raise LatexError("empty formula")
     _check_braces(source)
+    from latex2mathml.converter import convert  # here: a rebuild without maths never pays its 60 ms import
+
     try:
         mathml = convert(source, display="block" if display else "inline")
     except RecursionError:
