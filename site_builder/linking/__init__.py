@@ -16,6 +16,7 @@ The build calls ``check_aliases`` while validating, hands
 
 from __future__ import annotations
 
+import functools
 from typing import Mapping, MutableMapping
 
 from ..assets import AssetStore
@@ -24,7 +25,7 @@ from ..content import Term
 from ..explainers.base import ExplainerBuild
 from ..markup.render import RenderedBody
 from . import cards, discovery, preview
-from .glossary_json import glossary_json, make_entries
+from .glossary_json import Entry, glossary_json, make_entry, redirect_sources
 from .inventory import objects_inv
 from .redirects import check_aliases, plan_redirects, redirect_page
 
@@ -45,11 +46,23 @@ class Linker:
         self.explainers = explainers
         self.assets = assets
         self.redirects, _ = plan_redirects(terms)
-        self.entries = make_entries(terms, bodies, self.redirects)
-        self.by_slug = {entry.slug: entry for entry in self.entries}
+        self._sources = redirect_sources(self.redirects)
+        self._entries: dict[str, Entry] = {}
         self.index_page = "" if config.pretty_urls else "index.html"
         self.card_script = assets.add_packaged(cards.SCRIPT)
         self.card_stylesheet = assets.add_packaged(cards.STYLESHEET)
+
+    @functools.cached_property
+    def entries(self) -> list[Entry]:
+        """Every term's entry, sorted by slug."""
+        return [self.entry(slug) for slug in sorted(self.terms)]
+
+    def entry(self, slug: str) -> Entry:
+        """One term's entry, made when first asked for: a rebuild that renders a
+        few pages needs a few entries, not 10,000."""
+        if slug not in self._entries:
+            self._entries[slug] = make_entry(self.terms[slug], self.bodies.get(slug), self._sources.get(slug, ()))
+        return self._entries[slug]
 
     def _absolute(self, path: str) -> str:
         return self.config.base_url + path if self.config.base_url else ""
@@ -70,7 +83,7 @@ class Linker:
         body = self.bodies.get(slug)
         found = {link.slug for link in body.links if link.slug} if body else set()
         found.update(self.terms[slug].related, self.backlinks.get(slug, ()))
-        return sorted(s for s in found if s in self.by_slug)
+        return sorted(s for s in found if s in self.terms)
 
     def page_extras(self, term: Term | None) -> dict:
         """Template values for a term page (None: the index page); see templates/base.html."""
@@ -81,7 +94,7 @@ class Linker:
                                                  kind="website", page_url=self._absolute(""), image=self._image(None)),
                 "json_ld": discovery.index_json_ld(config, self.entries),
             }
-        entry = self.by_slug[term.slug]
+        entry = self.entry(term.slug)
         extras: dict = {
             "meta_tags": discovery.meta_tags(config, title=entry.title, description=entry.summary, kind="article",
                                              page_url=self._absolute(entry.url), image=self._image(entry.slug)),
@@ -89,7 +102,7 @@ class Linker:
         }
         linked = self.linked_slugs(term.slug)
         if linked:
-            extras["card_data"] = cards.data_json(self.by_slug[s] for s in linked)
+            extras["card_data"] = cards.data_json(self.entry(s) for s in linked)
             extras["card_scripts"] = [self.card_script]
             extras["card_stylesheets"] = [self.card_stylesheet]
         return extras

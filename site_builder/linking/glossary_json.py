@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from .. import __version__
 from ..config import SiteConfig
@@ -71,18 +71,19 @@ class Entry:
         return f"{self.slug}/"
 
 
-def make_entries(terms: Iterable[Term], bodies: Mapping[str, RenderedBody], redirects: Iterable[Redirect]) -> list[Entry]:
-    """The entries of every term, sorted by slug."""
+def redirect_sources(redirects: Iterable[Redirect]) -> dict[str, list[str]]:
+    """target slug -> the redirect folders that lead to it."""
     sources: dict[str, list[str]] = {}
     for redirect in redirects:
         sources.setdefault(redirect.target, []).append(redirect.source)
-    entries = []
-    for term in terms:
-        body = bodies.get(term.slug)
-        anchors = tuple(dict.fromkeys(body.anchors)) if body else ()
-        entries.append(Entry(term.slug, term.title, term.summary, tuple(term.aliases), tuple(term.related),
-                             anchors, tuple(sorted(sources.get(term.slug, ())))))
-    return sorted(entries, key=lambda e: e.slug)
+    return sources
+
+
+def make_entry(term: Term, body: RenderedBody | None, sources: Iterable[str]) -> Entry:
+    """One term's entry (``sources``: the redirects that lead to it)."""
+    anchors = tuple(dict.fromkeys(body.anchors)) if body else ()
+    return Entry(term.slug, term.title, term.summary, tuple(term.aliases), tuple(term.related),
+                 anchors, tuple(sorted(sources)))
 
 
 def glossary_json(config: SiteConfig, entries: Iterable[Entry]) -> bytes:
