@@ -63,6 +63,8 @@ class BuildCache:
         """True (``serve``): ``save_table`` only marks a table; ``flush()`` writes,
         once the browser has its page. Tables stay in memory between builds."""
         self._dirty: set[str] = set()
+        self.memo: dict = {}
+        """Objects rebuilt from table entries, for reuse while those entries last (memory only)."""
 
     @property
     def enabled(self) -> bool:

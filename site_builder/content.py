@@ -79,7 +79,8 @@ PARALLEL_READ = 200
 """From this many files to read, forked workers read and parse them."""
 
 
-def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1) -> tuple[list[Term], list[Problem]]:
+def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1,
+               memo: dict | None = None) -> tuple[list[Term], list[Problem]]:
     """Read every ``terms/**/*.md`` under ``content_dir``, sorted by slug.
 
     ``known`` caches the previous build's results: shown path -> (signature,
@@ -87,7 +88,9 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1) -> t
     inode. A file whose signature is unchanged is not read again (like git's
     index: any write changes the ctime, which no tool can set). It is
     updated in place and pruned of files that are gone. With ``jobs`` > 1 and
-    many files to read, forked workers read and parse them.
+    many files to read, forked workers read and parse them. ``memo`` (kept in
+    memory by ``serve``) maps a cached record to the ``Term`` made from it last
+    time, so an unchanged term is not built again.
     """
     terms_dir = content_dir / "terms"
     if not terms_dir.is_dir():
@@ -113,8 +116,14 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1) -> t
         signature = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
         hit = known.get(shown) if known is not None else None
         if hit is not None and hit[0] == signature:
+            remembered = memo.get(shown) if memo is not None else None
+            if remembered is not None and remembered[0] is hit:
+                results[shown] = remembered[1]
+                continue
             results[shown] = (Term.from_record(hit[1]) if hit[1] is not None else None,
                               tuple(Problem(*p) for p in hit[2]))
+            if memo is not None:
+                memo[shown] = (hit, results[shown])
         else:
             todo.append((path, shown, signature))
     settled_before = time.time_ns() - SETTLED_NS

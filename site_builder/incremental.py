@@ -98,7 +98,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
     markdown = store.table("markdown")
     body_keys: dict[str, str] = dict(state["body_keys"])
-    backlinks: dict[str, list[str]] = {slug: list(sources) for slug, sources in state["backlinks"].items()}
+    backlinks: dict[str, list[str]] = dict(state["backlinks"])  # entries are replaced, never changed in place
     if set(body_keys) != {t.slug for t in terms}:
         return None
     names = NameIndex.from_parts(*state["names"])
@@ -146,15 +146,10 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
             redo.add(relative)
             fresh.setdefault(slug, None)
 
-    bodies: dict[str, RenderedBody | _CachedBody] = {}
-    for term in terms:
-        body = fresh.get(term.slug)
-        if body is None:
-            record = markdown.get(body_keys[term.slug])
-            if record is None:
-                return None
-            body = _CachedBody(record)
-        bodies[term.slug] = body
+    if not all(key in markdown for slug, key in body_keys.items() if fresh.get(slug) is None):
+        return None
+    bodies = _Bodies(markdown, body_keys)
+    bodies.update((slug, body) for slug, body in fresh.items() if body is not None)
     assets = AssetStore()
     for name in SITE_ASSETS:
         assets.add_packaged(name)
@@ -194,6 +189,21 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
     log(f"  fast path: {len(changed)} body edit(s), {len(redo)} page(s) rendered")
     return stats, warnings
+
+
+class _Bodies(dict):
+    """slug -> body: the fresh ones, and cached ones made when first looked up."""
+
+    def __init__(self, markdown: dict, body_keys: dict[str, str]):
+        super().__init__()
+        self.markdown, self.body_keys = markdown, body_keys
+
+    def __missing__(self, slug: str) -> "_CachedBody":
+        body = self[slug] = _CachedBody(self.markdown[self.body_keys[slug]])
+        return body
+
+    def get(self, slug, default=None):
+        return self[slug] if slug in self.body_keys else default
 
 
 class _CachedBody:
