@@ -219,6 +219,9 @@ class BodyRenderer:
             },
             output_format="html",
         )
+        # The same HTML with far fewer regex calls (falls back to stock on another Markdown).
+        from .fast_inline import install as install_fast_inline
+        install_fast_inline(self.md)
 
     def render(self, body: str, first_line: int) -> RenderedBody:
         """Render ``body`` whose first line is line ``first_line`` of its file."""
