@@ -45,6 +45,9 @@ class BuildOptions:
     """Worker processes for markdown and pages; None: one per core."""
     cache: bool = True
     """False: ignore and do not update the build cache."""
+    changed: frozenset[str] | None = None
+    """(``serve``) absolute paths of the term files that may have changed since the
+    last finished build, as the file watcher saw them; None: check every file."""
     in_place: bool = False
     """True (``serve`` only): the fast path (``incremental``) writes the pages it
     renders straight into the output instead of staging a whole new tree; each
@@ -104,7 +107,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         previous = store.table("terms")  # as the last finished build left it
         known = dict(previous)  # updated by this load
         terms, found = content.load_terms(options.content, known, jobs=options.jobs or default_jobs(),
-                                          memo=store.memo.setdefault("terms", {}))
+                                          memo=store.memo.setdefault("terms", {}), changed=options.changed)
         problems += found
         reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
 

@@ -80,7 +80,7 @@ PARALLEL_READ = 200
 
 
 def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1,
-               memo: dict | None = None) -> tuple[list[Term], list[Problem]]:
+               memo: dict | None = None, changed: set[str] | None = None) -> tuple[list[Term], list[Problem]]:
     """Read every ``terms/**/*.md`` under ``content_dir``, sorted by slug.
 
     ``known`` caches the previous build's results: shown path -> (signature,
@@ -90,7 +90,9 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1,
     updated in place and pruned of files that are gone. With ``jobs`` > 1 and
     many files to read, forked workers read and parse them. ``memo`` (kept in
     memory by ``serve``) maps a cached record to the ``Term`` made from it last
-    time, so an unchanged term is not built again.
+    time, so an unchanged term is not built again. ``changed`` (from
+    ``serve``'s watcher): the only absolute paths that can differ from
+    ``known``; the others are not even looked at (symlinks always are).
     """
     terms_dir = content_dir / "terms"
     if not terms_dir.is_dir():
@@ -106,6 +108,12 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1,
         if refused:
             order.append((shown, Problem(shown, 1, refused)))
             continue
+        hit = known.get(shown) if known is not None else None
+        if (changed is not None and hit is not None and hit[0] is not None and not symlinked
+                and os.path.abspath(path) not in changed):
+            order.append((shown, None))
+            results[shown] = _from_cache(shown, hit, memo)
+            continue
         try:
             info = os.stat(path)
         except OSError:
@@ -114,16 +122,8 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1,
             continue
         order.append((shown, None))
         signature = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-        hit = known.get(shown) if known is not None else None
         if hit is not None and hit[0] == signature:
-            remembered = memo.get(shown) if memo is not None else None
-            if remembered is not None and remembered[0] is hit:
-                results[shown] = remembered[1]
-                continue
-            results[shown] = (Term.from_record(hit[1]) if hit[1] is not None else None,
-                              tuple(Problem(*p) for p in hit[2]))
-            if memo is not None:
-                memo[shown] = (hit, results[shown])
+            results[shown] = _from_cache(shown, hit, memo)
         else:
             todo.append((path, shown, signature))
     settled_before = time.time_ns() - SETTLED_NS
@@ -148,6 +148,17 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1,
             terms.append(term)
     terms.sort(key=lambda t: t.slug)
     return terms, problems
+
+
+def _from_cache(shown: str, hit: tuple, memo: dict | None) -> tuple[Term | None, tuple[Problem, ...]]:
+    """The term and problems a cache entry records (the same objects as last time, if remembered)."""
+    remembered = memo.get(shown) if memo is not None else None
+    if remembered is not None and remembered[0] is hit:
+        return remembered[1]
+    result = (Term.from_record(hit[1]) if hit[1] is not None else None, tuple(Problem(*p) for p in hit[2]))
+    if memo is not None:
+        memo[shown] = (hit, result)
+    return result
 
 
 def _read_all(todo: list[tuple[str, str, tuple]], jobs: int) -> list[tuple[str, tuple, Term | None, tuple[Problem, ...]]]:

@@ -354,6 +354,8 @@ class BuildWorker:
     def __init__(self, request: dict):
         self.request = request
         self.process: subprocess.Popen | None = None
+        self.last_ok = False
+        """Whether the last build finished."""
 
     def start(self) -> None:
         env = dict(os.environ)
@@ -376,8 +378,11 @@ class BuildWorker:
             line = b""
         if not line:
             self.kill()
+            self.last_ok = False
             return BuildResult(ok=False, problems=["error: the build process stopped before finishing (see above)"])
-        return BuildResult(**json.loads(line))
+        result = BuildResult(**json.loads(line))
+        self.last_ok = result.ok
+        return result
 
     def interrupt(self) -> None:
         """Kill the worker and its children; only a system call, so safe in a signal handler."""
@@ -433,8 +438,10 @@ def worker_main() -> None:
         request = json.loads(line)
         # in_place: the fast path replaces the edited pages file by file (each
         # atomically); any other build still stages and swaps the whole site.
+        changed = request.get("changed")
         options = BuildOptions(content=Path(request["content"]), output=Path(request["output"]),
-                               base_url=request["base_url"], strict=request["strict"], in_place=True)
+                               base_url=request["base_url"], strict=request["strict"], in_place=True,
+                               changed=frozenset(changed) if changed is not None else None)
         if store is None or store.folder != options.cache_folder():
             # Kept between builds: no cache table is read twice. Writes wait
             # until the browser has been told to reload.
@@ -504,9 +511,15 @@ def serve(args, log: Callable[[str], None]) -> int:
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
                               name="serve-http", daemon=True)
+    watcher = None
     try:
-        watcher = make_watcher(args.content, output)
+        watcher = make_watcher(args.content.absolute(), output)
+        # Files changed since the last finished build (None: check them all),
+        # so the build need not look at the 9,999 others.
+        pending: set[str] | None = None
         total = _build(worker, state, log, stopping, first=True)
+        if worker.last_ok:
+            pending = set()
         if not stopping.is_set():
             thread.start()
             host, port = server.server_address[:2]
@@ -522,7 +535,14 @@ def serve(args, log: Callable[[str], None]) -> int:
                 log("Package code changed: restarting the build process")
                 worker.stop()
             log("Change detected: rebuilding")
+            if pending is not None and watcher.changed is not None:
+                pending |= watcher.changed
+            else:
+                pending = None
+            worker.request["changed"] = sorted(pending) if pending is not None else None
             total = _build(worker, state, log, stopping, last_total=total)
+            if worker.last_ok:
+                pending = set()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -531,6 +551,8 @@ def serve(args, log: Callable[[str], None]) -> int:
             server.shutdown()
         server.server_close()
         worker.stop()
+        if watcher is not None:
+            watcher.close()
         clean_leftovers(output)  # a build killed mid-publish leaves a staging folder
     log("Stopped.")
     return 0

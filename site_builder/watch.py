@@ -19,7 +19,7 @@ from typing import Callable
 POLL_SECONDS = 0.2
 """Polling watcher: how often to scan; inotify watcher: how long one wait lasts."""
 
-SETTLE_SECONDS = 0.03
+SETTLE_SECONDS = 0.02
 """A save is over when no more events (or changes) arrive for this long."""
 
 Snapshot = dict[str, tuple[int, int, int]]
@@ -61,8 +61,11 @@ class PollingWatcher:
     """Scans every file's mtime, size and inode every ``POLL_SECONDS``."""
 
     def __init__(self, inputs: list[Path], code: Path, skip: Callable[[str], bool]):
+        inputs, code = [Path(os.path.abspath(p)) for p in inputs], Path(os.path.abspath(code))
         self.inputs, self.code, self.skip = inputs, code, skip
         self.seen_inputs, self.seen_code = self._scan()
+        self.changed: set[str] | None = set()
+        """Paths seen changing in the last ``wait`` that reported a change."""
 
     def _scan(self) -> tuple[Snapshot, Snapshot]:
         code = {path: stamp for path, stamp in snapshot([self.code], self.skip).items() if path.endswith(".py")}
@@ -81,6 +84,8 @@ class PollingWatcher:
                 break
             inputs = settled
         changed = (inputs != self.seen_inputs, code != self.seen_code)
+        self.changed = {path for path in inputs.keys() | self.seen_inputs.keys()
+                        if inputs.get(path) != self.seen_inputs.get(path)}
         self.seen_inputs, self.seen_code = inputs, code
         return changed
 
@@ -92,6 +97,7 @@ class InotifyWatcher:
     """Linux inotify on every folder of the inputs and of the package."""
 
     def __init__(self, inputs: list[Path], code: Path, skip: Callable[[str], bool]):
+        inputs, code = [Path(os.path.abspath(p)) for p in inputs], Path(os.path.abspath(code))
         self._libc = ctypes.CDLL(None, use_errno=True)
         self.fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         if self.fd < 0:
@@ -99,6 +105,8 @@ class InotifyWatcher:
         self.code = str(code)
         self.skip = skip
         self.folders: dict[int, str] = {}
+        self.changed: set[str] | None = set()
+        """Paths seen changing in the last ``wait`` that reported a change (None: unknown)."""
         try:
             for root in [*inputs, code]:
                 self._watch_tree(str(root))
@@ -159,7 +167,9 @@ class InotifyWatcher:
             everything = everything or more is None
             seen.update(more or ())
         if everything:
+            self.changed = None
             return True, True
+        self.changed = seen
         code = any(p.startswith(self.code + os.sep) and p.endswith(".py") for p in seen)
         inputs = any(not (p.startswith(self.code + os.sep) and p.endswith(".py")) for p in seen)
         return inputs, code

@@ -262,3 +262,34 @@ def test_recently_changed_files_are_read_again(tmp_path: Path, monkeypatch):
     reads.clear()
     build(content, output)
     assert len(reads) == 12  # all written just now: none is trusted yet
+
+
+def test_serve_hints_name_the_only_files_looked_at(tmp_path: Path, monkeypatch):
+    """With ``changed`` (serve's watcher), files outside it are taken from the
+    cache without a look; files in it are read again; symlinks always are."""
+    import os
+
+    from site_builder import content as content_module
+
+    monkeypatch.setattr(content_module, "SETTLED_NS", 0)
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    (content / "terms" / "t01.md").write_text((content / "terms" / "t01.md").read_text().replace("Body 1", "Unseen"))
+    (content / "terms" / "t02.md").write_text((content / "terms" / "t02.md").read_text().replace("Body 2", "Seen"))
+    hint = frozenset({os.path.abspath(content / "terms" / "t02.md")})
+    build_site(BuildOptions(content=content, output=output, jobs=1, changed=hint))
+    assert "Seen" in (output / "t02" / "index.html").read_text()
+    assert "Unseen" not in (output / "t01" / "index.html").read_text()  # trusted the hint
+    # A term that is a symlink: an edit shows up under the target's path, never the link's.
+    (content / "shared").mkdir()
+    (content / "shared" / "x.md").write_text(term("Linked", "Via a link.", "Linked body.\n"))
+    os.symlink(content / "shared" / "x.md", content / "terms" / "x.md")
+    build(content, output)
+    (content / "shared" / "x.md").write_text(term("Linked", "Via a link.", "Edited through the link.\n"))
+    build_site(BuildOptions(content=content, output=output, jobs=1,
+                            changed=frozenset({os.path.abspath(content / "shared" / "x.md")})))
+    assert "Edited through the link" in (output / "x" / "index.html").read_text()
+    build(content, output)  # no hint: every file is looked at
+    assert "Unseen" in (output / "t01" / "index.html").read_text()
+    assert_same_as_clean(content, output, tmp_path)

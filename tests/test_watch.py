@@ -38,6 +38,7 @@ def test_watchers_see_content_and_code_changes(tmp_path: Path, kind):
         assert watcher.wait(lambda: False) == (False, False)
         change_soon(lambda: (content / "terms" / "a.md").write_text("two"))
         assert _next_change(watcher) == (True, False)
+        assert watcher.changed == {str(content / "terms" / "a.md")}  # what serve tells the build to look at
         change_soon(lambda: (code / "mod.py").write_text("x = 2"))
         assert _next_change(watcher) == (False, True)
         # A new folder, then a file saved inside it: watched at once (inotify adds a watch).
