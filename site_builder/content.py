@@ -109,8 +109,9 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1,
             order.append((shown, Problem(shown, 1, refused)))
             continue
         hit = known.get(shown) if known is not None else None
-        if (changed is not None and hit is not None and hit[0] is not None and not symlinked
-                and os.path.abspath(path) not in changed):
+        # Trusting the watcher needs no settled timestamps: it has watched since
+        # before the last finished build read these files.
+        if changed is not None and hit is not None and not symlinked and os.path.abspath(path) not in changed:
             order.append((shown, None))
             results[shown] = _from_cache(shown, hit, memo)
             continue
