@@ -28,7 +28,7 @@ from site_builder.content import split_front_matter  # noqa: E402
 from site_builder.markup.render import BodyRenderer  # noqa: E402
 from site_builder.names import NameIndex  # noqa: E402
 
-MAKE_CORPUS = Path("/work/shared/bench/make_corpus.py")
+MAKE_CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "make_corpus.py"
 
 
 @dataclass

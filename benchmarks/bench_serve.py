@@ -3,7 +3,7 @@
 
 Usage: python benchmarks/bench_serve.py [N] [--rounds R] [--no-previews] [--corpus PATH]
 
-Makes a corpus of N terms (default 1000) with /work/shared/bench/make_corpus.py
+Makes a corpus of N terms (default 1000) with benchmarks/make_corpus.py
 (``--flavor plain``), starts ``python -m site_builder serve --port 0`` on it,
 opens the live-reload event stream as a browser page would, then R times
 (default 5) appends a sentence to one term and measures the wall time from
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = Path("/work/shared/bench/make_corpus.py")
+CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "make_corpus.py"
 
 
 def main() -> int:

@@ -29,7 +29,7 @@ from site_builder.markup.render import BodyRenderer
 from site_builder.names import NameIndex
 
 ROOT = Path(__file__).resolve().parent.parent
-MAKE_CORPUS = Path("/work/shared/bench/make_corpus.py")
+MAKE_CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "make_corpus.py"
 
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -155,8 +155,6 @@ def load_terms(paths: list[Path]) -> tuple[NameIndex, list[tuple[str, str, int]]
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> list[Path]:
-    if not MAKE_CORPUS.exists():
-        pytest.skip(f"{MAKE_CORPUS} not found")
     out = tmp_path_factory.mktemp("corpus")
     subprocess.run([sys.executable, str(MAKE_CORPUS), "300", str(out), "--flavor", "plain"], check=True)
     return sorted(out.glob("*.md"))
