@@ -15,17 +15,27 @@ import pickle
 import sqlite3
 import sys
 from functools import lru_cache
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 
 
+OUTPUT_DEPENDENCIES = ("markdown", "jinja2", "latex2mathml", "pyyaml", "markupsafe", "numpy",
+                       "altair", "vl-convert-python")
+"""Packages whose version can change the bytes we write."""
+
+
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """Hash of the package's own code, templates and static files."""
     digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
+    for package in OUTPUT_DEPENDENCIES:  # their output is our output: a new version is new code
+        try:
+            digest.update(f"{package} {metadata.version(package)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{package} -".encode())
     root = resources.files("site_builder")
     for path in sorted(Path(str(root)).rglob("*")):
         if path.suffix in (".py", ".html", ".css", ".js") and "__pycache__" not in path.parts:
