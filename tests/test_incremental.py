@@ -174,3 +174,21 @@ def test_a_failed_build_is_not_the_base_of_the_next_fast_path(site, tmp_path):
     edit(content / "terms/t02.md", "See [x](t01.md#nowhere).", "Fixed.")
     build(content, output)
     assert_same_as_clean(content, output, tmp_path)
+
+
+def test_fast_path_on_the_explainer_page(tmp_path):
+    """The real content: a prose edit on the speculative decoding page keeps its
+    explainer (data, charts, scripts) and gives the bytes of a clean build."""
+    content = tmp_path / "content"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "content", content)
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    build(content, output)
+    page = content / "terms" / "speculative-decoding.md"
+    text = page.read_text()
+    paragraph = next(line for line in text.split("\n")[8:] if line.startswith(("The ", "This ", "A ")))
+    page.write_text(text.replace(paragraph, paragraph + " An added sentence.", 1))
+    log = build(content, output)
+    assert fast(log), log
+    assert "An added sentence." in (output / "speculative-decoding" / "index.html").read_text()
+    assert_same_as_clean(content, output, tmp_path)
