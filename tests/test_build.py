@@ -189,3 +189,31 @@ def test_help_everywhere(cli, capsys):
             cli(*args, "--help")
         assert exit.value.code == 0
     assert "--base-url" in capsys.readouterr().out
+
+
+def test_heavy_imports_only_when_an_explainer_needs_them(tmp_path):
+    """altair and vl-convert (and numpy) load only for a term that names an explainer."""
+    import subprocess
+    import sys
+
+    from helpers import term, write_tree
+
+    plain = write_tree(tmp_path / "plain", {
+        "site.toml": 'title = "T"\npreviews = false\n',
+        "terms/a.md": term("A", "The first.", "Body with $x^2$ maths.\n"),
+    })
+    with_explainer = write_tree(tmp_path / "explained", {
+        "site.toml": 'title = "T"\npreviews = false\n',
+        "terms/speculative-decoding.md": term("Speculative decoding", "Drafts, then verifies.", "Body.\n",
+                                              explainer="speculative-decoding"),
+    })
+    probe = ("import sys; from pathlib import Path; from site_builder.build import BuildOptions, build_site; "
+             "build_site(BuildOptions(content=Path(sys.argv[1]), output=Path(sys.argv[2]), jobs=1)); "
+             "print(sorted(m for m in ('altair', 'vl_convert', 'numpy') if m in sys.modules))")
+    loaded = {}
+    for name, folder in (("plain", plain), ("explained", with_explainer)):
+        result = subprocess.run([sys.executable, "-c", probe, str(folder), str(tmp_path / name / "out")],
+                                capture_output=True, text=True, check=True)
+        loaded[name] = result.stdout.strip().splitlines()[-1]
+    assert loaded["plain"] == "[]"
+    assert "altair" in loaded["explained"] and "vl_convert" in loaded["explained"]
