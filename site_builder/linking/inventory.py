@@ -30,32 +30,52 @@ PRIORITY = -1
 
 
 def _clean(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
+    # Whitespace runs become one space, none at the ends: what
+    # ``re.sub(r"\s+", " ", text).strip()`` gives, since ``\s`` in a str
+    # pattern, ``str.split()`` and ``str.strip()`` all use the same test
+    # (``str.isspace``); several times faster, and called ~11 times per term.
+    return " ".join(text.split())
 
 
 def inventory_lines(entries: Iterable[Entry], headings: dict[str, list[tuple[str, str]]] | None = None) -> list[str]:
     """The uncompressed object lines, sorted; ``headings``: slug -> [(anchor, text)]."""
     headings = headings or {}
-    objects: dict[tuple[str, str], tuple[str, str]] = {}
-
-    def add(name: str, role: str, uri: str, dispname: str) -> None:
-        name = _clean(name)
-        if name and (role, name) not in objects:
-            objects[role, name] = (uri, _clean(dispname))
-
+    # One dict per role, name -> the line's tail "<uri> <display name>". The
+    # first object of a (role, name) wins; separate dicts let the final sort
+    # compare plain strings, and the tail is made once, where it is known.
+    # A display name equal to the name is written "-".
+    terms: dict[str, str] = {}
+    labels: dict[str, str] = {}
+    docs: dict[str, str] = {}
     for entry in entries:
+        url = entry.url
         for name in (entry.title, *entry.aliases):
-            add(name.lower(), "std:term", entry.url, name.lower())  # display "-": the text as written
+            # Sphinx looks terms up lowercased. The display name would be the
+            # name itself, so always "-": a reference shows the text as written.
+            name = _clean(name.lower())
+            if name and name not in terms:
+                terms[name] = f"{url} -"
+        title = None  # cleaned once per entry, and only if some slug needs it
         for slug in (entry.slug, *entry.redirects):
-            add(slug, "std:label", entry.url, entry.title)
-            add(slug, "std:doc", entry.url, entry.title)
-        for anchor, text in headings.get(entry.slug, ()):
-            add(f"{entry.slug}#{anchor}", "std:label", f"{entry.url}#{anchor}", text or anchor)
-    lines = []
-    for (role, name), (uri, dispname) in sorted(objects.items(), key=lambda kv: (kv[0][0], kv[0][1])):
-        if dispname == name:
-            dispname = "-"
-        lines.append(f"{name} {role} {PRIORITY} {uri} {dispname}")
+            slug = _clean(slug)
+            if not slug:
+                continue
+            if title is None:
+                title = _clean(entry.title)
+            tail = f"{url} {'-' if title == slug else title}"
+            labels.setdefault(slug, tail)
+            docs.setdefault(slug, tail)
+        slug = entry.slug
+        for anchor, text in headings.get(slug, ()):
+            name = _clean(f"{slug}#{anchor}")
+            if name and name not in labels:
+                text = _clean(text or anchor)
+                labels[name] = f"{url}#{anchor} {'-' if text == name else text}"
+    lines: list[str] = []
+    # Sorted by role, then by name ("std:doc" < "std:label" < "std:term").
+    for role, objects in sorted({"std:term": terms, "std:label": labels, "std:doc": docs}.items()):
+        middle = f" {role} {PRIORITY} "
+        lines += [f"{name}{middle}{objects[name]}" for name in sorted(objects)]
     return lines
 
 
@@ -67,7 +87,8 @@ def objects_inv(project: str, version: str, entries: Iterable[Entry], headings: 
         f"# Version: {_clean(version)}\n"
         "# The remainder of this file is compressed using zlib.\n"
     )
-    body = "".join(line + "\n" for line in inventory_lines(entries, headings))
+    lines = inventory_lines(entries, headings)
+    body = "\n".join(lines) + "\n" if lines else ""
     return header.encode("utf-8") + zlib.compress(body.encode("utf-8"), 9)
 
 
