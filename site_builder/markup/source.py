@@ -94,7 +94,9 @@ def prepare_source(
             display_prefix = line[: len(line) - len(line.lstrip())]
             out.append("")
             continue
-        out.append(_rewrite_line(line, number, stash, resolve, scan))
+        if "`" in line or "$" in line or "]" in line:  # else nothing to rewrite (most prose lines)
+            line = _rewrite_line(line, number, stash, resolve, scan)
+        out.append(line)
     if fence is None and display is not None:
         scan.problems.append((display_start, "display maths opened with '$$' is never closed"))
     _guard_complexity(out, first_line, scan)
@@ -122,7 +124,7 @@ def _guard_complexity(out: list[str], first_line: int, scan: SourceScan) -> None
             depth = quote.group(1).count(">")
             scan.problems.append((first_line + index, f"blockquote nested {depth} levels deep; the limit is {MAX_QUOTE_DEPTH}"))
             out[index] = line = ""
-        if line.strip() and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) > MAX_INDENT:
+        if line[:1].isspace() and line.strip() and _indent(line) > MAX_INDENT:
             if not reported.get("indent"):
                 reported["indent"] = True
                 scan.problems.append((first_line + index, f"line indented more than {MAX_INDENT} columns (lists nested this deep make markdown stall)"))
@@ -147,6 +149,11 @@ def _guard_complexity(out: list[str], first_line: int, scan: SourceScan) -> None
                 out[start:index] = [""] * (index - start)
                 budget += cost
             start = None
+
+
+def _indent(line: str) -> int:
+    expanded = line.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip())
 
 
 def _bracket_scan_cost(text: str) -> tuple[int, int]:
