@@ -141,7 +141,10 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             except BaseException:
                 writer.abort()
                 raise
-        if result is not None:
+        if result is None:
+            writer.release()  # untouched: the full build below claims it again when it writes
+            writer = None
+        else:
             stats, warnings = result
             remember_terms()
             report.warnings = [p for p in problems if p.severity == "warning"] + warnings
@@ -180,7 +183,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         return report
 
     with _stage(report, "render", log):
-        staging = writer if isinstance(writer, Staging) else Staging(options.output)
+        staging = Staging(options.output)
         try:
             renderer = PageRenderer(config, terms, assets)
             linker = Linker(config, terms, bodies, backlinks, built, assets)

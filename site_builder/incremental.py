@@ -75,6 +75,7 @@ def remember(store: cache.BuildCache, config: SiteConfig, body_shared: str, name
              body_keys: dict[str, str], backlinks: dict[str, list[str]]) -> None:
     """Keep what the next build's fast path needs."""
     state = {
+        "code": cache.code_version(),
         "config": repr(config),
         "body_shared": body_shared,
         "names": (names.by_name, sorted(names.slugs)),
@@ -92,8 +93,8 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     or None (having written nothing) when the full pipeline must run instead."""
     state = store.table(STATE_TABLE)
     manifest = store.table("pages")
-    if not state or state.get("config") != repr(config) or not manifest:
-        return None
+    if not state or state.get("config") != repr(config) or state.get("code") != cache.code_version() or not manifest:
+        return None  # (a long-lived process may see the templates change under it)
     if not writer.can_keep(set(manifest)):
         return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
     markdown = store.table("markdown")

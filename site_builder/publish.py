@@ -31,6 +31,24 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
+def _lock(output: Path) -> int | None:
+    """Wait for, then hold, the lock on ``output``: one writer at a time (a
+    ``serve`` and a ``build`` of the same site must not interleave, or one
+    could trust a record the other has just made untrue)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    fd = os.open(output.parent / f".{output.name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _unlock(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
 class PublishError(Exception):
     """The output folder cannot be replaced safely."""
 
@@ -99,6 +117,7 @@ class Staging(_Tree):
         self.output = output.absolute()
         self.output.parent.mkdir(parents=True, exist_ok=True)
         _guard(self.output)
+        self._lock = _lock(self.output)  # held until commit() or abort()
         clean_leftovers(self.output)
         self.path = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
         self.spare = self.output.parent / f".{self.output.name}.spare"
@@ -216,22 +235,45 @@ class Staging(_Tree):
             _remove_paths(Path(self._root), self._record.spare_paths - self._paths)
         elif self.recycled:
             _prune(Path(self._root), self._paths)
-        old_paths = self._record.output_paths if self._record is not None else None
-        if self.output.exists():
-            _exchange(self.path, self.output)
-            try:
-                os.rename(self.path, self.spare)  # now holds the old site
-            except OSError:
-                remove_tree(self.path)
+        record = self._record
+        try:
+            if self.output.exists():
+                _exchange(self.path, self.output)
+                try:
+                    os.rename(self.path, self.spare)  # now holds the old site
+                except OSError:
+                    remove_tree(self.path)
+                else:
+                    _write_record(self.spare, self.output, self._paths, self._written,
+                                  record.output_paths if record else None, record.output_folders if record else None)
             else:
-                _write_record(self.spare, self.output, old_paths, self._paths, self._written)
-        else:
-            os.rename(self.path, self.output)
+                os.rename(self.path, self.output)
+        finally:
+            _unlock(self._lock)
+            self._lock = None
         return self.stats
 
     def abort(self) -> None:
         """Throw the staged site away; ``output`` is untouched."""
         shutil.rmtree(self.path, ignore_errors=True)
+        _unlock(self._lock)
+        self._lock = None
+
+    def release(self) -> None:
+        """Give back a spare nothing was staged into (with its record), and the lock."""
+        if self._paths:
+            raise RuntimeError("release() after files were staged: abort() instead")
+        try:
+            if self.recycled:
+                os.rename(self.path, self.spare)
+                folders = _folder_times(self.spare, self._record.spare_paths) if self._record else None
+                if folders is not None:
+                    _store_record(self.spare, self.output, self._record, folders)
+            else:
+                shutil.rmtree(self.path, ignore_errors=True)
+        finally:
+            _unlock(self._lock)
+            self._lock = None
 
 
 @dataclass
@@ -242,6 +284,9 @@ class _SpareRecord:
     """Every file in the live site."""
     stale: set[str]
     """Files of the live site the spare lacks or holds another version of."""
+    output_folders: dict[str, int]
+    """mtimes of the live site's folders when it went live: if they differ when it
+    is swapped out, someone changed its files and they must be listed again."""
 
 
 def _record_path(spare: Path) -> Path:
@@ -249,23 +294,34 @@ def _record_path(spare: Path) -> Path:
     return spare.with_name(spare.name + "-record.json")
 
 
-def _write_record(spare: Path, output: Path, spare_paths: set[str] | None,
-                  output_paths: set[str], written: set[str]) -> None:
+def _write_record(spare: Path, output: Path, output_paths: set[str], written: set[str],
+                  spare_paths: set[str] | None, spare_folders: dict[str, int] | None) -> None:
     """Describe the spare just swapped out (the old site) against the new live site.
 
     Files the build did not write are hard links shared by both trees; the rest
-    (written, or new) differ. ``spare_paths`` None means the old site's files are
-    not known: they are listed from disk once. Every folder's mtime is kept, so
-    any file added, removed or renamed in the spare afterwards voids the record.
+    (written, or new) differ. ``spare_paths`` and ``spare_folders`` are what the
+    last record said of the old site when it went live; if its folders changed
+    since (a file added or removed by hand), or there was no record, its files
+    are listed from disk. Every folder's mtime is kept, so any file added,
+    removed or renamed in either tree afterwards voids the record.
     """
-    if spare_paths is None:
+    folders = _folder_times(spare, spare_paths) if spare_paths is not None else None
+    if folders is None or folders != spare_folders:
         spare_paths = _list_files(spare)
-    identity = _identity(spare, output)
-    folders = _folder_times(spare, spare_paths)
-    if identity is None or folders is None:
+        folders = _folder_times(spare, spare_paths)
+    output_folders = _folder_times(output, output_paths)
+    if folders is None or output_folders is None:
         return
-    data = {"identity": identity, "spare": sorted(spare_paths), "output": sorted(output_paths),
-            "stale": sorted(written | (output_paths - spare_paths)), "folders": folders}
+    _store_record(spare, output, _SpareRecord(spare_paths, output_paths, written | (output_paths - spare_paths),
+                                              output_folders), folders)
+
+
+def _store_record(spare: Path, output: Path, record: _SpareRecord, folders: dict[str, int]) -> None:
+    identity = _identity(spare, output)
+    if identity is None:
+        return
+    data = {"identity": identity, "spare": sorted(record.spare_paths), "output": sorted(record.output_paths),
+            "stale": sorted(record.stale), "folders": folders, "output_folders": record.output_folders}
     record = _record_path(spare)
     temporary = record.with_name(record.name + ".tmp")
     temporary.write_text(json.dumps(data), encoding="utf-8")
@@ -287,7 +343,7 @@ def _read_record(staging: Path, spare: Path, output: Path) -> _SpareRecord | Non
         spare_paths = set(data["spare"])
         if _folder_times(staging, spare_paths) != data["folders"]:
             return None  # someone changed the spare's files since
-        return _SpareRecord(spare_paths, set(data["output"]), set(data["stale"]))
+        return _SpareRecord(spare_paths, set(data["output"]), set(data["stale"]), data["output_folders"])
     except (KeyError, TypeError):
         return None
 
@@ -360,6 +416,8 @@ class InPlace(_Tree):
         self.stats = WriteStats()
         self._paths: set[str] = set()
         self._written: set[str] = set()
+        self._lock: int | None = None
+        self._locked = False
 
     def add(self, relative: str, data: bytes) -> None:
         """Write ``data`` at ``relative`` unless the file already holds exactly that."""
@@ -370,6 +428,8 @@ class InPlace(_Tree):
         if _same_bytes(target, data):
             self.stats.unchanged += 1
             return
+        if not self._locked:  # from the first write to commit(): no staged build may interleave
+            self._lock, self._locked = _lock(self.output), True
         # Files change under the spare's feet now: its record no longer holds.
         self._spare_record.unlink(missing_ok=True)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -398,14 +458,23 @@ class InPlace(_Tree):
 
     def commit(self, prune: bool = True) -> WriteStats:
         """Remove files the new site no longer has (unless the caller knows there are none)."""
-        if MARKER not in self._paths:
-            self.add(MARKER, MARKER_TEXT)
-        if prune:
-            _prune(self.output, self._paths)
+        try:
+            if MARKER not in self._paths:
+                self.add(MARKER, MARKER_TEXT)
+            if prune:
+                _prune(self.output, self._paths)
+        finally:
+            self.abort()
         return self.stats
 
+    def release(self) -> None:
+        """Nothing was written: only let go of the lock."""
+        self.abort()
+
     def abort(self) -> None:
-        """Nothing to undo file by file; the next successful build repairs the tree."""
+        """Release the lock; nothing to undo file by file (the next build repairs the tree)."""
+        _unlock(self._lock)
+        self._lock, self._locked = None, False
 
 
 def remove_tree(path: Path) -> None:
@@ -425,6 +494,7 @@ def remove_tree(path: Path) -> None:
             return
     if os.fork() == 0:  # pragma: no cover - runs in the child
         try:
+            os.closerange(3, 1 << 16)  # never hold the build's lock (or any other file) while deleting
             os.setsid()
             shutil.rmtree(doomed, ignore_errors=True)
         finally:

@@ -22,7 +22,7 @@ POLL_SECONDS = 0.2
 SETTLE_SECONDS = 0.02
 """A save is over when no more events (or changes) arrive for this long."""
 
-Snapshot = dict[str, tuple[int, int, int]]
+Snapshot = dict[str, tuple[int, int, int, int]]
 
 # <sys/inotify.h>
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
@@ -35,7 +35,7 @@ _EVENT = struct.Struct("iIII")
 
 
 def snapshot(roots: list[Path], skip: Callable[[str], bool] = lambda path: False) -> Snapshot:
-    """path -> (mtime_ns, size, inode) of every file under ``roots``, except folders ``skip`` names."""
+    """path -> (mtime_ns, ctime_ns, size, inode) of every file under ``roots``, except folders ``skip`` names."""
     found: Snapshot = {}
     stack = [str(root) for root in roots]
     while stack:
@@ -53,7 +53,8 @@ def snapshot(roots: list[Path], skip: Callable[[str], bool] = lambda path: False
                 info = entry.stat()
             except OSError:
                 continue
-            found[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+            # ctime too: a same-size edit that restores the mtime (cp -p) still changes it.
+            found[entry.path] = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
     return found
 
 
@@ -68,8 +69,9 @@ class PollingWatcher:
         """Paths seen changing in the last ``wait`` that reported a change."""
 
     def _scan(self) -> tuple[Snapshot, Snapshot]:
-        code = {path: stamp for path, stamp in snapshot([self.code], self.skip).items() if path.endswith(".py")}
-        return snapshot(self.inputs, self.skip), code
+        # Templates and static files count as code too: they are hashed into every
+        # cache key with it (``cache.code_version``), so the worker must restart.
+        return snapshot(self.inputs, self.skip), snapshot([self.code], self.skip)
 
     def wait(self, stopping: Callable[[], bool]) -> tuple[bool, bool]:
         """(inputs changed, code changed) after up to one poll interval; waits for a save to settle."""
@@ -150,11 +152,16 @@ class InotifyWatcher:
                 continue
             if mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
                 self._watch_tree(path)  # a new folder: watch it (and what is already inside)
+            if mask & _IN_ISDIR or mask & (_IN_DELETE_SELF | _IN_MOVE_SELF):
+                # A folder came, went or moved: the files in it changed without
+                # events of their own. The build must look at everything.
+                self._folders_changed = True
             paths.append(path)
         return paths
 
     def wait(self, stopping: Callable[[], bool]) -> tuple[bool, bool]:
         """(inputs changed, code changed) within one wait; waits for a save to settle."""
+        self._folders_changed = False
         paths = self._events(POLL_SECONDS)
         if paths == []:
             return False, False
@@ -169,8 +176,10 @@ class InotifyWatcher:
         if everything:
             self.changed = None
             return True, True
-        self.changed = seen
-        code = any(p.startswith(self.code + os.sep) and p.endswith(".py") for p in seen)
+        self.changed = None if self._folders_changed else seen
+        # Templates and static files are hashed into every cache key with the code
+        # (``cache.code_version``), so they count as code: the worker restarts.
+        code = any(p.startswith(self.code + os.sep) for p in seen)
         inputs = any(not (p.startswith(self.code + os.sep) and p.endswith(".py")) for p in seen)
         return inputs, code
 

@@ -1,0 +1,41 @@
+"""Regression (found in review): the spare tree's record vs files added to output/ by hand."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from site_builder.build import BuildOptions, build_site
+
+from helpers import manifest, term, write_tree
+
+
+def _content(root: Path) -> Path:
+    return write_tree(root, {
+        "site.toml": 'title = "Review"\n',
+        "terms/alpha.md": term("Alpha", "First.", "Alpha links to [[Beta]].\n"),
+        "terms/beta.md": term("Beta", "Second.", "Beta prose.\n"),
+    })
+
+
+def _build(content: Path, output: Path) -> None:
+    build_site(BuildOptions(content=content, output=output, jobs=1))
+
+
+def _clean(content: Path, tmp_path: Path) -> dict:
+    clean = tmp_path / "clean" / "out"
+    shutil.rmtree(clean.parent, ignore_errors=True)
+    build_site(BuildOptions(content=content, output=clean, cache=False, jobs=1))
+    return manifest(clean)
+
+
+def test_stray_file_in_output_comes_back_two_builds_later(tmp_path):
+    content = _content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    _build(content, output)
+    _build(content, output)  # a spare with its record
+    (output / "stray.txt").write_text("left here by hand")
+    _build(content, output)
+    assert manifest(output) == _clean(content, tmp_path)  # passes: the stray file is gone
+    _build(content, output)
+    assert manifest(output) == _clean(content, tmp_path)  # fails: stray.txt is back
