@@ -117,7 +117,18 @@ class InotifyWatcher:
             raise
 
     def _watch_tree(self, root: str) -> None:
-        for folder, subfolders, _files in os.walk(root):
+        # Follow symlinked folders (content/terms may be one), once each: a loop ends there.
+        seen: set[tuple[int, int]] = set()
+        for folder, subfolders, _files in os.walk(root, followlinks=True):
+            try:
+                info = os.stat(folder)
+            except OSError:
+                subfolders[:] = []
+                continue
+            if (info.st_dev, info.st_ino) in seen:
+                subfolders[:] = []
+                continue
+            seen.add((info.st_dev, info.st_ino))
             subfolders[:] = [name for name in subfolders if not self.skip(os.path.join(folder, name))]
             wd = self._libc.inotify_add_watch(self.fd, os.fsencode(folder), _MASK)
             if wd < 0:

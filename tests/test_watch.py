@@ -74,3 +74,25 @@ def test_make_watcher_prefers_inotify_on_linux(tmp_path: Path):
         assert isinstance(watcher, watch.InotifyWatcher if sys.platform.startswith("linux") else watch.PollingWatcher)
     finally:
         watcher.close()
+
+
+def test_inotify_follows_a_symlinked_terms_folder(tmp_path: Path):
+    """content/terms may be a symlink to a folder elsewhere: its saves must be seen."""
+    import os
+
+    real = tmp_path / "elsewhere" / "terms"
+    real.mkdir(parents=True)
+    (real / "a.md").write_text("one")
+    content = tmp_path / "content"
+    content.mkdir()
+    os.symlink(real, content / "terms")
+    os.symlink(content, real / "loop")  # a cycle must not hang the watcher
+    code = tmp_path / "pkg"
+    code.mkdir()
+    watcher = watch.InotifyWatcher([content], code, lambda path: False)
+    try:
+        change_soon(lambda: (real / "a.md").write_text("two"))
+        assert _next_change(watcher) == (True, False)
+        assert watcher.changed == {str(content / "terms" / "a.md")}
+    finally:
+        watcher.close()
