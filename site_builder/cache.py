@@ -14,6 +14,7 @@ import os
 import pickle
 import sqlite3
 import sys
+import threading
 from functools import lru_cache
 from importlib import metadata, resources
 from pathlib import Path
@@ -117,7 +118,7 @@ class BuildCache:
 
     def _write(self, name: str, data: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        temporary = self.folder / f".{name}.{os.getpid()}.tmp"
+        temporary = self.folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"  # unique per writer
         content = {**data, "__code__": code_version()}
         try:
             payload = _MARSHAL + marshal.dumps(content)
