@@ -187,7 +187,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         try:
             renderer = PageRenderer(config, terms, assets)
             linker = Linker(config, terms, bodies, backlinks, built, assets)
-            renderer.page_extras = _once_per_page(linker.page_extras)
+            renderer.page_extras = linker.page_extras
             manifest = store.table("pages")
 
             def site_files() -> None:
@@ -259,19 +259,6 @@ def _linking_files(linker: Linker, store: cache.BuildCache, config: SiteConfig,
     files = linker.files()
     store.save_table("linking", {inputs: files})
     return files
-
-
-def _once_per_page(extras: Callable) -> Callable:
-    """``extras(term)`` computed once per page: the page key and the page both need it."""
-    seen: dict = {}
-
-    def cached(term):
-        slug = term.slug if term is not None else None
-        if slug not in seen:
-            seen[slug] = extras(term)
-        return seen[slug]
-
-    return cached
 
 
 class _UsageDict(dict):

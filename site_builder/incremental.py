@@ -30,7 +30,7 @@ from .assets import SITE_ASSETS, AssetStore
 from .config import SiteConfig
 from .content import Term
 from .linking import Linker
-from .markdown_stage import fill_html, render_one
+from .markdown_stage import body_key, fill_html, render_one
 from .errors import Problem
 from .linking.redirects import plan_redirects
 from .markup.render import Link, RenderedBody
@@ -107,7 +107,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     # Markdown for the edited bodies, and what it changes elsewhere.
     fresh: dict[str, RenderedBody] = {}
     for term in changed:
-        key = cache.key(state["body_shared"], term.body, str(term.body_line))
+        key = body_key(state["body_shared"], term)
         old = markdown.get(body_keys[term.slug])
         if old is None:
             return None

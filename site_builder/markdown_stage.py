@@ -33,10 +33,15 @@ def shared_body_key(config: SiteConfig, names: NameIndex) -> str:
     return cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html)), names.digest_material())
 
 
+def body_key(shared: str, term: Term) -> str:
+    """The cache key of ``term``'s rendered body, given ``shared_body_key``."""
+    return cache.key(shared, term.body, str(term.body_line))
+
+
 def body_keys(terms: list[Term], config: SiteConfig, names: NameIndex) -> dict[str, str]:
     """slug -> cache key of its rendered body: everything the HTML depends on."""
     shared = shared_body_key(config, names)
-    return {t.slug: cache.key(shared, t.body, str(t.body_line)) for t in terms}
+    return {t.slug: body_key(shared, t) for t in terms}
 
 
 def render_one(term: Term, names: NameIndex, config: SiteConfig) -> RenderedBody:

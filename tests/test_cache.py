@@ -59,6 +59,26 @@ CHANGES = {
 }
 
 
+@pytest.fixture
+def spared_site(tmp_path: Path) -> tuple[Path, Path]:
+    """(content, output) built twice: the second build left a spare tree and its record."""
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    build(content, output)
+    return content, output
+
+
+def count_reads(monkeypatch) -> list[str]:
+    """The names of the term files read from now on."""
+    from site_builder import content as content_module
+
+    reads: list[str] = []
+    original = content_module.read_term
+    monkeypatch.setattr(content_module, "read_term", lambda path, shown: (reads.append(path.name), original(path, shown))[1])
+    return reads
+
+
 @pytest.mark.parametrize("change", sorted(CHANGES))
 def test_incremental_build_equals_clean_build(change, tmp_path: Path):
     content = make_content(tmp_path / "content")
@@ -155,11 +175,8 @@ def test_parallel_page_rendering_incremental_equals_clean(tmp_path: Path):
     assert_same_as_clean(content, output, tmp_path)
 
 
-def test_a_damaged_spare_tree_never_reaches_the_output(tmp_path: Path):
-    content = make_content(tmp_path / "content")
-    output = tmp_path / "site" / "out"
-    build(content, output)
-    build(content, output)
+def test_a_damaged_spare_tree_never_reaches_the_output(spared_site, tmp_path: Path):
+    content, output = spared_site
     spare = output.parent / ".out.spare"
     assert spare.is_dir()  # the previous site, kept to stage the next build into
     (spare / "t01" / "stray.html").write_text("left over")
@@ -175,15 +192,12 @@ def test_a_damaged_spare_tree_never_reaches_the_output(tmp_path: Path):
     assert (output / "t02" / "index.html").read_bytes() == live_before
 
 
-def test_a_rebuild_touches_only_what_changed(tmp_path: Path, monkeypatch):
+def test_a_rebuild_touches_only_what_changed(spared_site, tmp_path: Path, monkeypatch):
     """The spare's record lets a rebuild skip every unchanged file: no link, no
     copy, no check per page, so its cost follows the change, not the site."""
     from site_builder import publish
 
-    content = make_content(tmp_path / "content")
-    output = tmp_path / "site" / "out"
-    build(content, output)
-    build(content, output)  # the first spare, with its record
+    content, output = spared_site
     assert (output.parent / ".out.spare-record.json").is_file()
     touched: list[str] = []
     original_link, original_write = publish.Staging._link, publish.Staging._write
@@ -201,11 +215,8 @@ def test_a_rebuild_touches_only_what_changed(tmp_path: Path, monkeypatch):
     assert_same_as_clean(content, output, tmp_path)
 
 
-def test_a_replaced_output_voids_the_spare_record(tmp_path: Path):
-    content = make_content(tmp_path / "content")
-    output = tmp_path / "site" / "out"
-    build(content, output)
-    build(content, output)
+def test_a_replaced_output_voids_the_spare_record(spared_site, tmp_path: Path):
+    content, output = spared_site
     copy = tmp_path / "site" / "copy"
     shutil.copytree(output, copy)  # same bytes, but none of the files are the spare's
     shutil.rmtree(output)
@@ -228,9 +239,7 @@ def test_unchanged_term_files_are_not_read_again(tmp_path: Path, monkeypatch):
     from site_builder import content as content_module
 
     monkeypatch.setattr(content_module, "SETTLED_NS", 0)  # the files here are seconds old at most
-    reads: list[str] = []
-    original = content_module.read_term
-    monkeypatch.setattr(content_module, "read_term", lambda path, shown: (reads.append(path.name), original(path, shown))[1])
+    reads = count_reads(monkeypatch)
     content = make_content(tmp_path / "content")
     output = tmp_path / "site" / "out"
     build(content, output)
@@ -251,11 +260,7 @@ def test_unchanged_term_files_are_not_read_again(tmp_path: Path, monkeypatch):
 
 def test_recently_changed_files_are_read_again(tmp_path: Path, monkeypatch):
     """Within the settle time a second same-size edit could keep every timestamp: such files are re-read."""
-    from site_builder import content as content_module
-
-    reads: list[str] = []
-    original = content_module.read_term
-    monkeypatch.setattr(content_module, "read_term", lambda path, shown: (reads.append(path.name), original(path, shown))[1])
+    reads = count_reads(monkeypatch)
     content = make_content(tmp_path / "content")
     output = tmp_path / "site" / "out"
     build(content, output)
