@@ -39,10 +39,8 @@ class _Term:
 
 
 def stock_renderer(names: NameIndex) -> BodyRenderer:
-    """A BodyRenderer with Python-Markdown's own inline treeprocessor put back."""
-    renderer = BodyRenderer(names)
-    renderer.md.treeprocessors.register(markdown.treeprocessors.InlineProcessor(renderer.md), "inline", 20)
-    return renderer
+    """A BodyRenderer with Python-Markdown's own processors throughout."""
+    return BodyRenderer(names, fast=False)
 
 
 def load(directory: Path) -> tuple[NameIndex, list[tuple[str, int]]]:

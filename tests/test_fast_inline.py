@@ -121,10 +121,9 @@ def test_install_falls_back_when_upstream_is_not_compatible(monkeypatch):
 
 # --- (b) byte-identical HTML -----------------------------------------------------------
 
-def stock(renderer: BodyRenderer) -> BodyRenderer:
-    """``renderer`` with Python-Markdown's own InlineProcessor put back."""
-    renderer.md.treeprocessors.register(InlineProcessor(renderer.md), "inline", 20)
-    return renderer
+def stock(names: NameIndex, **settings) -> BodyRenderer:
+    """A BodyRenderer with Python-Markdown's own processors throughout (the reference)."""
+    return BodyRenderer(names, fast=False, **settings)
 
 
 class Pair:
@@ -132,7 +131,7 @@ class Pair:
 
     def __init__(self, names: NameIndex, **settings):
         self.ours = BodyRenderer(names, **settings)
-        self.stock = stock(BodyRenderer(names, **settings))
+        self.stock = stock(names, **settings)
 
     def check(self, body: str, first_line: int = 1):
         expected = self.stock.render(body, first_line)

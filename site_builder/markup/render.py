@@ -204,7 +204,10 @@ class GlossaryExtension(Extension):
 class BodyRenderer:
     """A reusable Python-Markdown pipeline (one per process: it is not thread-safe)."""
 
-    def __init__(self, names: NameIndex, pretty_urls: bool = False, allow_raw_html: bool = False):
+    def __init__(self, names: NameIndex, pretty_urls: bool = False, allow_raw_html: bool = False,
+                 fast: bool = True):
+        """``fast=False`` keeps Python-Markdown's own processors throughout: the
+        reference the fast ones are tested against (same HTML, byte for byte)."""
         self.names = names
         self.pretty_urls = pretty_urls
         self.state: _State | None = None
@@ -219,9 +222,12 @@ class BodyRenderer:
             },
             output_format="html",
         )
-        # The same HTML with far fewer regex calls (falls back to stock on another Markdown).
-        from .fast_inline import install as install_fast_inline
-        install_fast_inline(self.md)
+        if fast:
+            # The same HTML for less CPU; each falls back to stock on another Markdown.
+            from . import fast_blocks, fast_inline, fast_tree
+            fast_inline.install(self.md)
+            fast_tree.install(self.md)
+            fast_blocks.install(self.md)
 
     def render(self, body: str, first_line: int) -> RenderedBody:
         """Render ``body`` whose first line is line ``first_line`` of its file."""
