@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
-from typing import Sequence
+from typing import Callable, Sequence
 
 from . import cache
 from .config import SiteConfig
@@ -63,15 +63,21 @@ def render_bodies(
     fetches it for the pages that are rendered again.
     """
     names = names or NameIndex(terms)
-    keys = body_keys(terms, config, names)
     cached = store.table("markdown") if store is not None else {}
     results: dict[str, RenderedBody] = {}
-    for term in terms:
-        record = cached.get(keys[term.slug])
-        if record is not None:
-            results[term.slug] = RenderedBody.from_record(record)
-    todo = [t for t in terms if t.slug not in results]
-    fresh = _render(todo, names, config, jobs)
+    keys: dict[str, str] = {}
+    if cached:
+        keys = body_keys(terms, config, names)
+        for term in terms:
+            record = cached.get(keys[term.slug])
+            if record is not None:
+                results[term.slug] = RenderedBody.from_record(record)
+        todo = [t for t in terms if t.slug not in results]
+        fresh = _render(todo, names, config, jobs)
+    else:
+        # Nothing to reuse (a cold build): hash the bodies while the workers render them.
+        todo = terms
+        fresh = _render(todo, names, config, jobs, meanwhile=lambda: keys.update(body_keys(terms, config, names)))
     results.update(fresh)
     if store is not None and todo:
         store.save_table("markdown", {keys[slug]: body.to_record() for slug, body in results.items()})
@@ -95,9 +101,12 @@ def fill_html(slugs: list[str], terms: list[Term], bodies: dict[str, RenderedBod
             bodies[slug].html = body.html
 
 
-def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int) -> dict[str, RenderedBody]:
+def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int,
+            meanwhile: Callable[[], None] = lambda: None) -> dict[str, RenderedBody]:
+    """Render ``terms``' bodies; call ``meanwhile()`` in this process while workers run."""
     items = [(t.slug, t.body, t.body_line) for t in terms]
     if jobs <= 1 or len(items) < PARALLEL_THRESHOLD:
+        meanwhile()
         renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html)
         return {slug: renderer.render(body, line) for slug, body, line in items}
     if any("$" in body for _slug, body, _line in items):
@@ -110,6 +119,8 @@ def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int) 
     results: dict[str, RenderedBody] = {}
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker,
                              initargs=(names, config.pretty_urls, config.allow_raw_html)) as pool:
-        for rendered in pool.map(_render_chunk, chunks):
+        done = pool.map(_render_chunk, chunks)  # submitted now; collected below
+        meanwhile()
+        for rendered in done:
             results.update(rendered)
     return results
