@@ -7,6 +7,7 @@ inputs.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import xml.etree.ElementTree as etree
@@ -102,8 +103,11 @@ class _LinkPass(Treeprocessor):
     def run(self, root):
         state = self.state_ref()
         result = state.result
+        strip = self.strip_attributes
         for element in root.iter():
-            if self.strip_attributes:
+            if not element.attrib:
+                continue  # every step below starts from an attribute (most elements have none)
+            if strip:
                 _strip_unsafe_attributes(element, state)
             ident = element.get("id")
             if ident:
@@ -121,40 +125,58 @@ class _LinkPass(Treeprocessor):
     def _rewrite(self, element: etree.Element, state: _State) -> None:
         href = element.get("href", "")
         line = state.link_lines.get(href, state.first_line)
-        parts = urlsplit(href)
-        if parts.scheme in EXTERNAL_SCHEMES or parts.netloc:
+        target = _href_target(href)
+        if target is None:
             return
-        if parts.scheme:
+        scheme, path, anchor, slug, fragment = target
+        if scheme:
             state.result.problems.append((line, f"link with unsupported scheme: {href}"))
             return
-        anchor = unquote(parts.fragment)
-        if not parts.path:
+        if not path:
             if anchor:
-                state.result.links.append(Link(None, anchor, line))
+                state.result.links.append(_as_link(Link, (None, anchor, line)))
             return
-        name = posixpath.basename(unquote(parts.path).rstrip("/"))
-        slug = name[:-3] if name.endswith(".md") else None
         if slug is None or slug not in state.names.slugs:
             what = f"unknown term '{slug}'" if slug else "a file that is not a term (links go to other terms as slug.md, or to external URLs)"
             state.result.problems.append((line, f"link to {what}: {href}"))
             return
-        state.result.links.append(Link(slug, anchor, line))
+        state.result.links.append(_as_link(Link, (slug, anchor, line)))
         page = f"../{slug}/" + ("" if state.pretty_urls else "index.html")
-        element.set("href", page + (f"#{parts.fragment}" if parts.fragment else ""))
+        element.set("href", page + (f"#{fragment}" if fragment else ""))
         element.set("data-term", slug)
         classes = element.get("class", "")
         element.set("class", (classes + " term-link").strip())
 
 
+@functools.lru_cache(maxsize=4096)
+def _href_target(href: str) -> tuple[str, str, str, str | None, str] | None:
+    """(scheme, path, anchor, slug or None, fragment) of an href; None for an external one.
+
+    A pure function of the href, remembered: the same links recur on many pages.
+    """
+    parts = urlsplit(href)
+    if parts.scheme in EXTERNAL_SCHEMES or parts.netloc:
+        return None
+    if parts.scheme or not parts.path:
+        return parts.scheme, parts.path, unquote(parts.fragment), None, parts.fragment
+    name = posixpath.basename(unquote(parts.path).rstrip("/"))
+    slug = name[:-3] if name.endswith(".md") else None
+    return parts.scheme, parts.path, unquote(parts.fragment), slug, parts.fragment
+
+
 _TABLE_ALIGN = re.compile(r"text-align: (left|right|center);")
 _URL_ATTRIBUTES = ("src", "action", "formaction", "poster", "background", "xlink:href", "cite", "data")
+_CHECKED_ATTRIBUTES = frozenset(("style", "srcdoc", "href") + _URL_ATTRIBUTES)
+"""With the "on..." ones, the only attribute names the loop below may remove."""
 
 
 def _strip_unsafe_attributes(element: etree.Element, state: _State) -> None:
     """Remove (and report) attributes that markdown itself never writes but attr_list allows."""
     for name in list(element.keys()):
-        value = element.get(name, "")
         lower = name.lower()
+        if lower not in _CHECKED_ATTRIBUTES and not lower.startswith("on"):
+            continue  # id, class, title...: allowed whatever their value
+        value = element.get(name, "")
         if lower == "style" and element.tag in ("th", "td") and _TABLE_ALIGN.fullmatch(value):
             continue  # the tables extension's own column alignment
         if lower.startswith("on") or lower in ("style", "srcdoc"):
@@ -243,6 +265,11 @@ class BodyRenderer:
         return result
 
 
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
 def _tidy(html: str) -> str:
     # Footnote back-references use a title attribute; keep the output stable and small.
-    return re.sub(r"\n{3,}", "\n\n", html).strip() + "\n"
+    if "\n\n\n" in html:
+        html = _BLANK_LINES.sub("\n\n", html)
+    return html.strip() + "\n"

@@ -5,10 +5,17 @@ does the work whose errors must point at a line: it converts ``$...$`` and
 ``$$...$$`` to MathML, rewrites ``[[Term]]`` / ``[[term|text]]`` into ordinary
 links to ``slug.md``, and remembers the line of every link target. Fenced code
 and inline code spans are left untouched.
+
+Most bodies have no maths and no fence, and most lines no ']': cheap
+substring tests route those around the per-line regexes (``_rewrite_links``
+instead of ``_rewrite_all``; ``_may_pass_limits`` before ``_enforce_limits``).
+Each test is a necessary condition for the skipped code to change anything,
+and tests/test_fast_tree.py compares both routes on generated input.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -35,6 +42,16 @@ closed, so its time grows with (unclosed brackets x paragraph length). This many
 characters rescanned is about a second; past it a single term could stall the
 build for minutes, so such paragraphs are reported instead of rendered."""
 
+# Necessary conditions for a line to pass MAX_QUOTE_DEPTH or MAX_INDENT, searched
+# in the whole body at once (its lines never hold a "\n": they were split on it).
+# Expanding a tab gives at most 4 columns, any other whitespace character one,
+# and ``\s`` is exactly ``str.isspace`` (tests/test_fast_tree.py checks it).
+@functools.lru_cache(maxsize=None)
+def _deep_line_res(quote_depth: int, indent: int) -> tuple[re.Pattern, re.Pattern]:
+    """(a line quoted deeper than ``quote_depth``, a line that may be indented past ``indent``)."""
+    return (re.compile(r"^ {0,3}(?:> ?){%d}" % (quote_depth + 1), re.MULTILINE),
+            re.compile(r"^[^\S\n]{%d}" % (indent // 4 + 1), re.MULTILINE))
+
 
 @dataclass
 class SourceScan:
@@ -56,7 +73,31 @@ def prepare_source(
     ``resolve(name)`` turns a wikilink name into a slug (None when unknown).
     """
     scan = SourceScan()
-    out: list[str] = []
+    text = "\n".join(lines)
+    if "$" not in text and "```" not in text and "~~~" not in text:
+        out = _rewrite_links(lines, first_line, stash, resolve, scan)
+    else:
+        out = _rewrite_all(lines, first_line, stash, resolve, scan)
+    _guard_complexity(out, first_line, scan)
+    return out, scan
+
+
+def _rewrite_links(lines, first_line, stash, resolve, scan) -> list[str]:
+    """``_rewrite_all`` for a body with no '$' and no fence, which only rewrites lines with a ']'.
+
+    Without a fence or '$$' its loop only calls ``_rewrite_line`` on lines
+    with '$' or ']' (tests/test_fast_tree.py compares the two).
+    """
+    out = list(lines)
+    for offset, line in enumerate(out):
+        if "]" in line:
+            out[offset] = _rewrite_line(line, first_line + offset, stash, resolve, scan)
+    return out
+
+
+def _rewrite_all(lines, first_line, stash, resolve, scan) -> list[str]:
+    """The lines with maths, wikilinks and link targets handled outside code (the general case)."""
+    out = []
     fence: str | None = None
     display: list[str] | None = None
     display_start = 0
@@ -74,7 +115,8 @@ def prepare_source(
                 display.append(line)
                 out.append("")  # keep later line numbers aligned
             continue
-        match = FENCE_RE.match(line)
+        # FENCE_RE needs three backticks or tildes in a row.
+        match = FENCE_RE.match(line) if "```" in line or "~~~" in line else None
         if fence is not None:
             if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
                 fence = None
@@ -83,6 +125,9 @@ def prepare_source(
         if match:
             fence = match.group(1)
             out.append(line)
+            continue
+        if "$" not in line and "]" not in line:
+            out.append(line)  # no display maths, nothing to rewrite (most prose lines)
             continue
         stripped = line.strip()
         if stripped.startswith("$$") and stripped.endswith("$$") and stripped.count("$$") == 2 and len(stripped) > 4:
@@ -94,17 +139,38 @@ def prepare_source(
             display_prefix = line[: len(line) - len(line.lstrip())]
             out.append("")
             continue
-        if "`" in line or "$" in line or "]" in line:  # else nothing to rewrite (most prose lines)
-            line = _rewrite_line(line, number, stash, resolve, scan)
-        out.append(line)
+        # Code spans only matter as places not to rewrite.
+        out.append(_rewrite_line(line, number, stash, resolve, scan))
     if fence is None and display is not None:
         scan.problems.append((display_start, "display maths opened with '$$' is never closed"))
-    _guard_complexity(out, first_line, scan)
-    return out, scan
+    return out
 
 
 def _guard_complexity(out: list[str], first_line: int, scan: SourceScan) -> None:
     """Blank out (and report) blocks that would take the renderer minutes: see the limits above."""
+    if _may_pass_limits(out):
+        _enforce_limits(out, first_line, scan)
+
+
+def _may_pass_limits(out: list[str]) -> bool:
+    """False when no limit can be passed, so ``_enforce_limits`` would change nothing.
+
+    Each test here is implied by its counterpart there (which also skips
+    code and what it already blanked): more footnote marks than the limit in
+    all; a line starting with more quote marks than allowed, or with the 101
+    whitespace characters an indent of more than 400 columns needs; a
+    bracket cost over the budget, when every '[', or '(' after ']', costs at
+    most the length of its block.
+    """
+    text = "\n".join(out)
+    deep_quote, deep_indent = _deep_line_res(MAX_QUOTE_DEPTH, MAX_INDENT)
+    return (text.count("[^") > MAX_FOOTNOTES or deep_quote.search(text) is not None
+            or deep_indent.search(text) is not None
+            or (text.count("[") + text.count("](")) * len(text) > MAX_BRACKET_SCAN)
+
+
+def _enforce_limits(out: list[str], first_line: int, scan: SourceScan) -> None:
+    """Blank out (and report) the blocks that pass a limit."""
     budget = MAX_BRACKET_SCAN
     footnotes = 0
     reported: dict[str, bool] = {}
@@ -201,6 +267,8 @@ def _rewrite_text(text, number, stash, resolve, scan) -> str:
         text = INLINE_MATH_RE.sub(lambda m: _inline(m.group(1), number, stash, scan), text)
     if "[[" in text:
         text = WIKILINK_RE.sub(lambda m: _wikilink(m, number, resolve, scan), text)
+    if "]" not in text:
+        return text  # both forms of LINK_TARGET_RE need one
     for match in LINK_TARGET_RE.finditer(text):
         target = match.group(1) or match.group(2)
         scan.link_lines.setdefault(target, number)
