@@ -1,9 +1,12 @@
 """The fast inline treeprocessor: its short cuts can never change a byte of HTML.
 
-Two kinds of checks: every necessary condition in ``TRIGGERS`` holds whenever
-its regex finds a match (so the table cannot lie), and BodyRenderer renders
-exactly what it would with Python-Markdown's own InlineProcessor, on the
-synthetic corpus, the repo's content and generated markdown.
+Three kinds of checks: every necessary condition in ``TRIGGERS`` holds whenever
+its regex finds a match (so the table cannot lie); BodyRenderer renders exactly
+what it would with Python-Markdown's own InlineProcessor, on the synthetic
+corpus, the repo's content and generated markdown; and the inline stage leaves
+the same tree and processor state (texts, tails and their types, children,
+parent_map, ancestors, stash) as upstream's, mostly-plain documents included,
+where the whole-string short cuts do most of the work.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +23,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from markdown import inlinepatterns
+from markdown import inlinepatterns, util
 from markdown.treeprocessors import InlineProcessor
 
 from site_builder.content import split_front_matter
@@ -105,6 +109,9 @@ def test_unknown_or_changed_patterns_are_always_tried():
 
     assert trigger_for(Custom(r"\[\[x")) is None
     assert trigger_for(OwnRegex(inlinepatterns.LINK_RE)) is None
+    own_instance_regex = Custom(inlinepatterns.LINK_RE)
+    own_instance_regex.getCompiledRegExp = lambda: re.compile("x")
+    assert trigger_for(own_instance_regex) is None
     ignorecase = Custom(inlinepatterns.LINK_RE)
     ignorecase.compiled_re = re.compile(inlinepatterns.LINK_RE, re.IGNORECASE)
     assert trigger_for(ignorecase) is None
@@ -117,6 +124,59 @@ def test_install_falls_back_when_upstream_is_not_compatible(monkeypatch):
     md = markdown.Markdown()
     assert fast_inline.install(md) is False
     assert type(md.treeprocessors["inline"]) is InlineProcessor
+
+
+@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+def test_a_changed_upstream_function_disables_the_copies(monkeypatch):
+    assert fast_inline._upstream_is_compatible()
+    for name in fast_inline._UPSTREAM_FINGERPRINTS:
+        with monkeypatch.context() as patch:
+            patch.setitem(fast_inline._UPSTREAM_FINGERPRINTS, name, "0" * 16)
+            assert not fast_inline._upstream_is_compatible(), name
+
+
+def test_keys_stand_for_their_substrings_and_placeholders_hold_none():
+    """What _Snapshot.candidates relies on: a pattern without any of its keys cannot match, before or
+    after __handleInline has swapped matched text for placeholders."""
+    placeholder_chars = set(util.INLINE_PLACEHOLDER % "0123456789")
+    for trigger in TRIGGERS.values():
+        for needle in trigger[0]:
+            key = fast_inline._key(needle)
+            assert key and key in needle
+            assert not placeholder_chars & set(key), needle
+            assert key.strip() if len(key) == 1 else not key.strip()  # one non-space char, or all whitespace
+
+
+@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+def test_candidates_and_whole_string_checks():
+    snapshot = BodyRenderer(NameIndex([]), allow_raw_html=True).md.treeprocessors["inline"]._snapshot()
+    names = [type(p).__name__ for p in snapshot.patterns]
+    picked = lambda text: [names[i] for i in snapshot.candidates(text)]  # noqa: E731
+    assert picked("plain prose; a: b/c @ d > e\nsecond line") == []
+    assert picked("a `b` *c*") == ["BacktickInlineProcessor", "DelimiterProcessor"]
+    assert picked("x  \ny") == ["SubstituteTagInlineProcessor"]
+    assert "FootnoteInlineProcessor" in picked("[^1]") and "LinkInlineProcessor" in picked("[^1]")
+    assert snapshot.busy("plain prose") is None
+    assert snapshot.busy("text " + util.INLINE_PLACEHOLDER % "0001") is not None
+    assert snapshot.busy(util.STX + "wzxhzdk:3" + util.ETX) is None  # raw HTML stash: not ours to expand
+
+
+@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+def test_snapshot_follows_the_registry():
+    md = BodyRenderer(NameIndex([]), allow_raw_html=True).md
+    inline = md.treeprocessors["inline"]
+    first = inline._snapshot()
+    assert inline._snapshot() is first  # reused while nothing changes
+    assert first.busy is not None
+    # Now a pattern we cannot reason about: always tried, and no whole-string skips.
+    md.inlinePatterns["entity"].compiled_re = re.compile(inlinepatterns.ENTITY_RE, re.IGNORECASE)
+    second = inline._snapshot()
+    assert second is not first and second.busy is None and second.any_key is None
+    entity = second.patterns.index(md.inlinePatterns["entity"])
+    assert second.candidates("plain prose") == (entity,)
+    md.inlinePatterns.deregister("html")
+    third = inline._snapshot()
+    assert third is not second and len(third.patterns) == len(second.patterns) - 1
 
 
 # --- (b) byte-identical HTML -----------------------------------------------------------
@@ -259,3 +319,149 @@ def test_same_html_on_generated_markdown(body, raw):
 @given(body=st.text(alphabet=st.sampled_from(list(PUNCTUATION) + list("ab1|>-{}$")), max_size=200), raw=st.booleans())
 def test_same_html_on_punctuation_soup(body, raw):
     PAIRS[raw].check(body, 1)
+
+
+# --- (c) the tree the inline stage leaves, not just the HTML ----------------------------
+
+# Plain prose around inline constructs: most text nodes and tails carry no pattern's
+# key, and take the fast processor's whole-string short cut.
+PROSE = st.lists(st.sampled_from(["plain", "words", "here.", "a, b;", "x > y", "me@home", "1/2", "end"]),
+                 min_size=1, max_size=5).map(" ".join)
+MOSTLY_PLAIN_LINE = st.lists(st.one_of(PROSE, PROSE, PROSE, LEAF, _wrap(st.one_of(PROSE, LEAF)), _wrap(_wrap(PROSE))),
+                             min_size=1, max_size=6).map(" ".join)
+MOSTLY_PLAIN = st.lists(st.one_of(
+    MOSTLY_PLAIN_LINE,
+    st.lists(MOSTLY_PLAIN_LINE, min_size=2, max_size=3).map("\n".join),  # multi-line paragraphs
+    MOSTLY_PLAIN_LINE.map(lambda s: "## " + s.replace("\n", " ")),
+    st.lists(MOSTLY_PLAIN_LINE, min_size=1, max_size=3).map(lambda ls: "\n".join("- " + l for l in ls)),
+    st.lists(MOSTLY_PLAIN_LINE, min_size=1, max_size=2).map(lambda ls: "1. " + ls[0] + "".join("\n    - " + l for l in ls)),
+    st.tuples(MOSTLY_PLAIN_LINE, MOSTLY_PLAIN_LINE).map(
+        lambda t: "| h | k |\n|---|---|\n| " + t[0].replace("|", "\\|") + " | " + t[1].replace("|", "\\|") + " |"),
+    MOSTLY_PLAIN_LINE.map(lambda s: "[^1]: " + s),
+    MOSTLY_PLAIN_LINE.map(lambda s: s + "\n{: .c }"),
+), min_size=1, max_size=6).map("\n\n".join)
+
+
+def _inline_state(tree, processor) -> tuple:
+    """Everything InlineProcessor.run leaves behind, in comparable form (elements by document order)."""
+    order = {id(e): i for i, e in enumerate(tree.iter())}
+    elements = [(e.tag, sorted(e.attrib.items()), e.text, type(e.text).__name__, e.tail, type(e.tail).__name__,
+                 [order[id(c)] for c in e]) for e in tree.iter()]
+    parents = sorted((order.get(id(c), -1), order.get(id(p), -1)) for c, p in processor.parent_map.items())
+    stash = sorted((k, v if isinstance(v, str) else order.get(id(v), -1)) for k, v in processor.stashed_nodes.items())
+    return elements, parents, list(processor.ancestors), stash
+
+
+class InlineStatePair:
+    """Stock and fast inline processors in otherwise stock pipelines, recording the state each run leaves."""
+
+    def __init__(self, raw: bool):
+        self.renderers = {"stock": stock(NAMES, allow_raw_html=raw), "fast": stock(NAMES, allow_raw_html=raw)}
+        assert fast_inline.install(self.renderers["fast"].md)
+        self.states: dict[str, tuple] = {}
+        for name, renderer in self.renderers.items():
+            processor = renderer.md.treeprocessors["inline"]
+            processor.run = self._recording(name, processor, processor.run)
+
+    def _recording(self, name, processor, run):
+        def recorded(tree, ancestors=None):
+            result = run(tree, ancestors)
+            self.states[name] = _inline_state(tree, processor)
+            return result
+        return recorded
+
+    def check(self, body: str) -> None:
+        html = {name: renderer.render(body, 1).html for name, renderer in self.renderers.items()}
+        assert html["fast"] == html["stock"]
+        assert self.states["fast"] == self.states["stock"]
+
+
+STATE_PAIRS = {raw: InlineStatePair(raw) for raw in (False, True)} if fast_inline.ENABLED else {}
+
+PLAIN_EXAMPLES = [
+    "Plain prose only.\n\n## A heading\n\n- one\n- two\n\n| a | b |\n|---|---|\n| c | d |",
+    "Before `code` after, and *em* then a tail, **strong** tail, [link](inference.md) tail.",
+    "- item `x` tail\n    - nested *y* tail\n        - deeper plain\n\nTrailing paragraph.",
+    "Math $x^2$ and $a_1 * b_2$ in prose, then plain.\n\n$$\nE = mc^2\n$$",
+    "A note[^1] and plain tail.\n\n[^1]: The note *body* with `code` and plain end.",
+    "Text with <b>raw</b> html and <span>more</span> plain.\n\n<div>\nblock plain\n</div>",
+    "A paragraph\nover lines  \nwith a break and plain\nlines.",
+    "Entity &amp; here; AT&T plain; a < b > c; me@example.org; <http://example.org/x>.",
+    "## Heading `code` tail {: #h .c }\n\nPlain {: .x } para.\n{: #p }",
+    "[[Inference]] and [[output tokens|outputs]] plain tails, [[Nobody]] too.",
+    "_x_y_ snake_case and 2*3*4 then plain \\* escaped \\_ and `a\\`.",
+    # Placeholders inside what a pattern built: __processElementText must expand them.
+    "*a `b` c* and [`x` y](inference.md) and **s `t` u** plain.",
+    # The strong's tail is handled from em_strong's index on, then again by run() from
+    # the first pattern: that second pass is what turns <b> and &amp; there into HTML.
+    "***a** <b>x</b> &amp; `c`* plain tail.",
+    "*a **b** c <i>d</i> e* and **f *g* <br/> h**.",
+    # (Found by fuzzing.) run()'s own pass over a tail matches here: the link after the
+    # <a>'s inner elements is only found when run() reaches that tail.
+    "<em>[![[x](<a b>)](i.png)](inference.md)</em>\n[[** ``][ref]](inference.md) `[<em>[x]( 'bad' )</em>][ref]` "
+    "![![_(paren)_](i.png)](i.png) <em>![`{: #i .c }`](i.png)</em> ![![![:](i.png)](i.png)](i.png)",
+]
+
+
+@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@pytest.mark.parametrize("raw", [False, True])
+@pytest.mark.parametrize("body", PLAIN_EXAMPLES)
+def test_same_tree_state_on_examples(body, raw):
+    STATE_PAIRS[raw].check(body)
+
+
+@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@FUZZ
+@given(body=st.one_of(MOSTLY_PLAIN, DOCUMENT), raw=st.booleans())
+def test_same_tree_state_on_generated_markdown(body, raw):
+    """Text, tails, children order and types, parent_map, ancestors and stash, after the inline stage."""
+    STATE_PAIRS[raw].check(body)
+
+
+@FUZZ
+@given(body=MOSTLY_PLAIN, raw=st.booleans())
+@example(body=PLAIN_EXAMPLES[1], raw=False)
+@example(body=PLAIN_EXAMPLES[5], raw=True)
+@example(body=PLAIN_EXAMPLES[5], raw=False)
+def test_same_html_on_mostly_plain_markdown(body, raw):
+    PAIRS[raw].check(body, 2)
+
+
+class Highlight(inlinepatterns.InlineProcessor):
+    """A pattern the fast processor knows nothing about (==text== to <mark>)."""
+
+    def handleMatch(self, m, data):
+        el = etree.Element("mark")
+        el.text = m.group(1)
+        return el, m.start(0), m.end(0)
+
+
+def _with_highlight(fast: bool) -> markdown.Markdown:
+    md = markdown.Markdown(extensions=["footnotes", "attr_list", "tables"])
+    md.inlinePatterns.register(Highlight(r"==(.+?)=="), "highlight", 65)
+    if fast:
+        assert fast_inline.install(md)
+    return md
+
+
+HIGHLIGHT = {fast: _with_highlight(fast) for fast in (False, True)} if fast_inline.ENABLED else {}
+
+
+@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@FUZZ
+@given(body=st.one_of(MOSTLY_PLAIN, MOSTLY_PLAIN.map(lambda s: s.replace("plain", "==hi *there*==")), DOCUMENT))
+@example(body="plain ==hi *there*== tail\n\n- `a` ==b== c")
+def test_an_unknown_pattern_is_always_tried(body):
+    assert trigger_for(HIGHLIGHT[True].inlinePatterns["highlight"]) is None
+    html = {}
+    for fast, md in HIGHLIGHT.items():
+        md.reset()
+        html[fast] = md.convert(body)
+    assert html[True] == html[False]
+
+
+@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+def test_the_unknown_pattern_is_in_use():
+    md = HIGHLIGHT[True]
+    md.reset()
+    assert md.convert("plain ==hi *there*== tail") == "<p>plain <mark>hi <em>there</em></mark> tail</p>"

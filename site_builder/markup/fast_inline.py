@@ -4,41 +4,81 @@ Python-Markdown's ``InlineProcessor`` tries every inline pattern on every text
 node: for each one it looks the pattern up in the registry by index (which
 re-checks the sort every time) and calls ``__applyPattern``, which runs the
 pattern's regex over the text. Most of those regexes cannot match because the
-text lacks the character they start with (a backtick, a backslash, '[', '<',
-'&', '*' or '_'), and these calls were about half of the renderer's time.
+text lacks the character they need (a backtick, a backslash, '[', '<', '&',
+'*' or '_'), and most text nodes (prose in paragraphs, headings, table cells)
+contain none of those characters at all.
 
-``FastInlineProcessor`` changes two things and nothing else:
+Everything rests on one table, ``TRIGGERS``: for each known regex, a
+*necessary* condition for it to match in ``data[startIndex:]`` (some substrings
+must be there). When it fails the regex cannot match, and upstream's
+``__applyPattern`` would return ``(data, False, 0)`` without calling
+``handleMatch`` (so without touching any pattern's state). The conditions are
+keyed by the regex source string itself, so a pattern that is unknown, changed
+by a new Markdown release, or compiled with flags that could change what a
+literal matches has no condition: it is always tried, and it turns the
+whole-string short cuts below off. From the conditions, each pattern gets
+*keys* (one character, or an all-whitespace substring like the line break's
+"  \n") of which at least one must be in a string for it to match there; see
+``_Snapshot``.
 
-* it copies the sorted pattern list once per ``run()`` instead of indexing the
-  registry on every step;
-* before applying a pattern it checks a *necessary* condition for the
-  pattern's regex to match in ``data[startIndex:]`` (some substrings must be
-  there, a cheap ``str.find``). When the condition fails the regex cannot
-  match, and upstream would return ``(data, False, 0)`` from
-  ``__applyPattern`` without calling ``handleMatch``; we do exactly what it
-  does then: ``startIndex`` goes back to 0 and the next pattern is tried.
+What ``FastInlineProcessor`` skips, each time only where upstream's code
+provably leaves everything as it was:
 
-The conditions are keyed by the regex source string itself, so a pattern that
-is unknown, changed by a new Markdown release, or compiled with flags that
-could change what a literal matches is always tried, as upstream would.
+* **Whole text nodes** (``run``). Upstream runs ``__handleInline`` on each
+  element's text and tail, then ``__processPlaceholders`` on the result. When
+  the string holds no key (so no pattern can match) and no inline placeholder
+  prefix (so there is nothing to expand), ``__handleInline`` returns it
+  unchanged and ``__processPlaceholders`` puts it straight back where it was
+  taken from and returns no element: the text or tail, the children and
+  their order, ``parent_map``, ``stashed_nodes`` and the ancestors all end as
+  they were. We leave such a node alone; one regex search decides it. In a
+  typical page that is every paragraph of plain prose and every heading.
+* **Patterns that cannot match** (``__handleInline``). Upstream walks every
+  pattern from ``patternIndex`` on, each from ``startIndex`` 0, and moves on
+  when one finds nothing. We walk only the patterns that have a key in the
+  string (none at all: the string comes back at once, e.g. the text of most
+  ``<em>``), and step over one whose condition fails at ``startIndex`` as
+  upstream steps over one that found nothing. Placeholders inserted on the
+  way hold no key, so the keys found at the start stay a superset.
+* **Calls and look-ups** that do not change what happens: ``__applyPattern``
+  for a pattern with a condition, and ``__processPlaceholders``, are
+  upstream's steps with the helpers they call (``__stashNode``,
+  ``__findPlaceholder``, ``linkText``, ``isString``, ``getCompiledRegExp``)
+  written out in place; the pattern list is taken once per document (and
+  kept while the registry and the regexes stay the same).
+* **__processElementText** on a string without a placeholder prefix: upstream
+  takes it off the element and puts an equal one back (an AtomicString stays
+  one), inserting nothing.
+
+A string of another ``str`` subclass than ``AtomicString`` takes upstream's
+path, since upstream would hand back a plain ``str`` for it.
+
+These are copies of upstream's private code with short cuts added, so they are
+only used on the Markdown release they were copied from: ``_upstream_is_compatible``
+checks the version and a fingerprint of the source of every upstream function
+copied or relied on, and ``install`` keeps the stock processor otherwise.
 ``tests/test_fast_inline.py`` checks each condition against its regex with
-random text, and checks that the HTML is byte-identical to the stock pipeline.
+random text, that the tree and the processor's state after the inline stage are
+the same as upstream's, and that the HTML is byte-identical to the stock pipeline.
 """
-
 from __future__ import annotations
 
+import hashlib
 import inspect
+import operator
 import re
+import xml.etree.ElementTree as etree
 
 import markdown
-from markdown import inlinepatterns, util
+from markdown import inlinepatterns, treeprocessors, util
 from markdown.treeprocessors import InlineProcessor
 
 # regex source -> necessary condition, as a tuple of groups: every group must
 # have at least one of its substrings in data[startIndex:]. Each substring is
 # text the regex consumes or looks ahead at (never what a lookbehind sees), so
 # it lies at or after the match start, which finditer(data, startIndex) keeps
-# at or after startIndex.
+# at or after startIndex. The first group is the one the whole-string check
+# looks for, so it is the rarest one in prose ('&' rather than ';').
 TRIGGERS: dict[str, tuple[tuple[str, ...], ...]] = {
     # Both alternatives end at a backtick (consumed, or in the (?=`+) lookahead).
     inlinepatterns.BACKTICK_RE: (("`",),),
@@ -63,79 +103,392 @@ TRIGGERS: dict[str, tuple[tuple[str, ...], ...]] = {
 
 # Flags under which a literal in the source might match other text (or a space
 # in the source would be ignored): patterns compiled with these are always tried.
-_UNSAFE_FLAGS = re.IGNORECASE | re.VERBOSE
+# An int: masking with the RegexFlag enum costs a Python-level __and__ call.
+_UNSAFE_FLAGS = int(re.IGNORECASE | re.VERBOSE)
+
+_PLACEHOLDER_PREFIX = util.INLINE_PLACEHOLDER_PREFIX
+_PLACEHOLDER = util.INLINE_PLACEHOLDER
+_PLACEHOLDER_RE = util.INLINE_PLACEHOLDER_RE
+_AtomicString = util.AtomicString
 
 
 def trigger_for(pattern: object) -> tuple[tuple[str, ...], ...] | None:
     """The necessary condition for ``pattern`` to match, or None (always try it)."""
     if not isinstance(pattern, inlinepatterns.InlineProcessor):
         return None  # old-style Pattern: match() on a sliced string, keep it upstream's way
-    if type(pattern).getCompiledRegExp is not inlinepatterns.Pattern.getCompiledRegExp:
+    if (type(pattern).getCompiledRegExp is not inlinepatterns.Pattern.getCompiledRegExp
+            or "getCompiledRegExp" in getattr(pattern, "__dict__", ())):
         return None  # the regex actually used may not be compiled_re
     compiled = getattr(pattern, "compiled_re", None)
     if not isinstance(compiled, re.Pattern) or not isinstance(compiled.pattern, str):
         return None
     if compiled.flags & _UNSAFE_FLAGS:
         return None
-    return TRIGGERS.get(compiled.pattern)
+    return TRIGGERS.get(compiled.pattern) or None  # an empty condition would always hold
+
+
+def holds(trigger: tuple[tuple[str, ...], ...], data: str, start: int) -> bool:
+    """Whether ``data[start:]`` meets ``trigger``: a substring of every group is there."""
+    for group in trigger:
+        for needle in group:
+            if data.find(needle, start) >= 0:
+                break
+        else:
+            return False
+    return True
+
+
+def _key(needle: str) -> str:
+    """The part of ``needle`` that stands for it in the candidate scan (see _Snapshot)."""
+    stripped = needle.rstrip()
+    return stripped[-1] if stripped else needle
+
+
+class _Snapshot:
+    """The inline patterns of one document, with what the short cuts need to know about them."""
+
+    def __init__(self, patterns: list) -> None:
+        self.patterns = patterns
+        triggers = [trigger_for(p) for p in patterns]
+        # The regex each condition was read from: a pattern whose compiled_re is
+        # replaced later gets a new snapshot (see FastInlineProcessor._snapshot).
+        self.regexes = [getattr(p, "compiled_re", None) for p in patterns]
+        self.pairs = list(zip(patterns, triggers))
+        # Keys for each pattern: for each substring of its condition's first
+        # group, its last character that is not whitespace (newlines and spaces
+        # are everywhere in prose), or the whole substring if it is all
+        # whitespace ("  \n", a line break). Each key is part of its substring,
+        # so a pattern none of whose keys is in a string cannot match in it, nor
+        # in what the string becomes while __handleInline works on it: that only
+        # swaps matched text for placeholders, which (STX, "klzzwxh:", digits,
+        # ETX) hold no key and cannot join two characters into one. Unknown
+        # patterns have no keys and are always candidates.
+        self.keys = [frozenset(_key(needle) for needle in t[0]) if t else None for t in triggers]
+        all_keys = set().union(*(k for k in self.keys if k))
+        chars = "".join(sorted(re.escape(k) for k in all_keys if len(k) == 1))
+        self.long_keys = tuple(sorted(k for k in all_keys if len(k) > 1))
+        self.scan = re.compile(f"[{chars}]").findall if chars else (lambda data: [])
+        self._candidates: dict[frozenset[str], tuple[int, ...]] = {}
+        if all(triggers):
+            alternatives = ([f"[{chars}]"] if chars else []) + [re.escape(k) for k in self.long_keys]
+            # No key: no pattern can match (the common case, cheaper than candidates()).
+            self.any_key = re.compile("|".join(alternatives)).search
+            # No key and no placeholder prefix: __handleInline returns the
+            # string unchanged and __processPlaceholders puts it back as it was.
+            self.busy = re.compile("|".join(alternatives + [re.escape(_PLACEHOLDER_PREFIX)])).search
+        else:
+            self.any_key = self.busy = None  # a pattern we know nothing about: no whole-string skips
+
+    def candidates(self, data: str) -> tuple[int, ...]:
+        """Indices of the patterns that might match in ``data``, in order (cached per set of keys)."""
+        if self.any_key is not None and self.any_key(data) is None:
+            return ()
+        present = set(self.scan(data))
+        for key in self.long_keys:
+            if key in data:
+                present.add(key)
+        present = frozenset(present)
+        found = self._candidates.get(present)
+        if found is None:
+            found = self._candidates[present] = tuple(
+                index for index, keys in enumerate(self.keys) if keys is None or not keys.isdisjoint(present))
+        return found
+
+    def still_valid(self, patterns: list) -> bool:
+        """Whether ``patterns`` (the registry now) is the list this was made for, regexes included."""
+        return (len(patterns) == len(self.patterns) and all(map(operator.is_, patterns, self.patterns))
+                and all(map(operator.is_, [getattr(p, "compiled_re", None) for p in patterns], self.regexes)))
 
 
 class FastInlineProcessor(InlineProcessor):
-    """``markdown.treeprocessors.InlineProcessor`` that skips patterns which cannot match."""
+    """``markdown.treeprocessors.InlineProcessor`` that skips work which cannot change the tree."""
 
-    def run(self, tree, ancestors=None):
-        # One snapshot per document: (pattern, necessary condition or None).
-        self._fast_patterns = [(p, trigger_for(p)) for p in self.inlinePatterns]
-        return super().run(tree, ancestors)
+    _cached_snapshot: _Snapshot | None = None
+    _fast_snapshot: _Snapshot | None = None  # the one run() uses; set there
+
+    def _snapshot(self) -> _Snapshot:
+        """The snapshot for the registry as it is now, reused while the patterns stay the same."""
+        patterns = list(self.inlinePatterns)
+        snapshot = self._cached_snapshot
+        if snapshot is None or not snapshot.still_valid(patterns):
+            snapshot = self._cached_snapshot = _Snapshot(patterns)
+        return snapshot
+
+    def run(self, tree: etree.Element, ancestors: list[str] | None = None) -> etree.Element:
+        """Apply the inline patterns to ``tree``, as upstream's ``run`` (same tree, same state)."""
+        snapshot = self._snapshot()
+        self._fast_snapshot = snapshot
+        busy = snapshot.busy
+        if busy is None:
+            return super().run(tree, ancestors)
+
+        handle_inline = self._InlineProcessor__handleInline
+        process_placeholders = self._InlineProcessor__processPlaceholders
+
+        # From here on upstream's run(), with the "leave it alone" short cuts.
+        self.stashed_nodes: dict[str, etree.Element | str] = {}
+
+        tree_parents = [] if ancestors is None else ancestors[:]
+
+        self.parent_map = parent_map = {c: p for p in tree.iter() for c in p}
+        stack = [(tree, tree_parents)]
+        self._InlineProcessor__build_ancestors(tree, tree_parents)
+
+        while stack:
+            currElement, parents = stack.pop(0)
+
+            self.ancestors = parents
+            if currElement is not tree:
+                self.ancestors.append(currElement.tag.lower())
+
+            insertQueue = []
+            for child in currElement:
+                text = child.text
+                if text and not isinstance(text, _AtomicString) and (type(text) is not str or busy(text)):
+                    self.ancestors.append(child.tag.lower())
+                    child.text = None
+                    lst = process_placeholders(handle_inline(text), child)
+                    for item in lst:
+                        parent_map[item[0]] = child
+                    stack += lst
+                    insertQueue.append((child, lst))
+                    self.ancestors.pop()
+                tail = child.tail
+                if tail and (type(tail) is not str or busy(tail)):
+                    # An AtomicString tail takes this path too: rare, and upstream's
+                    # handling of one (placeholders expanded, type kept) stays its own.
+                    tail = handle_inline(tail)
+                    dumby = etree.Element('d')
+                    child.tail = None
+                    tailResult = process_placeholders(tail, dumby, False)
+                    if dumby.tail:
+                        child.tail = dumby.tail
+                    pos = list(currElement).index(child) + 1
+                    tailResult.reverse()
+                    for newChild in tailResult:
+                        parent_map[newChild[0]] = currElement
+                        currElement.insert(pos, newChild[0])
+                if len(child):
+                    parent_map[child] = currElement
+                    stack.append((child, self.ancestors[:]))
+
+            for element, lst in insertQueue:
+                for i, obj in enumerate(lst):
+                    newChild = obj[0]
+                    element.insert(i, newChild)
+        return tree
 
     # Upstream's __handleInline, name-mangled because it is private. Overriding
     # it is the only way in: run() and __applyPattern() both call it through
-    # self, so this replaces it everywhere. The loop is upstream's, with the
-    # pattern taken from the snapshot and the cannot-match short cut added.
+    # self, so this replaces it everywhere. Upstream walks every pattern from
+    # patternIndex on, each from startIndex 0, re-applying it at the returned
+    # startIndex while it matches; a pattern that finds nothing just moves the
+    # walk on. We walk the same way over the candidates only, and also pass
+    # over a candidate whose condition fails at startIndex: both are patterns
+    # that would have found nothing.
     def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:
-        if not isinstance(data, util.AtomicString):
-            patterns = self._fast_patterns
-            apply = self._InlineProcessor__applyPattern
-            startIndex = 0
-            count = len(patterns)
-            while patternIndex < count:
-                pattern, trigger = patterns[patternIndex]
-                if trigger is not None:
-                    possible = True
-                    for group in trigger:
-                        for needle in group:
-                            if data.find(needle, startIndex) >= 0:
-                                break
-                        else:
-                            possible = False  # none of this group's substrings is there
-                            break
-                    if not possible:
-                        # What upstream does when the regex finds nothing:
-                        # __applyPattern returns (data, False, 0).
-                        startIndex = 0
-                        patternIndex += 1
-                        continue
-                data, matched, startIndex = apply(pattern, data, patternIndex, startIndex)
-                if not matched:
-                    patternIndex += 1
+        if not isinstance(data, _AtomicString):
+            snapshot = self._fast_snapshot
+            if snapshot is None:  # called before any run(), through the private API
+                snapshot = self._fast_snapshot = self._snapshot()
+            patterns = snapshot.pairs
+            for index in snapshot.candidates(data):
+                if index < patternIndex:
+                    continue
+                pattern, trigger = patterns[index]
+                apply = self._apply_known if trigger is not None else self._InlineProcessor__applyPattern
+                startIndex = 0
+                while True:
+                    if trigger is not None and not holds(trigger, data, startIndex):
+                        break
+                    data, matched, startIndex = apply(pattern, data, index, startIndex)
+                    if not matched:
+                        break
         return data
+
+    def _apply_known(self, pattern: inlinepatterns.InlineProcessor, data: str, patternIndex: int,
+                     startIndex: int) -> tuple[str, bool, int]:
+        """Upstream's ``__applyPattern`` for a pattern with a condition.
+
+        Such a pattern is new-style and its regex is ``compiled_re`` (see
+        ``trigger_for``), so the old-style branches and the ``getCompiledRegExp``
+        call go; so does ``isString(node)`` (always False where upstream asks it)
+        and the ``pattern.type()`` whose value ``__stashNode`` ignores. The rest
+        is upstream's, step for step.
+        """
+        for exclude in pattern.ANCESTOR_EXCLUDES:
+            if exclude.lower() in self.ancestors:
+                return data, False, 0
+
+        match = None
+        # handleMatch may reject a match: go on to the next one, as upstream
+        # does (including its startIndex arithmetic).
+        for match in pattern.compiled_re.finditer(data, startIndex):
+            node, start, end = pattern.handleMatch(match, data)
+            if start is None or end is None:
+                startIndex += match.end(0)
+                match = None
+                continue
+            break
+
+        if not match:
+            return data, False, 0
+
+        if node is None:
+            return data, True, end
+
+        if not isinstance(node, str):
+            if not isinstance(node.text, _AtomicString):
+                handle_inline = self._InlineProcessor__handleInline
+                for child in [node] + list(node):
+                    if child.text:
+                        self.ancestors.append(child.tag.lower())
+                        child.text = handle_inline(child.text, patternIndex + 1)
+                        self.ancestors.pop()
+                    if child.tail:
+                        child.tail = handle_inline(child.tail, patternIndex)
+
+        stashed = self.stashed_nodes
+        id = "%04d" % len(stashed)
+        placeholder = _PLACEHOLDER % id
+        stashed[id] = node
+        # Past the placeholder, so the next try scans only what follows it.
+        return data[:start] + placeholder + data[end:], True, start + len(placeholder)
+
+    def _InlineProcessor__processPlaceholders(self, data: str | None, parent: etree.Element,
+                                              isText: bool = True) -> list[tuple[etree.Element, list[str]]]:
+        """Upstream's ``__processPlaceholders``, with its helpers inlined.
+
+        ``linkText`` and ``__findPlaceholder`` are written out in place; what
+        they do, in which order, is upstream's, quirks included (a prefix not
+        followed by a known placeholder is kept as text; a search for the
+        placeholder's id may find a later one).
+        """
+        result: list[tuple[etree.Element, list[str]]] = []
+        stashed = self.stashed_nodes
+        find_id = _PLACEHOLDER_RE.search
+        process_element_text = self._InlineProcessor__processElementText
+        strartIndex = 0
+        while data:
+            index = data.find(_PLACEHOLDER_PREFIX, strartIndex)
+            if index != -1:
+                m = find_id(data, index)
+                if m:
+                    id, phEndIndex = m.group(1), m.end()
+                else:
+                    id, phEndIndex = None, index + 1
+
+                if id in stashed:
+                    node = stashed.get(id)
+
+                    if index > 0:
+                        text = data[strartIndex:index]
+                        if text:
+                            self._link_text(text, result, parent, isText)
+
+                    if not isinstance(node, str):  # it's Element
+                        for child in [node] + list(node):
+                            if child.tail:
+                                if child.tail.strip():
+                                    process_element_text(node, child, False)
+                            if child.text:
+                                if child.text.strip():
+                                    process_element_text(child, child)
+                    else:  # it's just a string
+                        if node:
+                            self._link_text(node, result, parent, isText)
+                        strartIndex = phEndIndex
+                        continue
+
+                    strartIndex = phEndIndex
+                    result.append((node, self.ancestors[:]))
+
+                else:  # wrong placeholder
+                    end = index + len(_PLACEHOLDER_PREFIX)
+                    text = data[strartIndex:end]
+                    if text:
+                        self._link_text(text, result, parent, isText)
+                    strartIndex = end
+            else:
+                text = data[strartIndex:]
+                if isinstance(data, _AtomicString):
+                    # We don't want to loose the `AtomicString`
+                    text = _AtomicString(text)
+                if text:
+                    self._link_text(text, result, parent, isText)
+                data = ""
+
+        return result
+
+    @staticmethod
+    def _link_text(text: str, result: list, parent: etree.Element, isText: bool) -> None:
+        """Upstream's ``linkText`` closure for a non-empty ``text``: append it where it belongs."""
+        if result:
+            last = result[-1][0]
+            if last.tail:
+                last.tail += text
+            else:
+                last.tail = text
+        elif not isText:
+            if parent.tail:
+                parent.tail += text
+            else:
+                parent.tail = text
+        else:
+            if parent.text:
+                parent.text += text
+            else:
+                parent.text = text
+
+    # Upstream's __processElementText (called by __processPlaceholders for the
+    # text and tails of a stashed element): without a placeholder in the string
+    # it takes the string off and puts an equal one back (an AtomicString stays
+    # one), inserting nothing.
+    def _InlineProcessor__processElementText(self, node: etree.Element, subnode: etree.Element,
+                                             isText: bool = True) -> None:
+        text = subnode.text if isText else subnode.tail
+        if (type(text) is str or type(text) is _AtomicString) and _PLACEHOLDER_PREFIX not in text:
+            return
+        super()._InlineProcessor__processElementText(node, subnode, isText)
+
+
+# sha256 (first 16 hex digits) of the source of each upstream function the fast
+# processor copies, writes out in place, or relies on the exact behaviour of,
+# in Markdown 3.11.3: any change to one of them (a patch release, a vendored
+# fork) keeps the stock processor in place.
+_UPSTREAM_FINGERPRINTS = {
+    "InlineProcessor.run": "f6c93631f2871499",
+    "InlineProcessor._InlineProcessor__handleInline": "fe27babc114aed0a",
+    "InlineProcessor._InlineProcessor__applyPattern": "8862b35197c0e614",
+    "InlineProcessor._InlineProcessor__processPlaceholders": "3f4a6088e773c996",
+    "InlineProcessor._InlineProcessor__processElementText": "bc7748728767753a",
+    "InlineProcessor._InlineProcessor__findPlaceholder": "8cdb9fc70b3d3edf",
+    "InlineProcessor._InlineProcessor__stashNode": "4812d8b6fd274fef",
+    "InlineProcessor._InlineProcessor__makePlaceholder": "d013b83ba22dc59e",
+    "isString": "6a3f37be120a5c26",
+}
+
+
+def _fingerprint(function: object) -> str | None:
+    """The first 16 hex digits of the sha256 of ``function``'s source, or None without source."""
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return None
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
 
 
 def _upstream_is_compatible() -> bool:
-    """Whether the installed Markdown has the private methods this relies on, as in 3.11."""
+    """Whether the installed Markdown is the one this was written against (3.11, same functions)."""
     if tuple(getattr(markdown, "__version_info__", ()))[:2] != (3, 11):
         return False  # the private loop may differ in another release: keep the stock one
-    handle = getattr(InlineProcessor, "_InlineProcessor__handleInline", None)
-    apply = getattr(InlineProcessor, "_InlineProcessor__applyPattern", None)
-    if handle is None or apply is None:
-        return False
-    try:
-        handle_params = list(inspect.signature(handle).parameters)
-        apply_params = list(inspect.signature(apply).parameters)
-    except (TypeError, ValueError):
-        return False
-    return (handle_params == ["self", "data", "patternIndex"]
-            and apply_params == ["self", "pattern", "data", "patternIndex", "startIndex"])
+    for dotted, expected in _UPSTREAM_FINGERPRINTS.items():
+        function: object = treeprocessors
+        for name in dotted.split("."):
+            function = getattr(function, name, None)
+        if function is None or _fingerprint(function) != expected:
+            return False
+    return True
 
 
 ENABLED = _upstream_is_compatible()
