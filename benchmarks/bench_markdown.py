@@ -1,4 +1,7 @@
-"""CPU time per page of the markdown renderer: stock Python-Markdown inline vs ours.
+"""CPU time per page of the markdown renderer: stock Python-Markdown processors vs ours.
+
+``BodyRenderer(fast=False)`` keeps Python-Markdown's own processors; the default
+installs ``markup/fast_inline.py``, ``fast_tree.py`` and ``fast_blocks.py``.
 
 Run: ``python benchmarks/bench_markdown.py [pages] [rounds]`` (default 1000
 pages of the shared synthetic corpus, 5 rounds). Single process; each round
@@ -63,8 +66,9 @@ def main(pages: int = 1000, rounds: int = 5) -> None:
         subprocess.run([sys.executable, str(MAKE_CORPUS), str(pages), tmp, "--flavor", "plain"], check=True)
         names, bodies = load(Path(tmp))
     renderers = {"stock": stock_renderer(names), "ours": BodyRenderer(names)}
-    print(f"markdown {markdown.__version__}, inline processor in use: "
-          f"{type(renderers['ours'].md.treeprocessors['inline']).__name__}")
+    md = renderers["ours"].md
+    print(f"markdown {markdown.__version__}; ours uses {type(md.treeprocessors['inline']).__name__}, "
+          f"{type(md.parser).__name__}, {type(md.treeprocessors['toc']).__name__}")
     times: dict[str, list[float]] = {name: [] for name in renderers}
     outputs: dict[str, list[str]] = {}
     for name, renderer in renderers.items():  # warm-up
