@@ -162,10 +162,12 @@ def _plain_name(el: etree.Element) -> str | None:
     """The name stock ``run()`` computes for a heading of plain text; None for any other."""
     if len(el):
         return None
-    for key in el.attrib:
+    for key, value in el.attrib.items():
         # An attribute name is written unescaped before the '>' that
-        # render_inner_html looks for.
-        if not isinstance(key, str) or ">" in key:
+        # render_inner_html looks for; a value holding a placeholder (say an
+        # escaped '\>' copied in by attr_list) is unescaped back to '>' there
+        # too, and stock then cuts the name at that '>'.
+        if not isinstance(key, str) or ">" in key or not isinstance(value, str) or util.STX in value:
             return None
     text = el.text
     if not text:
@@ -212,23 +214,33 @@ class FastPrettifyTreeprocessor(PrettifyTreeprocessor):
         is_block_level = self.md.is_block_level
         cache: dict = {}
 
-        def block(tag) -> bool:
-            try:
-                return cache[tag]
-            except KeyError:
-                result = cache[tag] = is_block_level(tag)
-                return result
-            except TypeError:  # an unhashable tag: ask every time, as stock does
-                return is_block_level(tag)
-
+        # Stock _prettifyETree, line for line, with is_block_level looked up in
+        # ``cache`` first. The lookups are written out, not put in a helper:
+        # a helper would add a stack frame per level, and a tree that stock
+        # just manages to prettify at the recursion limit would then fail here.
+        # (Element tags are strings or the Comment/PI functions: all hashable.)
         def prettify(elem: etree.Element) -> None:
-            # Stock _prettifyETree, line for line.
             tag = elem.tag
-            if block(tag) and tag not in ("code", "pre"):
-                if (not elem.text or not elem.text.strip()) and len(elem) and block(elem[0].tag):
-                    elem.text = "\n"
+            try:
+                blocky = cache[tag]
+            except KeyError:
+                blocky = cache[tag] = is_block_level(tag)
+            if blocky and tag not in ("code", "pre"):
+                if (not elem.text or not elem.text.strip()) and len(elem):
+                    first = elem[0].tag
+                    try:
+                        first_blocky = cache[first]
+                    except KeyError:
+                        first_blocky = cache[first] = is_block_level(first)
+                    if first_blocky:
+                        elem.text = "\n"
                 for e in elem:
-                    if block(e.tag):
+                    child = e.tag
+                    try:
+                        child_blocky = cache[child]
+                    except KeyError:
+                        child_blocky = cache[child] = is_block_level(child)
+                    if child_blocky:
                         prettify(e)
             if not elem.tail or not elem.tail.strip():
                 elem.tail = "\n"

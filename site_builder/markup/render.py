@@ -232,10 +232,15 @@ class BodyRenderer:
         reference the fast ones are tested against (same HTML, byte for byte)."""
         self.names = names
         self.pretty_urls = pretty_urls
+        self.allow_raw_html = allow_raw_html
+        self.fast = fast
         self.state: _State | None = None
-        self.md = markdown.Markdown(
+        self.md = self._pipeline()
+
+    def _pipeline(self) -> markdown.Markdown:
+        md = markdown.Markdown(
             extensions=[
-                GlossaryExtension(lambda: self.state, allow_raw_html),
+                GlossaryExtension(lambda: self.state, self.allow_raw_html),
                 "toc", "tables", "fenced_code", "footnotes", "attr_list", "sane_lists",
             ],
             extension_configs={
@@ -244,12 +249,13 @@ class BodyRenderer:
             },
             output_format="html",
         )
-        if fast:
+        if self.fast:
             # The same HTML for less CPU; each falls back to stock on another Markdown.
             from . import fast_blocks, fast_inline, fast_tree
-            fast_inline.install(self.md)
-            fast_tree.install(self.md)
-            fast_blocks.install(self.md)
+            fast_inline.install(md)
+            fast_tree.install(md)
+            fast_blocks.install(md)
+        return md
 
     def render(self, body: str, first_line: int) -> RenderedBody:
         """Render ``body`` whose first line is line ``first_line`` of its file."""
@@ -258,6 +264,11 @@ class BodyRenderer:
         try:
             html = self.md.convert(body)
         except RecursionError:
+            # The parser's state stack (and the inline processors') are left mid-
+            # document and reset() does not clear them: start a fresh pipeline, or
+            # every later body this renderer sees would be parsed wrongly.
+            self.md = self._pipeline()
+            self.state = None
             return RenderedBody(html="", problems=[(first_line, "markdown is nested too deeply to render")])
         result = self.state.result
         result.html = _tidy(html)
