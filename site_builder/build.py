@@ -162,7 +162,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     with _stage(report, "markdown", log):
         names = NameIndex(terms)
         bodies, body_keys = render_bodies(terms, config, jobs=options.jobs or default_jobs(),
-                                          store=store if options.write else None, names=names)
+                                          store=store if options.write and store.enabled else None, names=names)
         problems += validate.check_links(terms, bodies)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
@@ -201,7 +201,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
                     store.save_table("previews", {k: previews[k] for k in previews.used})
 
             fresh, reused = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
-                                        jobs=options.jobs or default_jobs(),
+                                        jobs=options.jobs or default_jobs(), keyed=store.enabled,
                                         fill_html=lambda slugs: fill_html(slugs, terms, bodies, body_keys, config, store),
                                         meanwhile=site_files)
         except BaseException:
@@ -211,7 +211,8 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     with _stage(report, "write", log):
         stats = staging.commit()
         _remember_files(store, options.output, manifest, fresh, reused, staging.paths)
-        incremental.remember(store, config, shared_body_key(config, names), names, body_keys, backlinks)
+        if store.enabled:
+            incremental.remember(store, config, shared_body_key(config, names), names, body_keys, backlinks)
         remember_terms()
     report.written, report.unchanged = stats.written, stats.unchanged
     report.seconds = time.perf_counter() - started
@@ -249,6 +250,8 @@ def _linking_files(linker: Linker, store: cache.BuildCache, config: SiteConfig,
     """glossary.json, objects.inv, redirects, sitemap: rebuilt only when what they
     list changed (names, summaries, related terms, headings and anchors), or the
     config or the code; an edit to a body's prose leaves them alone."""
+    if not store.enabled:
+        return linker.files()
     inputs = cache.key(cache.code_version(), repr(config), repr([
         (t.slug, t.title, t.summary, t.aliases, t.related, bodies[t.slug].anchors, bodies[t.slug].headings)
         for t in terms

@@ -58,6 +58,8 @@ def render_bodies(
 ) -> tuple[dict[str, RenderedBody], dict[str, str]]:
     """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies.
 
+    Without a ``store`` nothing is cached, and no keys are computed (the dict is empty).
+
     Bodies taken from the cache come without their HTML (``html`` is None):
     most pages are reused whole, so their HTML is never needed. ``fill_html``
     fetches it for the pages that are rendered again.
@@ -73,6 +75,9 @@ def render_bodies(
             if record is not None:
                 results[term.slug] = RenderedBody.from_record(record)
         todo = [t for t in terms if t.slug not in results]
+        fresh = _render(todo, names, config, jobs)
+    elif store is None:
+        todo = terms  # no cache to fill (--no-cache, check): no keys either
         fresh = _render(todo, names, config, jobs)
     else:
         # Nothing to reuse (a cold build): hash the bodies while the workers render them.

@@ -164,6 +164,7 @@ def write_pages(
     jobs: int = 1,
     fill_html: Callable[[list[str]], None] = lambda slugs: None,
     meanwhile: Callable[[], None] = lambda: None,
+    keyed: bool = True,
 ) -> tuple[dict[str, str], set[str]]:
     """Render every page into ``staging``; return (relative path -> page key,
     the paths reused from the previous build without rendering).
@@ -175,9 +176,10 @@ def write_pages(
     with ``jobs`` > 1 and many of them, forked workers render and write them
     (each into its own folders of the same staging tree) while this process
     writes the index, the 404 page and whatever ``meanwhile`` adds.
+    ``keyed=False`` (no cache to remember them in): no keys, nothing reused.
     """
     global _shared_state
-    shared = shared_page_key(renderer)
+    shared = shared_page_key(renderer) if keyed else ""
     card = card_digests(renderer)
     keys: dict[str, str] = {}
     kept: set[str] = set()
@@ -190,8 +192,8 @@ def write_pages(
 
     # With no previous pages (a cold build) nothing can be reused: the keys are
     # only remembered, so they are computed while the workers render.
-    key_later = not manifest
-    if key_later:
+    key_later = keyed and not manifest
+    if not keyed or key_later:
         todo = list(terms)
     else:
         key_pages()
@@ -210,11 +212,12 @@ def write_pages(
     def rest() -> None:
         if key_later:
             key_pages()
-        everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
-        for relative, key, render in (("index.html", cache.key(shared, "index", everyone), renderer.index_page_html),
-                                      ("404.html", cache.key(shared, "404"), renderer.not_found_page)):
-            keys[relative] = key
-            if reuse_page(staging, manifest, relative, key):
+        if keyed:
+            everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
+            keys["index.html"] = cache.key(shared, "index", everyone)
+            keys["404.html"] = cache.key(shared, "404")
+        for relative, render in (("index.html", renderer.index_page_html), ("404.html", renderer.not_found_page)):
+            if keyed and reuse_page(staging, manifest, relative, keys[relative]):
                 kept.add(relative)
             else:
                 staging.add(relative, render())
