@@ -16,7 +16,7 @@ import sqlite3
 import sys
 import threading
 from functools import lru_cache
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,8 @@ OUTPUT_DEPENDENCIES = ("markdown", "jinja2", "latex2mathml", "pyyaml", "markupsa
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """Hash of the package's own code, templates and static files."""
+    from importlib import metadata  # here, not at the top: --no-cache builds never need it (~20 ms)
+
     digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
     for package in OUTPUT_DEPENDENCIES:  # their output is our output: a new version is new code
         try:

@@ -9,12 +9,17 @@ which is data, not code (a strict CSP does not block it); it is written with
 from __future__ import annotations
 
 from typing import Iterable
-from xml.sax.saxutils import escape
 
 from ..config import SiteConfig
 from .glossary_json import Entry, dumps_inert
 
 PREVIEW_SIZE = (1200, 630)
+
+
+def escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as XML character data needs them (what
+    ``xml.sax.saxutils.escape`` does, without importing urllib and email)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def sitemap_xml(base_url: str, entries: Iterable[Entry]) -> bytes:

@@ -10,8 +10,8 @@ core, so ``previews = false`` in site.toml turns them off for large sites.
 from __future__ import annotations
 
 import hashlib
-from importlib import metadata
-from xml.sax.saxutils import escape
+
+from .discovery import escape
 
 WIDTH, HEIGHT = 1200, 630
 LEFT, RIGHT = 96, 1104
@@ -115,6 +115,8 @@ def card_svg(title: str, summary: str, site_title: str, footer: str = "") -> str
 
 def png_key(svg: str) -> str:
     """A cache key for the PNG of ``svg``: the SVG and the rasteriser's version."""
+    from importlib import metadata  # only when a preview is rendered: it costs ~20 ms to import
+
     try:
         version = metadata.version("vl-convert-python")
     except metadata.PackageNotFoundError:  # pragma: no cover - installed some other way
