@@ -60,6 +60,8 @@ from markdown.extensions.footnotes import FootnoteBlockProcessor
 from markdown.extensions.sane_lists import SaneOListProcessor, SaneUListProcessor
 from markdown.extensions.tables import TableProcessor
 
+from . import upstream
+
 # --- necessary conditions, one per processor class --------------------------------
 # Each takes the block upstream would pass to test() and returns False only
 # when that processor cannot accept it. They are written for tab_length 4.
@@ -316,7 +318,7 @@ class FastBlockParser(BlockParser):
 
 def _upstream_is_compatible() -> bool:
     """Whether the installed Markdown's block parser loop is the 3.11 one this mirrors."""
-    return tuple(getattr(markdown, "__version_info__", ()))[:2] == (3, 11)
+    return tuple(getattr(markdown, "__version_info__", ()))[:2] == (3, 11) and upstream.matches()
 
 
 ENABLED = _upstream_is_compatible()

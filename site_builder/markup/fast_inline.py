@@ -73,6 +73,8 @@ import markdown
 from markdown import inlinepatterns, treeprocessors, util
 from markdown.treeprocessors import InlineProcessor
 
+from . import upstream
+
 # regex source -> necessary condition, as a tuple of groups: every group must
 # have at least one of its substrings in data[startIndex:]. Each substring is
 # text the regex consumes or looks ahead at (never what a lookbehind sees), so
@@ -480,7 +482,7 @@ def _fingerprint(function: object) -> str | None:
 
 def _upstream_is_compatible() -> bool:
     """Whether the installed Markdown is the one this was written against (3.11, same functions)."""
-    if tuple(getattr(markdown, "__version_info__", ()))[:2] != (3, 11):
+    if tuple(getattr(markdown, "__version_info__", ()))[:2] != (3, 11) or not upstream.matches():
         return False  # the private loop may differ in another release: keep the stock one
     for dotted, expected in _UPSTREAM_FINGERPRINTS.items():
         function: object = treeprocessors

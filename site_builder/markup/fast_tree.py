@@ -73,6 +73,8 @@ from markdown.postprocessors import AndSubstitutePostprocessor, RawHtmlPostproce
 from markdown.preprocessors import NormalizeWhitespace
 from markdown.treeprocessors import PrettifyTreeprocessor, UnescapeTreeprocessor
 
+from . import upstream
+
 STX, ETX = util.STX, util.ETX
 
 # Characters that serializing, unescaping, the known postprocessors, strip_tags
@@ -429,7 +431,7 @@ def _replace(registry: util.Registry, name: str, new) -> None:
 
 def _upstream_is_compatible() -> bool:
     """Whether the installed Markdown is the release these were written against (3.11)."""
-    if tuple(getattr(markdown, "__version_info__", ()))[:2] != (3, 11):
+    if tuple(getattr(markdown, "__version_info__", ()))[:2] != (3, 11) or not upstream.matches():
         return False
     registry = util.Registry()
     return hasattr(registry, "_priority") and hasattr(serializers, "_escape_cdata") \

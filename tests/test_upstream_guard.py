@@ -1,0 +1,55 @@
+"""The fast markdown processors install only over the exact upstream sources they mirror."""
+
+from __future__ import annotations
+
+import markdown
+import pytest
+
+from site_builder.markup import fast_blocks, fast_inline, fast_tree, upstream
+from site_builder.markup.render import BodyRenderer
+from site_builder.names import NameIndex
+
+
+def test_the_installed_markdown_is_the_checked_one():
+    # If this fails, Python-Markdown was upgraded: check the fast_* modules
+    # against the new sources, then update upstream.SOURCE_DIGESTS.
+    assert upstream.current_digests() == upstream.SOURCE_DIGESTS
+    assert fast_inline.ENABLED and fast_tree.ENABLED and fast_blocks.ENABLED
+
+
+@pytest.mark.parametrize("module", [fast_inline, fast_tree, fast_blocks])
+def test_a_changed_upstream_file_means_stock_processors(module, monkeypatch):
+    changed = dict(upstream.SOURCE_DIGESTS, **{"treeprocessors.py": "0" * 16})
+    monkeypatch.setattr(upstream, "SOURCE_DIGESTS", changed)
+    upstream.matches.cache_clear()
+    try:
+        assert upstream.matches() is False
+        assert module._upstream_is_compatible() is False
+    finally:
+        monkeypatch.undo()
+        upstream.matches.cache_clear()
+    assert upstream.matches() is True
+
+
+def test_an_unreadable_upstream_file_means_stock_processors(monkeypatch, tmp_path):
+    # A Markdown installed without one of its sources (say only .pyc files).
+    monkeypatch.setattr(markdown, "__file__", str(tmp_path / "__init__.py"))
+    upstream.matches.cache_clear()
+    try:
+        assert set(upstream.current_digests().values()) == {None}
+        assert upstream.matches() is False
+    finally:
+        monkeypatch.undo()
+        upstream.matches.cache_clear()
+
+
+def test_with_the_guard_off_the_renderer_is_the_stock_one(monkeypatch):
+    for module in (fast_inline, fast_tree, fast_blocks):
+        monkeypatch.setattr(module, "ENABLED", False)
+    md = BodyRenderer(NameIndex([])).md
+    stock = BodyRenderer(NameIndex([]), fast=False).md
+    assert type(md.parser) is type(stock.parser)
+    for registry in ("preprocessors", "treeprocessors", "postprocessors"):
+        assert [type(p) for p in getattr(md, registry)] == [type(p) for p in getattr(stock, registry)]
+    assert md.serializer is stock.serializer
+
