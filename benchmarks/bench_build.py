@@ -16,6 +16,9 @@ in this one process:
 
 It prints the ratios the README quotes. Absolute times drift on shared
 machines; ratios measured in the same run are what to compare.
+``--pairs N`` instead alternates N cold builds of ours and Hugo's and prints
+the ratio of each pair: the steadiest cold-build figure when the machine's
+speed drifts during a run.
 """
 
 from __future__ import annotations
@@ -154,15 +157,47 @@ def bench(n: int, runs: int, with_mkdocs: bool) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def pairs(n: int, count: int) -> None:
+    """Cold builds of ours and Hugo's, interleaved: a ratio per pair, steadier on a drifting machine."""
+    if not shutil.which("hugo"):
+        print("Hugo not installed (apt-get install hugo): no pairs")
+        return
+    work = Path(tempfile.mkdtemp(prefix=f"pairs{n}-"))
+    try:
+        corpus = make_corpus(n, work)
+        out = work / "site" / "output"
+        ours = [sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
+                "--content", str(corpus["plain"]), "--output", str(out)]
+        hugo = ["hugo", "--quiet", "-s", str(corpus["hugo"])]
+        ratios = []
+        print(f"\n## {n:,} terms, {count} interleaved cold-build pairs")
+        for _ in range(count):
+            shutil.rmtree(work / "site", ignore_errors=True)
+            mine, _ = run(ours)
+            shutil.rmtree(corpus["hugo"] / "public", ignore_errors=True)
+            theirs, _ = run(hugo)
+            ratios.append(mine / theirs)
+            print(f"site_builder {mine:6.2f} s   Hugo {theirs:6.2f} s   ratio {mine / theirs:5.2f} x")
+        print(f"  cold / Hugo, median of pairs {statistics.median(ratios):5.2f} x "
+              f"(range {min(ratios):.2f}-{max(ratios):.2f})")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--mkdocs", action="store_true", help="also time MkDocs (slow: ~12 min at 10,000 terms)")
+    parser.add_argument("--pairs", type=int, default=0, metavar="N",
+                        help="instead: N interleaved cold builds of ours and Hugo's per size, a ratio per pair")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     for n in args.sizes:
-        bench(n, args.runs, args.mkdocs)
+        if args.pairs:
+            pairs(n, args.pairs)
+        else:
+            bench(n, args.runs, args.mkdocs)
 
 
 if __name__ == "__main__":
