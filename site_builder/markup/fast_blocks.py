@@ -270,7 +270,7 @@ def _snapshot(processors: list) -> list | None:
 class FastBlockParser(BlockParser):
     """``markdown.blockparser.BlockParser`` that skips processors which cannot accept a block."""
 
-    # Set by install() on the instance; class defaults for an instance made directly.
+    # The starting state; set on the instance as parsing goes.
     _fast_level = 0
     _fast_procs: list | None = None
     _fast_seen: list | None = None
@@ -316,12 +316,8 @@ class FastBlockParser(BlockParser):
             self._fast_level = level
 
 
-def _upstream_is_compatible() -> bool:
-    """Whether the installed Markdown's block parser loop is the 3.11 one this mirrors."""
-    return tuple(getattr(markdown, "__version_info__", ()))[:2] == (3, 11) and upstream.matches()
-
-
-ENABLED = _upstream_is_compatible()
+# Only over the upstream sources this mirrors (see upstream.py).
+ENABLED = upstream.matches()
 
 
 def install(md: markdown.Markdown) -> bool:
@@ -336,8 +332,5 @@ def install(md: markdown.Markdown) -> bool:
     parser = getattr(md, "parser", None)
     if not ENABLED or type(parser) is not BlockParser:
         return False
-    parser.__class__ = FastBlockParser
-    parser._fast_level = 0
-    parser._fast_procs = None
-    parser._fast_seen = None
+    parser.__class__ = FastBlockParser  # its class attributes are the starting state
     return True

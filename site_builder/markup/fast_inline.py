@@ -54,23 +54,21 @@ A string of another ``str`` subclass than ``AtomicString`` takes upstream's
 path, since upstream would hand back a plain ``str`` for it.
 
 These are copies of upstream's private code with short cuts added, so they are
-only used on the Markdown release they were copied from: ``_upstream_is_compatible``
-checks the version and a fingerprint of the source of every upstream function
-copied or relied on, and ``install`` keeps the stock processor otherwise.
+only used over the very upstream sources they were copied from: ``upstream.py``
+checks a digest of every upstream file copied or relied on, and ``install``
+keeps the stock processor otherwise.
 ``tests/test_fast_inline.py`` checks each condition against its regex with
 random text, that the tree and the processor's state after the inline stage are
 the same as upstream's, and that the HTML is byte-identical to the stock pipeline.
 """
 from __future__ import annotations
 
-import hashlib
-import inspect
 import operator
 import re
 import xml.etree.ElementTree as etree
 
 import markdown
-from markdown import inlinepatterns, treeprocessors, util
+from markdown import inlinepatterns, util
 from markdown.treeprocessors import InlineProcessor
 
 from . import upstream
@@ -454,46 +452,8 @@ class FastInlineProcessor(InlineProcessor):
         super()._InlineProcessor__processElementText(node, subnode, isText)
 
 
-# sha256 (first 16 hex digits) of the source of each upstream function the fast
-# processor copies, writes out in place, or relies on the exact behaviour of,
-# in Markdown 3.11.3: any change to one of them (a patch release, a vendored
-# fork) keeps the stock processor in place.
-_UPSTREAM_FINGERPRINTS = {
-    "InlineProcessor.run": "f6c93631f2871499",
-    "InlineProcessor._InlineProcessor__handleInline": "fe27babc114aed0a",
-    "InlineProcessor._InlineProcessor__applyPattern": "8862b35197c0e614",
-    "InlineProcessor._InlineProcessor__processPlaceholders": "3f4a6088e773c996",
-    "InlineProcessor._InlineProcessor__processElementText": "bc7748728767753a",
-    "InlineProcessor._InlineProcessor__findPlaceholder": "8cdb9fc70b3d3edf",
-    "InlineProcessor._InlineProcessor__stashNode": "4812d8b6fd274fef",
-    "InlineProcessor._InlineProcessor__makePlaceholder": "d013b83ba22dc59e",
-    "isString": "6a3f37be120a5c26",
-}
-
-
-def _fingerprint(function: object) -> str | None:
-    """The first 16 hex digits of the sha256 of ``function``'s source, or None without source."""
-    try:
-        source = inspect.getsource(function)
-    except (OSError, TypeError):
-        return None
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
-
-
-def _upstream_is_compatible() -> bool:
-    """Whether the installed Markdown is the one this was written against (3.11, same functions)."""
-    if tuple(getattr(markdown, "__version_info__", ()))[:2] != (3, 11) or not upstream.matches():
-        return False  # the private loop may differ in another release: keep the stock one
-    for dotted, expected in _UPSTREAM_FINGERPRINTS.items():
-        function: object = treeprocessors
-        for name in dotted.split("."):
-            function = getattr(function, name, None)
-        if function is None or _fingerprint(function) != expected:
-            return False
-    return True
-
-
-ENABLED = _upstream_is_compatible()
+# Only over the upstream sources these were copied from (see upstream.py).
+ENABLED = upstream.matches()
 
 
 def install(md: markdown.Markdown) -> bool:

@@ -58,6 +58,7 @@ stock class it was written against; anything else keeps its processor.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import xml.etree.ElementTree as etree
@@ -85,9 +86,12 @@ _NOT_PLAIN = re.compile("[&<>" + STX + ETX + "]")
 _MISSING = object()
 # Pure functions of their arguments, so their results can be remembered.
 _PURE_SLUGIFY = (toc.slugify, toc.slugify_unicode)
-_SLUGS: dict[tuple, str] = {}
-_SLUG_MEMO_SIZE = 4096
 _LOWER_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+
+
+@functools.lru_cache(maxsize=4096)  # headings repeat across pages ("Related", "See also")
+def _pure_slug(name: str, sep: str, slugify) -> str:
+    return slugify(html.unescape(name), sep)
 
 
 # --- toc -------------------------------------------------------------------------
@@ -137,17 +141,9 @@ class FastTocTreeprocessor(TocTreeprocessor):
 
     def _slug(self, name: str) -> str:
         """``self.slugify(html.unescape(name), self.sep)``, remembered for markdown's own slugify functions."""
-        slugify = self.slugify
-        if slugify not in _PURE_SLUGIFY:
-            return slugify(html.unescape(name), self.sep)
-        key = (name, self.sep, slugify)
-        try:
-            return _SLUGS[key]
-        except KeyError:
-            if len(_SLUGS) >= _SLUG_MEMO_SIZE:
-                _SLUGS.clear()  # headings repeat across pages ("Related", "See also"): a simple bound will do
-            slug = _SLUGS[key] = slugify(html.unescape(name), self.sep)
-            return slug
+        if self.slugify not in _PURE_SLUGIFY:
+            return self.slugify(html.unescape(name), self.sep)
+        return _pure_slug(name, self.sep, self.slugify)
 
     def _shortcut_holds(self) -> bool:
         """Whether this configuration is one whose stock output the short cut reproduces."""
@@ -429,16 +425,8 @@ def _replace(registry: util.Registry, name: str, new) -> None:
             registry.register(registry[later], later, later_priority)
 
 
-def _upstream_is_compatible() -> bool:
-    """Whether the installed Markdown is the release these were written against (3.11)."""
-    if tuple(getattr(markdown, "__version_info__", ()))[:2] != (3, 11) or not upstream.matches():
-        return False
-    registry = util.Registry()
-    return hasattr(registry, "_priority") and hasattr(serializers, "_escape_cdata") \
-        and hasattr(serializers, "_escape_attrib_html") and hasattr(TocTreeprocessor, "set_level")
-
-
-ENABLED = _upstream_is_compatible()
+# Only over the upstream sources these mirror (see upstream.py).
+ENABLED = upstream.matches()
 
 
 def install(md: markdown.Markdown) -> bool:
