@@ -76,13 +76,12 @@ def render_bodies(
                 results[term.slug] = RenderedBody.from_record(record)
         todo = [t for t in terms if t.slug not in results]
         fresh = _render(todo, names, config, jobs)
-    elif store is None:
-        todo = terms  # no cache to fill (--no-cache, check): no keys either
-        fresh = _render(todo, names, config, jobs)
     else:
-        # Nothing to reuse (a cold build): hash the bodies while the workers render them.
+        # Nothing to reuse (a cold build): hash the bodies while the workers render
+        # them; without a store (--no-cache, check) nothing would keep the keys.
         todo = terms
-        fresh = _render(todo, names, config, jobs, meanwhile=lambda: keys.update(body_keys(terms, config, names)))
+        key_all = (lambda: keys.update(body_keys(terms, config, names))) if store is not None else (lambda: None)
+        fresh = _render(todo, names, config, jobs, meanwhile=key_all)
     results.update(fresh)
     if store is not None and todo:
         store.save_table("markdown", {keys[slug]: body.to_record() for slug, body in results.items()})

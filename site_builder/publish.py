@@ -39,7 +39,7 @@ def _lock(output: Path) -> int | None:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
         return None
-    fd = os.open(output.parent / f".{output.name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = os.open(output.parent / f".{output.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
 
@@ -237,7 +237,7 @@ class Staging(_Tree):
             os.replace(temporary, target)
         else:
             # os-level calls: a buffered file object costs more than the write at 10,000 pages.
-            descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_CLOEXEC, 0o666)
+            descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
             try:
                 view = memoryview(data)
                 while view:
@@ -587,9 +587,6 @@ def _prune(root: Path, keep: set[str]) -> None:
                 (base / name).unlink(missing_ok=True)
         if base != root and not any(base.iterdir()):
             base.rmdir()
-
-
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 def _same_bytes(path: Path | str, data: bytes) -> bool:

@@ -8,6 +8,7 @@ which is data, not code (a strict CSP does not block it); it is written with
 
 from __future__ import annotations
 
+from html import escape
 from typing import Iterable
 
 from ..config import SiteConfig
@@ -16,16 +17,10 @@ from .glossary_json import Entry, dumps_inert
 PREVIEW_SIZE = (1200, 630)
 
 
-def escape(text: str) -> str:
-    """``&``, ``<`` and ``>`` as XML character data needs them (what
-    ``xml.sax.saxutils.escape`` does, without importing urllib and email)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def sitemap_xml(base_url: str, entries: Iterable[Entry]) -> bytes:
     """Every real page (not the redirects) under ``base_url``."""
     urls = [base_url] + [base_url + entry.url for entry in sorted(entries, key=lambda e: e.slug)]
-    rows = "".join(f"<url><loc>{escape(url)}</loc></url>\n" for url in urls)
+    rows = "".join(f"<url><loc>{escape(url, quote=False)}</loc></url>\n" for url in urls)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
             f"{rows}</urlset>\n").encode("utf-8")
