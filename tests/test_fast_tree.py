@@ -10,13 +10,12 @@ source.py against the general code they stand in for.
 from __future__ import annotations
 
 import copy
-import re
 import sys
 import xml.etree.ElementTree as etree
 
 import markdown
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown import serializers, util
 from markdown.extensions.attr_list import AttrListTreeprocessor
@@ -28,13 +27,8 @@ from markdown.treeprocessors import PrettifyTreeprocessor, UnescapeTreeprocessor
 
 from site_builder.markup import fast_tree, source
 from site_builder.markup.render import BodyRenderer
-from site_builder.names import NameIndex
-from test_fast_inline import DOCUMENT, LINE, T, Pair
+from test_fast_inline import DOCUMENT, FUZZ, LINE, NAMES, Pair
 
-FUZZ = settings(max_examples=300, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-NAMES = NameIndex([T("inference", "Inference", ["LLM inference"]), T("output-tokens", "Output tokens")])
 PAIRS = {(raw, pretty): Pair(NAMES, allow_raw_html=raw, pretty_urls=pretty)
          for raw in (False, True) for pretty in (False, True)}
 
@@ -365,10 +359,8 @@ def test_raw_html_postprocessor_matches_stock(text):
 
 # --- source.py: the fast paths against the general code ----------------------------------
 
-def test_regex_whitespace_is_str_isspace():
-    """DEEP_INDENT_RE relies on it (see source.py)."""
-    space = re.compile(r"\s")
-    assert all((space.match(c) is not None) == c.isspace() for c in map(chr, range(sys.maxunicode + 1)))
+# DEEP_INDENT_RE relies on regex \s being str.isspace(): checked over every code point
+# in tests/test_linking_speed_equivalence.py (test_clean_treats_every_code_point_as_the_regex_does).
 
 
 SOURCE_LINE = st.one_of(

@@ -3,7 +3,6 @@ while a CLI build is staging)."""
 
 from __future__ import annotations
 
-import shutil
 import threading
 from pathlib import Path
 

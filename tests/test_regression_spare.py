@@ -36,6 +36,6 @@ def test_stray_file_in_output_comes_back_two_builds_later(tmp_path):
     _build(content, output)  # a spare with its record
     (output / "stray.txt").write_text("left here by hand")
     _build(content, output)
-    assert manifest(output) == _clean(content, tmp_path)  # passes: the stray file is gone
+    assert manifest(output) == _clean(content, tmp_path)  # the stray file is gone
     _build(content, output)
-    assert manifest(output) == _clean(content, tmp_path)  # fails: stray.txt is back
+    assert manifest(output) == _clean(content, tmp_path)  # and stays gone (it came back before the fix)
