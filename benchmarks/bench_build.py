@@ -16,6 +16,13 @@ in this one process:
 
 It prints the ratios the README quotes. Absolute times drift on shared
 machines; ratios measured in the same run are what to compare.
+
+Every timed build writes into a folder never used before, and nothing is
+deleted until the end: on ext4 without a journal (this machine's disk) the
+kernel skips inodes freed in the last minutes when it allocates new ones,
+scanning past each of them, so a build right after deleting the previous
+output creates its files up to 2x slower, by an amount that depends on what
+else was deleted lately.
 ``--pairs N`` instead alternates N cold builds of ours and Hugo's and prints
 the ratio of each pair: the steadiest cold-build figure when the machine's
 speed drifts during a run.
@@ -57,10 +64,10 @@ def tree_rss_kib(pid: int) -> int:
     return total
 
 
-def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
+def run(command: list[str]) -> tuple[float, int]:
     """Run ``command``; return (wall seconds, peak tree RSS in MiB)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
     done = threading.Event()
 
@@ -81,14 +88,23 @@ def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
     return elapsed, peak // 1024
 
 
-def median_of(runs: int, setup, command, cwd=None) -> tuple[float, int]:
+def median_of(runs: int, command) -> tuple[float, int]:
+    """Median wall time and highest peak of ``runs`` runs of ``command()`` (a fresh argv each run)."""
     times, peaks = [], []
     for _ in range(runs):
-        setup()
-        seconds, peak = run(command, cwd)
+        seconds, peak = run(command())
         times.append(seconds)
         peaks.append(peak)
     return statistics.median(times), max(peaks)
+
+
+def fresh(folder: Path, name: str) -> Path:
+    """A path under ``folder`` no build has used (see the module docstring for why not delete)."""
+    fresh.count += 1
+    return folder / f"{name}-{fresh.count}"
+
+
+fresh.count = 0
 
 
 def make_corpus(n: int, folder: Path) -> dict[str, Path]:
@@ -109,36 +125,32 @@ def bench(n: int, runs: int, with_mkdocs: bool) -> None:
     work = Path(tempfile.mkdtemp(prefix=f"bench{n}-"))
     try:
         corpus = make_corpus(n, work)
-        out = work / "site" / "output"
-        ours = [sys.executable, "-m", "site_builder", "build", "--quiet",
-                "--content", str(corpus["plain"]), "--output", str(out)]
 
-        def clean():
-            shutil.rmtree(work / "site", ignore_errors=True)
+        def ours(site: Path, *flags: str) -> list[str]:
+            return [sys.executable, "-m", "site_builder", "build", "--quiet",
+                    "--content", str(corpus["plain"]), "--output", str(site / "output"), *flags]
 
-        cold, cold_mem = median_of(runs, clean, ours + ["--no-cache"])
-        clean()
-        run(ours)  # fill the cache
+        cold, cold_mem = median_of(runs, lambda: ours(fresh(work, "site"), "--no-cache"))
+        site = fresh(work, "site")
+        run(ours(site))  # fill the cache
         target = corpus["plain"] / "terms" / "term-00042.md"
         edits = iter(range(10**6))
 
-        def edit_body():
+        def edit_body() -> list[str]:
             with open(target, "a") as handle:
                 handle.write(f"\nAn edited line {next(edits)}.\n")
+            return ours(site)
 
         # The first rebuild after a cold build also lays down the spare tree the
         # next ones stage into (see publish.py); every later edit is "steady".
-        edit_body()
-        first, _ = run(ours)
-        warm, warm_mem = median_of(runs, edit_body, ours)
+        first, _ = run(edit_body())
+        warm, warm_mem = median_of(runs, edit_body)
         print(f"\n## {n:,} terms ({runs} run(s) each, median; peak = whole process tree)")
         print(f"site_builder cold build     {cold:7.2f} s   peak {cold_mem:5d} MiB")
         print(f"site_builder one-body edit  {warm:7.2f} s   peak {warm_mem:5d} MiB  (first after a cold build: {first:.2f} s)")
 
         if shutil.which("hugo"):
-            public = corpus["hugo"] / "public"
-            hugo, hugo_mem = median_of(runs, lambda: shutil.rmtree(public, ignore_errors=True),
-                                       ["hugo", "--quiet", "-s", str(corpus["hugo"])])
+            hugo, hugo_mem = median_of(runs, lambda: hugo_command(corpus, fresh(work, "hugo-public")))
             print(f"Hugo cold build             {hugo:7.2f} s   peak {hugo_mem:5d} MiB")
             print(f"  cold / Hugo               {cold / hugo:7.2f} x")
             print(f"  one-body edit / Hugo cold {warm / hugo:7.2f} x   (first after cold: {first / hugo:.2f} x)")
@@ -146,15 +158,19 @@ def bench(n: int, runs: int, with_mkdocs: bool) -> None:
         else:
             print("Hugo not installed (apt-get install hugo): no Hugo ratios")
         if with_mkdocs and shutil.which("mkdocs"):
-            site = corpus["mkdocs"] / "site"
-            mk, mk_mem = median_of(1, lambda: shutil.rmtree(site, ignore_errors=True),
-                                   ["mkdocs", "build", "-q"], cwd=corpus["mkdocs"])
+            mk, mk_mem = run(["mkdocs", "build", "-q", "-f", str(corpus["mkdocs"] / "mkdocs.yml"),
+                              "-d", str(fresh(work, "mkdocs-site"))])
             print(f"MkDocs cold build           {mk:7.2f} s   peak {mk_mem:5d} MiB (1 run)")
             print(f"  MkDocs / cold             {mk / cold:7.2f} x faster")
         elif with_mkdocs:
             print("MkDocs not installed (pip install mkdocs)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def hugo_command(corpus: dict[str, Path], destination: Path) -> list[str]:
+    """Hugo's cold build of the corpus into ``destination``."""
+    return ["hugo", "--quiet", "-s", str(corpus["hugo"]), "-d", str(destination)]
 
 
 def pairs(n: int, count: int) -> None:
@@ -165,17 +181,12 @@ def pairs(n: int, count: int) -> None:
     work = Path(tempfile.mkdtemp(prefix=f"pairs{n}-"))
     try:
         corpus = make_corpus(n, work)
-        out = work / "site" / "output"
-        ours = [sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
-                "--content", str(corpus["plain"]), "--output", str(out)]
-        hugo = ["hugo", "--quiet", "-s", str(corpus["hugo"])]
         ratios = []
         print(f"\n## {n:,} terms, {count} interleaved cold-build pairs")
         for _ in range(count):
-            shutil.rmtree(work / "site", ignore_errors=True)
-            mine, _ = run(ours)
-            shutil.rmtree(corpus["hugo"] / "public", ignore_errors=True)
-            theirs, _ = run(hugo)
+            mine, _ = run([sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
+                           "--content", str(corpus["plain"]), "--output", str(fresh(work, "site") / "output")])
+            theirs, _ = run(hugo_command(corpus, fresh(work, "hugo-public")))
             ratios.append(mine / theirs)
             print(f"site_builder {mine:6.2f} s   Hugo {theirs:6.2f} s   ratio {mine / theirs:5.2f} x")
         print(f"  cold / Hugo, median of pairs {statistics.median(ratios):5.2f} x "
@@ -193,6 +204,9 @@ def main() -> None:
                         help="instead: N interleaved cold builds of ours and Hugo's per size, a ratio per pair")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    # As installed (pip compiles the bytecode): a checkout run with
+    # PYTHONDONTWRITEBYTECODE=1 would compile every module at each start, ~60 ms.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "site_builder")], check=True)
     for n in args.sizes:
         if args.pairs:
             pairs(n, args.pairs)

@@ -34,12 +34,14 @@ class PageLink:
 def make_environment() -> jinja2.Environment:
     """The Jinja environment for the packaged templates (autoescaping on).
 
-    One per process: compiling the templates costs ~30 ms, which ``serve``'s
-    rebuilds would otherwise pay every time (an edited template is still
-    picked up: Jinja checks each template's mtime)."""
+    One per process, compiled once: templates are code, like the modules
+    (``cache.code_version`` hashes them), so a process renders the templates
+    it started with. ``serve`` restarts its build process when one changes.
+    Without auto-reload Jinja does not stat ``base.html`` for every page."""
     return jinja2.Environment(
         loader=jinja2.PackageLoader("site_builder", "templates"),
         autoescape=True,
+        auto_reload=False,
         trim_blocks=False,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
@@ -54,8 +56,6 @@ class PageRenderer:
         self.terms = {term.slug: term for term in terms}
         self.assets = assets
         self.env = make_environment()
-        # Looked up once per build: get_template() stats the file on every call
-        # to see whether it changed, which at 10,000 pages adds up.
         self._term_template = self.env.get_template("term.html")
         self.index_page = "" if config.pretty_urls else "index.html"
         self.page_extras: Callable[[Term | None], dict] = lambda term: {}

@@ -426,7 +426,7 @@ def _kill_group(process: subprocess.Popen | None) -> None:
 def worker_main() -> None:
     """The worker's loop: one JSON request per line in, one JSON result per line out."""
     from .build import BuildOptions, build_site
-    from .cache import BuildCache, code_version
+    from .cache import BuildCache
     from .errors import BuildFailed
     from .publish import PublishError
 
@@ -436,11 +436,11 @@ def worker_main() -> None:
     store: BuildCache | None = None
     for line in sys.stdin:
         request = json.loads(line)
+        # No package file (code, template, static file) changes under a running
+        # worker: the watcher restarts it instead, so its caches of them hold.
+        changed = request.get("changed")
         # in_place: the fast path replaces the edited pages file by file (each
         # atomically); any other build still stages and swaps the whole site.
-        changed = request.get("changed")
-        if changed is None or any(path.startswith(str(PACKAGE) + os.sep) for path in changed):
-            code_version.cache_clear()  # templates and static files are hashed into it
         options = BuildOptions(content=Path(request["content"]), output=Path(request["output"]),
                                base_url=request["base_url"], strict=request["strict"], in_place=True,
                                changed=frozenset(changed) if changed is not None else None)

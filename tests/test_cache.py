@@ -10,6 +10,7 @@ import pytest
 
 from site_builder import cache
 from site_builder.build import BuildOptions, build_site
+from site_builder.pages import make_environment
 
 from helpers import manifest, term, write_tree
 
@@ -98,13 +99,16 @@ def test_edited_template_invalidates_pages(tmp_path: Path):
     original = TEMPLATE.read_text()
     try:
         TEMPLATE.write_text(original.replace('<p class="back">', '<p class="back edited">'))
+        # What serve's restarted build process would start with: new code, new templates.
         cache.code_version.cache_clear()
+        make_environment.cache_clear()
         build(content, output)
         assert 'class="back edited"' in (output / "t01/index.html").read_text()
         assert_same_as_clean(content, output, tmp_path)
     finally:
         TEMPLATE.write_text(original)
         cache.code_version.cache_clear()
+        make_environment.cache_clear()
 
 
 def test_body_edit_rewrites_only_what_it_touches(tmp_path: Path):

@@ -44,10 +44,11 @@ def write_site(root: Path, terms: dict[str, str] = TERMS) -> Path:
 class Serve:
     """A running ``python -m site_builder serve`` and its output, line by line."""
 
-    def __init__(self, root: Path, *extra: str):
+    def __init__(self, root: Path, *extra: str, package_root: Path = REPO):
+        """``package_root``: the folder holding the ``site_builder`` package to run."""
         self.root = root
         self.output = root / "site" / "output"
-        env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONPATH=str(package_root), PYTHONUNBUFFERED="1")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "site_builder", "serve", "--content", str(root / "content"),
              "--output", str(self.output), "--port", "0", *extra],
@@ -113,9 +114,11 @@ class EventStream:
 
     def next(self, timeout: float = 30) -> tuple[str, str]:
         """The next event as (name, data); comments and retry lines skipped."""
-        self.sock.settimeout(timeout)
+        deadline = time.monotonic() + timeout
         name, data = "message", []
         while True:
+            # Keep-alive comments arrive now and then: the deadline holds across them.
+            self.sock.settimeout(max(0.01, deadline - time.monotonic()))
             line = self.response.fp.readline().decode("utf-8")
             if not line:
                 raise AssertionError("event stream closed")

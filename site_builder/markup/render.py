@@ -17,11 +17,17 @@ from urllib.parse import unquote, urlsplit
 
 import markdown
 from markdown.extensions import Extension
-from markdown.extensions.toc import slugify_unicode
+from markdown.extensions.attr_list import AttrListExtension
+from markdown.extensions.fenced_code import FencedCodeExtension
+from markdown.extensions.footnotes import FootnoteExtension
+from markdown.extensions.sane_lists import SaneListExtension
+from markdown.extensions.tables import TableExtension
+from markdown.extensions.toc import TocExtension, slugify_unicode
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
 from ..names import NameIndex
+from . import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
 from .source import prepare_source
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")
@@ -238,20 +244,20 @@ class BodyRenderer:
         self.md = self._pipeline()
 
     def _pipeline(self) -> markdown.Markdown:
+        # Extension objects, not names: a name makes Python-Markdown scan every
+        # installed package's entry points (importlib.metadata, ~40 ms per process).
         md = markdown.Markdown(
             extensions=[
                 GlossaryExtension(lambda: self.state, self.allow_raw_html),
-                "toc", "tables", "fenced_code", "footnotes", "attr_list", "sane_lists",
+                TocExtension(slugify=slugify_unicode, permalink=False, toc_depth="2-4"),
+                TableExtension(), FencedCodeExtension(),
+                FootnoteExtension(UNIQUE_IDS=False, BACKLINK_TITLE="Back to reference %d"),
+                AttrListExtension(), SaneListExtension(),
             ],
-            extension_configs={
-                "toc": {"slugify": slugify_unicode, "permalink": False, "toc_depth": "2-4"},
-                "footnotes": {"UNIQUE_IDS": False, "BACKLINK_TITLE": "Back to reference %d"},
-            },
             output_format="html",
         )
         if self.fast:
             # The same HTML for less CPU; each falls back to stock on another Markdown.
-            from . import fast_blocks, fast_inline, fast_tree
             fast_inline.install(md)
             fast_tree.install(md)
             fast_blocks.install(md)
