@@ -140,7 +140,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     output = writer.output
     redo = {f"{slug}/index.html" for slug in fresh}
     for relative, previous in manifest.items():
-        if relative not in redo and not untouched(os.path.join(output, relative), previous):
+        if relative not in redo and not untouched(f"{output}/{relative}", previous):
             slug = relative[:-len("/index.html")] if relative.endswith("/index.html") else None
             if slug not in by_slug or previous[0] is None:
                 return None
