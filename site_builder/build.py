@@ -100,7 +100,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     if store is None or not options.write:
         store = cache.BuildCache(options.cache_folder() if options.write else None)
 
-    with _stage(report, "load", log):
+    with _stage(report, "load", log), cache.collector_paused():
         config, found = load_config(options.content)
         config = config.with_base_url(options.base_url)
         problems += found
