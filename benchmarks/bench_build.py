@@ -121,51 +121,48 @@ def make_corpus(n: int, folder: Path) -> dict[str, Path]:
     return paths
 
 
-def bench(n: int, runs: int, with_mkdocs: bool) -> None:
-    work = Path(tempfile.mkdtemp(prefix=f"bench{n}-"))
-    try:
-        corpus = make_corpus(n, work)
+def bench(n: int, runs: int, with_mkdocs: bool, work: Path) -> None:
+    """Cold, edit and memory figures at ``n`` terms, everything under ``work``."""
+    corpus = make_corpus(n, work)
 
-        def ours(site: Path, *flags: str) -> list[str]:
-            return [sys.executable, "-m", "site_builder", "build", "--quiet",
-                    "--content", str(corpus["plain"]), "--output", str(site / "output"), *flags]
+    def ours(site: Path, *flags: str) -> list[str]:
+        return [sys.executable, "-m", "site_builder", "build", "--quiet",
+                "--content", str(corpus["plain"]), "--output", str(site / "output"), *flags]
 
-        cold, cold_mem = median_of(runs, lambda: ours(fresh(work, "site"), "--no-cache"))
-        site = fresh(work, "site")
-        run(ours(site))  # fill the cache
-        target = corpus["plain"] / "terms" / "term-00042.md"
-        edits = iter(range(10**6))
+    cold, cold_mem = median_of(runs, lambda: ours(fresh(work, "site"), "--no-cache"))
+    site = fresh(work, "site")
+    run(ours(site))  # fill the cache
+    target = corpus["plain"] / "terms" / "term-00042.md"
+    edits = iter(range(10**6))
 
-        def edit_body() -> list[str]:
-            with open(target, "a") as handle:
-                handle.write(f"\nAn edited line {next(edits)}.\n")
-            return ours(site)
+    def edit_body() -> list[str]:
+        with open(target, "a") as handle:
+            handle.write(f"\nAn edited line {next(edits)}.\n")
+        return ours(site)
 
-        # The first rebuild after a cold build also lays down the spare tree the
-        # next ones stage into (see publish.py); every later edit is "steady".
-        first, _ = run(edit_body())
-        warm, warm_mem = median_of(runs, edit_body)
-        print(f"\n## {n:,} terms ({runs} run(s) each, median; peak = whole process tree)")
-        print(f"site_builder cold build     {cold:7.2f} s   peak {cold_mem:5d} MiB")
-        print(f"site_builder one-body edit  {warm:7.2f} s   peak {warm_mem:5d} MiB  (first after a cold build: {first:.2f} s)")
+    # The first rebuild after a cold build also lays down the spare tree the
+    # next ones stage into (see publish.py); every later edit is "steady".
+    first, _ = run(edit_body())
+    warm, warm_mem = median_of(runs, edit_body)
+    print(f"\n## {n:,} terms ({runs} run(s) each, median; peak = whole process tree)")
+    print(f"site_builder cold build     {cold:7.2f} s   peak {cold_mem:5d} MiB")
+    print(f"site_builder one-body edit  {warm:7.2f} s   peak {warm_mem:5d} MiB  (first after a cold build: {first:.2f} s)")
 
-        if shutil.which("hugo"):
-            hugo, hugo_mem = median_of(runs, lambda: hugo_command(corpus, fresh(work, "hugo-public")))
-            print(f"Hugo cold build             {hugo:7.2f} s   peak {hugo_mem:5d} MiB")
-            print(f"  cold / Hugo               {cold / hugo:7.2f} x")
-            print(f"  one-body edit / Hugo cold {warm / hugo:7.2f} x   (first after cold: {first / hugo:.2f} x)")
-            print(f"  peak memory / Hugo        {cold_mem / max(hugo_mem, 1):7.2f} x")
-        else:
-            print("Hugo not installed (apt-get install hugo): no Hugo ratios")
-        if with_mkdocs and shutil.which("mkdocs"):
-            mk, mk_mem = run(["mkdocs", "build", "-q", "-f", str(corpus["mkdocs"] / "mkdocs.yml"),
-                              "-d", str(fresh(work, "mkdocs-site"))])
-            print(f"MkDocs cold build           {mk:7.2f} s   peak {mk_mem:5d} MiB (1 run)")
-            print(f"  MkDocs / cold             {mk / cold:7.2f} x faster")
-        elif with_mkdocs:
-            print("MkDocs not installed (pip install mkdocs)")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    if shutil.which("hugo"):
+        hugo, hugo_mem = median_of(runs, lambda: hugo_command(corpus, fresh(work, "hugo-public")))
+        print(f"Hugo cold build             {hugo:7.2f} s   peak {hugo_mem:5d} MiB")
+        print(f"  cold / Hugo               {cold / hugo:7.2f} x")
+        print(f"  one-body edit / Hugo cold {warm / hugo:7.2f} x   (first after cold: {first / hugo:.2f} x)")
+        print(f"  peak memory / Hugo        {cold_mem / max(hugo_mem, 1):7.2f} x")
+    else:
+        print("Hugo not installed (apt-get install hugo): no Hugo ratios")
+    if with_mkdocs and shutil.which("mkdocs"):
+        mk, mk_mem = run(["mkdocs", "build", "-q", "-f", str(corpus["mkdocs"] / "mkdocs.yml"),
+                          "-d", str(fresh(work, "mkdocs-site"))])
+        print(f"MkDocs cold build           {mk:7.2f} s   peak {mk_mem:5d} MiB (1 run)")
+        print(f"  MkDocs / cold             {mk / cold:7.2f} x faster")
+    elif with_mkdocs:
+        print("MkDocs not installed (pip install mkdocs)")
 
 
 def hugo_command(corpus: dict[str, Path], destination: Path) -> list[str]:
@@ -173,26 +170,22 @@ def hugo_command(corpus: dict[str, Path], destination: Path) -> list[str]:
     return ["hugo", "--quiet", "-s", str(corpus["hugo"]), "-d", str(destination)]
 
 
-def pairs(n: int, count: int) -> None:
+def pairs(n: int, count: int, work: Path) -> None:
     """Cold builds of ours and Hugo's, interleaved: a ratio per pair, steadier on a drifting machine."""
     if not shutil.which("hugo"):
         print("Hugo not installed (apt-get install hugo): no pairs")
         return
-    work = Path(tempfile.mkdtemp(prefix=f"pairs{n}-"))
-    try:
-        corpus = make_corpus(n, work)
-        ratios = []
-        print(f"\n## {n:,} terms, {count} interleaved cold-build pairs")
-        for _ in range(count):
-            mine, _ = run([sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
-                           "--content", str(corpus["plain"]), "--output", str(fresh(work, "site") / "output")])
-            theirs, _ = run(hugo_command(corpus, fresh(work, "hugo-public")))
-            ratios.append(mine / theirs)
-            print(f"site_builder {mine:6.2f} s   Hugo {theirs:6.2f} s   ratio {mine / theirs:5.2f} x")
-        print(f"  cold / Hugo, median of pairs {statistics.median(ratios):5.2f} x "
-              f"(range {min(ratios):.2f}-{max(ratios):.2f})")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    corpus = make_corpus(n, work)
+    ratios = []
+    print(f"\n## {n:,} terms, {count} interleaved cold-build pairs")
+    for _ in range(count):
+        mine, _ = run([sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
+                       "--content", str(corpus["plain"]), "--output", str(fresh(work, "site") / "output")])
+        theirs, _ = run(hugo_command(corpus, fresh(work, "hugo-public")))
+        ratios.append(mine / theirs)
+        print(f"site_builder {mine:6.2f} s   Hugo {theirs:6.2f} s   ratio {mine / theirs:5.2f} x")
+    print(f"  cold / Hugo, median of pairs {statistics.median(ratios):5.2f} x "
+          f"(range {min(ratios):.2f}-{max(ratios):.2f})")
 
 
 def main() -> None:
@@ -207,11 +200,15 @@ def main() -> None:
     # As installed (pip compiles the bytecode): a checkout run with
     # PYTHONDONTWRITEBYTECODE=1 would compile every module at each start, ~60 ms.
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "site_builder")], check=True)
-    for n in args.sizes:
-        if args.pairs:
-            pairs(n, args.pairs)
-        else:
-            bench(n, args.runs, args.mkdocs)
+    work = Path(tempfile.mkdtemp(prefix="bench-"))
+    try:  # deleted only at the very end: see the module docstring
+        for n in args.sizes:
+            if args.pairs:
+                pairs(n, args.pairs, work / f"pairs{n}")
+            else:
+                bench(n, args.runs, args.mkdocs, work / f"bench{n}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
