@@ -102,7 +102,8 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1,
     order: list[tuple[str, Problem | None]] = []
     todo: list[tuple[str, str, tuple]] = []
     results: dict[str, tuple[Term | None, tuple[Problem, ...]]] = {}
-    for path, relative, symlinked in _term_files(terms_dir):
+    # Absolute and normalised, so each path can be looked up in ``changed`` as it is.
+    for path, relative, symlinked in _term_files(Path(os.path.abspath(terms_dir))):
         shown = f"{shown_dir}/{_printable(relative)}"
         refused = _symlink_problem(Path(path), root) if symlinked else None
         if refused:
@@ -111,7 +112,7 @@ def load_terms(content_dir: Path, known: dict | None = None, jobs: int = 1,
         hit = known.get(shown) if known is not None else None
         # Trusting the watcher needs no settled timestamps: it has watched since
         # before the last finished build read these files.
-        if changed is not None and hit is not None and not symlinked and os.path.abspath(path) not in changed:
+        if changed is not None and hit is not None and not symlinked and path not in changed:
             order.append((shown, None))
             results[shown] = _from_cache(shown, hit, memo)
             continue
@@ -225,6 +226,8 @@ def _term_files(terms_dir: Path) -> list[tuple[str, str, bool]]:
 def _printable(name: str) -> str:
     """A file name as shown in messages: control and line-break characters escaped,
     so every problem stays one ``path:line: message`` line."""
+    if name.isprintable():  # false for every character UNPRINTABLE_RE matches
+        return name
     return UNPRINTABLE_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
 
 

@@ -76,3 +76,31 @@ def test_crlf_and_bom_are_accepted(tmp_path: Path):
     path.write_bytes("\ufeff---\r\ntitle: A\r\nsummary: S\r\n---\r\nBody\r\n".encode())
     t, problems = read_term(path, "a.md")
     assert problems == [] and t.body == "Body\n"
+
+
+def test_watcher_hints_match_a_relative_content_folder(tmp_path, monkeypatch):
+    # serve passes the watcher's absolute paths; the folder may be given relative.
+    write_tree(tmp_path / "content", {
+        "terms/alpha.md": term("Alpha", "First.", "Old alpha.\n"),
+        "terms/beta.md": term("Beta", "Second.", "Old beta.\n"),
+    })
+    monkeypatch.chdir(tmp_path)
+    known: dict = {}
+    load_terms(Path("content"), known)
+    for name in ("alpha", "beta"):
+        path = tmp_path / "content" / "terms" / f"{name}.md"
+        path.write_text(path.read_text().replace("Old", "New"))
+    hint = frozenset({str(tmp_path / "content" / "terms" / "alpha.md")})
+    terms, _ = load_terms(Path("content"), known, changed=hint)
+    bodies = {t.slug: t.body.strip() for t in terms}
+    # Only the file the watcher named is read again: the other keeps its cached body.
+    assert bodies == {"alpha": "New alpha.", "beta": "Old beta."}
+
+
+def test_printable_names_shortcut_agrees_with_the_escaping_pattern():
+    from site_builder.content import UNPRINTABLE_RE, _printable
+
+    for code in range(0x110000):
+        char = chr(code)
+        escaped = UNPRINTABLE_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), char)
+        assert _printable(char) == escaped, hex(code)
