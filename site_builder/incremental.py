@@ -94,7 +94,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     state = store.table(STATE_TABLE)
     manifest = store.table("pages")
     if not state or state.get("config") != repr(config) or state.get("code") != cache.code_version() or not manifest:
-        return None  # (a long-lived process may see the templates change under it)
+        return None  # another config, or other code or templates than the last build's
     if not writer.can_keep(set(manifest)):
         return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
     markdown = store.table("markdown")

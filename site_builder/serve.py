@@ -6,7 +6,7 @@ Three parts, each on its own thread or process::
                          │                                   ok: new token ──┐
                          │                            failed: problems ──────┤
     build worker     a warm ``python`` process that runs ``build_site``      │
-    (own session)    (killed and replaced on Ctrl-C or when .py files change)│
+    (own session)    (killed and replaced on Ctrl-C or a package change)     │
                                                                              v
     HTTP threads     GET files from output/ (+ live-reload script)   /__livereload (SSE)
                                                                      sends "reload", "problems", "ok"
@@ -14,7 +14,9 @@ Three parts, each on its own thread or process::
 Builds run in a separate process so that Ctrl-C can stop one at once (the
 publish stage is atomic, so killing it leaves the old site or the new one),
 so that the markdown stage's worker pool never forks a threaded process, and
-so that an edit to the package's Python code is picked up on the next build.
+so that an edit to the package (code, templates, static files) is picked up
+on the next build: the watcher replaces the worker, whose imported modules,
+compiled templates and ``cache.code_version`` all describe the old package.
 
 The live-reload script is added to HTML responses only, never to the files
 in ``output/``; it is an external script, so pages keep working under the CSP

@@ -104,3 +104,15 @@ def test_printable_names_shortcut_agrees_with_the_escaping_pattern():
         char = chr(code)
         escaped = UNPRINTABLE_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), char)
         assert _printable(char) == escaped, hex(code)
+
+
+def test_content_path_through_a_symlink_and_dotdot_reads_the_folder_the_os_reaches(tmp_path, monkeypatch):
+    # Regression (review): "sym/../content" is other/content when sym -> other/x,
+    # not the ./content a textual normalisation would give.
+    write_tree(tmp_path / "other" / "content", {"terms/real.md": term("Real", "The one.", "Real.\n")})
+    (tmp_path / "other" / "x").mkdir()
+    write_tree(tmp_path / "content", {"terms/lexical.md": term("Lexical", "Not this.", "No.\n")})
+    (tmp_path / "sym").symlink_to(tmp_path / "other" / "x")
+    monkeypatch.chdir(tmp_path)
+    terms, problems = load_terms(Path("sym/../content"))
+    assert [t.slug for t in terms] == ["real"] and not problems
