@@ -71,7 +71,7 @@ import markdown
 from markdown import inlinepatterns, util
 from markdown.treeprocessors import InlineProcessor
 
-from . import upstream
+from . import direct_inline, upstream
 
 # regex source -> necessary condition, as a tuple of groups: every group must
 # have at least one of its substrings in data[startIndex:]. Each substring is
@@ -176,8 +176,11 @@ class _Snapshot:
             # No key and no placeholder prefix: __handleInline returns the
             # string unchanged and __processPlaceholders puts it back as it was.
             self.busy = re.compile("|".join(alternatives + [re.escape(_PLACEHOLDER_PREFIX)])).search
+            # Only over the stock patterns: the simplest markup built directly (direct_inline).
+            self.delimiters = direct_inline.delimiter_processor(patterns)
         else:
             self.any_key = self.busy = None  # a pattern we know nothing about: no whole-string skips
+            self.delimiters = None
 
     def candidates(self, data: str) -> tuple[int, ...]:
         """Indices of the patterns that might match in ``data``, in order (cached per set of keys)."""
@@ -224,6 +227,9 @@ class FastInlineProcessor(InlineProcessor):
 
         handle_inline = self._InlineProcessor__handleInline
         process_placeholders = self._InlineProcessor__processPlaceholders
+        delimiters = snapshot.delimiters
+        spans = direct_inline.spans
+        clear = direct_inline.delimiters_clear
 
         # From here on upstream's run(), with the "leave it alone" short cuts.
         self.stashed_nodes: dict[str, etree.Element | str] = {}
@@ -247,7 +253,19 @@ class FastInlineProcessor(InlineProcessor):
                 if text and not isinstance(text, _AtomicString) and (type(text) is not str or busy(text)):
                     self.ancestors.append(child.tag.lower())
                     child.text = None
-                    lst = process_placeholders(handle_inline(text), child)
+                    built = (spans(text) if delimiters is not None and type(text) is str and clear(delimiters)
+                             else None)
+                    if built is None:
+                        lst = process_placeholders(handle_inline(text), child)
+                    else:
+                        # What __processPlaceholders would return: each element with
+                        # its own copy of the ancestors, the leading text on child.
+                        lead, elements = built
+                        direct_inline.stash(self.stashed_nodes, elements)
+                        if lead is not None:
+                            child.text = lead
+                        ancestors = self.ancestors
+                        lst = [(element, ancestors[:]) for element in elements]
                     for item in lst:
                         parent_map[item[0]] = child
                     stack += lst
@@ -255,19 +273,30 @@ class FastInlineProcessor(InlineProcessor):
                     self.ancestors.pop()
                 tail = child.tail
                 if tail and (type(tail) is not str or busy(tail)):
-                    # An AtomicString tail takes this path too: rare, and upstream's
-                    # handling of one (placeholders expanded, type kept) stays its own.
-                    tail = handle_inline(tail)
-                    dumby = etree.Element('d')
-                    child.tail = None
-                    tailResult = process_placeholders(tail, dumby, False)
-                    if dumby.tail:
-                        child.tail = dumby.tail
-                    pos = list(currElement).index(child) + 1
-                    tailResult.reverse()
-                    for newChild in tailResult:
-                        parent_map[newChild[0]] = currElement
-                        currElement.insert(pos, newChild[0])
+                    built = (spans(tail) if delimiters is not None and type(tail) is str and clear(delimiters)
+                             else None)
+                    if built is not None:
+                        lead, elements = built
+                        direct_inline.stash(self.stashed_nodes, elements)
+                        child.tail = lead
+                        pos = list(currElement).index(child) + 1
+                        for offset, element in enumerate(elements):
+                            parent_map[element] = currElement
+                            currElement.insert(pos + offset, element)
+                    else:
+                        # An AtomicString tail takes this path too: rare, and upstream's
+                        # handling of one (placeholders expanded, type kept) stays its own.
+                        tail = handle_inline(tail)
+                        dumby = etree.Element('d')
+                        child.tail = None
+                        tailResult = process_placeholders(tail, dumby, False)
+                        if dumby.tail:
+                            child.tail = dumby.tail
+                        pos = list(currElement).index(child) + 1
+                        tailResult.reverse()
+                        for newChild in tailResult:
+                            parent_map[newChild[0]] = currElement
+                            currElement.insert(pos, newChild[0])
                 if len(child):
                     parent_map[child] = currElement
                     stack.append((child, self.ancestors[:]))

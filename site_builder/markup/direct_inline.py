@@ -1,0 +1,204 @@
+"""The commonest inline markup, turned into elements without the pattern machinery.
+
+Most text that holds any inline markup at all holds only the simplest kinds:
+`` `code` ``, ``*em*``, ``**strong**`` and ``[text](target)`` with plain words
+around and inside them. For such a string Python-Markdown's inline stage runs
+every candidate pattern over it, stashes each element it builds behind a
+placeholder, re-scans for the next one, and for emphasis runs its delimiter
+algorithm, which walks the text one character at a time in Python. ``spans``
+recognises these strings with two regex passes and builds the very elements,
+texts and tails the stock stage would leave, in the same order; anything else
+(``None``) goes the stock way. Every condition below is there because the
+stock patterns would do something else without it:
+
+* Nothing at all that another pattern keys on, outside code spans: no ``\\``
+  (escape; also the code span regex's look-behind), ``<`` (autolink, automail,
+  raw HTML), ``&`` (entity), ``_`` (the underscore delimiter, with its
+  intra-word rules), two spaces before a newline (line break), ``![`` (image)
+  and ``[^`` (footnote). No inline placeholder either: stashed text is never
+  re-parsed here.
+* Code spans: every backtick is a single one (no runs, so ``find_code_spans``
+  pairs the first with the second, the third with the fourth...) and there is
+  an even number of them. Code spans go first in the stock order too, so what
+  is inside them (``*``, ``[``, ``<``...) never reaches another pattern; their
+  text is ``code_escape(content.strip())`` as an ``AtomicString``, as upstream.
+* Links: ``[text](target)`` with ``text`` free of ``[ ] * _ < & \\``, not
+  starting with ``^``, and ``target`` free of whitespace, parentheses, square brackets
+  (the reference and footnote patterns run before links, over the target
+  too), quotes, backticks, ``< > \\`` and placeholders. The reference pattern (tried first) needs
+  ``[`` or a space after ``]`` and gives up; the link pattern takes the
+  whole target as the href; the text is left with no key for the patterns
+  after it. Every ``[`` must open such a link.
+* Emphasis: a run of one or two ``*`` not touching another ``*``, followed by
+  a non-space and closed by a run of the same length right after a non-space,
+  with no ``*`` or ``_`` between. The delimiter processor classes the opener
+  as a start (or ambiguous) and the closer as an end (or ambiguous), pairs
+  them (equal lengths: no "rule of 3"), finds its stacks empty and stops: one
+  ``em`` (one star) or ``strong`` (two) holding the text between. Every ``*``
+  must belong to such a pair, and the processor's state must be clear before
+  (see ``delimiters_clear``); upstream leaves it clear after each pair.
+
+Upstream stashes every element it builds under the next free id, and those
+ids can show: an image whose alt text holds a link prints the link's
+placeholder, id included. So ``stash`` files the elements built here as
+upstream would have, in the order its patterns ran: code spans, then links,
+then emphasis, each left to right. ``tests/test_direct_inline.py`` compares
+this with the stock stage on generated strings, tree, stash and HTML.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as etree
+
+from markdown import inlinepatterns, util
+from markdown.extensions.footnotes import FootnoteInlineProcessor
+
+_AtomicString = util.AtomicString
+_code_escape = util.code_escape
+
+# Outside code spans: anything here is some pattern's business, and makes the
+# string go the stock way. The placeholder prefix: stashed inline text.
+_FOREIGN = re.compile(r"[\\<&_]|  \n|" + re.escape(util.INLINE_PLACEHOLDER_PREFIX))
+_INNER_CHAR = r"[^\s*_\[\\<&]"
+_TOKEN = re.compile(
+    # [text](target): no '!' before (an image), text without '^' first (a footnote)
+    r"(?<!!)\[(?P<text>[^\[\]\\*_<&^][^\[\]\\*_<&]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\)"
+    # *em* or **strong**: the run touches no other '*', the text starts and ends with a non-space
+    rf"|(?<!\*)(?P<run>\*\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)(?P=run)(?!\*)"
+)
+
+# The stock patterns (class, regex) this reasoning is about. Any other pattern in
+# the registry, or one of these with other settings, and nothing is built here.
+_KNOWN = {
+    (inlinepatterns.BacktickInlineProcessor, inlinepatterns.BACKTICK_RE),
+    (inlinepatterns.EscapeInlineProcessor, inlinepatterns.ESCAPE_RE),
+    (FootnoteInlineProcessor, r"\[\^([^\]]*)\]"),
+    (inlinepatterns.ReferenceInlineProcessor, inlinepatterns.REFERENCE_RE),
+    (inlinepatterns.LinkInlineProcessor, inlinepatterns.LINK_RE),
+    (inlinepatterns.ImageInlineProcessor, inlinepatterns.IMAGE_LINK_RE),
+    (inlinepatterns.ImageReferenceInlineProcessor, inlinepatterns.IMAGE_REFERENCE_RE),
+    (inlinepatterns.ShortReferenceInlineProcessor, inlinepatterns.REFERENCE_RE),
+    (inlinepatterns.ShortImageReferenceInlineProcessor, inlinepatterns.IMAGE_REFERENCE_RE),
+    (inlinepatterns.AutolinkInlineProcessor, inlinepatterns.AUTOLINK_RE),
+    (inlinepatterns.AutomailInlineProcessor, inlinepatterns.AUTOMAIL_RE),
+    (inlinepatterns.SubstituteTagInlineProcessor, inlinepatterns.LINE_BREAK_RE),
+    (inlinepatterns.HtmlInlineProcessor, inlinepatterns.HTML_RE),
+    (inlinepatterns.HtmlInlineProcessor, inlinepatterns.ENTITY_RE),
+    (inlinepatterns.DelimiterProcessor, r"\*|_"),
+}
+_LINKS = (inlinepatterns.ReferenceInlineProcessor, inlinepatterns.LinkInlineProcessor,
+          inlinepatterns.ShortReferenceInlineProcessor)
+
+
+def _stock_delimiters(processor: inlinepatterns.DelimiterProcessor) -> bool:
+    """Whether ``processor`` handles '*' (plain) and '_' (smart), both strong/em, as stock does."""
+    if processor.tokens != ["*", "_"]:
+        return False
+    for token, smart in (("*", False), ("_", True)):
+        ours = processor.delimiters[token]
+        stock = inlinepatterns.Delimiter(token, "strong,em", smart, False)
+        if (type(ours) is not inlinepatterns.Delimiter or ours.tags != stock.tags or ours.double or ours.single
+                or ours.max_size != stock.max_size or ours.tag_count != stock.tag_count
+                or ours.boundary.pattern != stock.boundary.pattern):
+            return False
+    return True
+
+
+def delimiter_processor(patterns: list) -> inlinepatterns.DelimiterProcessor | None:
+    """The registry's delimiter processor when ``spans`` may stand in for ``patterns``, else None.
+
+    Only stock patterns with stock regexes and no ancestor exclusions, code
+    spans before links, links before emphasis, emphasis as stock configures it.
+    """
+    order = []
+    delimiters = None
+    for pattern in patterns:
+        compiled = getattr(pattern, "compiled_re", None)
+        if (not isinstance(compiled, re.Pattern) or (type(pattern), compiled.pattern) not in _KNOWN
+                or pattern.ANCESTOR_EXCLUDES or type(pattern).getCompiledRegExp
+                is not inlinepatterns.Pattern.getCompiledRegExp or "getCompiledRegExp" in vars(pattern)):
+            return None
+        if type(pattern) is inlinepatterns.DelimiterProcessor:
+            if delimiters is not None or not _stock_delimiters(pattern):
+                return None
+            delimiters = pattern
+        order.append(type(pattern))
+    kinds = [kind for kind in order if kind is inlinepatterns.BacktickInlineProcessor or kind in _LINKS
+             or kind is inlinepatterns.DelimiterProcessor]
+    expected = [inlinepatterns.BacktickInlineProcessor, *_LINKS, inlinepatterns.DelimiterProcessor]
+    return delimiters if kinds == expected else None
+
+
+def delimiters_clear(processor: inlinepatterns.DelimiterProcessor) -> bool:
+    """Whether the delimiter processor holds no regions or open delimiters from earlier text."""
+    return not (processor.regions or processor.stack
+                or any(delimiter.stack for delimiter in processor.delimiters.values()))
+
+
+def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
+    """(leading text, elements with their tails) the stock inline stage makes of ``data``; None: not simple.
+
+    ``data`` is a plain ``str``. The leading text is None when empty, as upstream
+    leaves it; the caller places both where the stock stage would.
+    """
+    if "\\" in data:
+        return None
+    parts = data.split("`")
+    if not len(parts) & 1:
+        return None  # an odd number of backticks: one is left unpaired
+    lead: str | None = None
+    elements: list[etree.Element] = []
+
+    def text(piece: str) -> bool:
+        nonlocal lead
+        if "[" in piece or "*" in piece or _FOREIGN.search(piece):
+            return False
+        if piece:
+            if not elements:
+                lead = piece
+            else:
+                last = elements[-1]
+                last.tail = last.tail + piece if last.tail else piece
+        return True
+
+    last = len(parts) - 1
+    for index, part in enumerate(parts):
+        if not part and 0 < index < last:
+            return None  # two backticks in a row: a longer run
+        if index & 1:
+            element = etree.Element("code")
+            element.text = _AtomicString(_code_escape(part.strip()))
+            elements.append(element)
+            continue
+        position = 0
+        for match in _TOKEN.finditer(part):
+            if not text(part[position:match.start()]):
+                return None
+            words = match.group("text")
+            if words is not None:
+                if "  \n" in words or util.INLINE_PLACEHOLDER_PREFIX in words:
+                    return None
+                element = etree.Element("a")
+                element.text = words
+                element.set("href", match.group("href"))
+            else:
+                inner = match.group("inner")
+                if "  \n" in inner or util.INLINE_PLACEHOLDER_PREFIX in inner:
+                    return None
+                element = etree.Element("em" if len(match.group("run")) == 1 else "strong")
+                element.text = inner
+            elements.append(element)
+            position = match.end()
+        if not text(part[position:]):
+            return None
+    return lead, elements
+
+
+_STASH_ORDER = {"code": 0, "a": 1, "em": 2, "strong": 2}
+
+
+def stash(stashed: dict, elements: list[etree.Element]) -> None:
+    """File ``elements`` in the inline stash under the ids upstream would have given them."""
+    for element in sorted(elements, key=lambda element: _STASH_ORDER[element.tag]):  # stable: left to right
+        stashed["%04d" % len(stashed)] = element
