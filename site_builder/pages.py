@@ -111,8 +111,9 @@ class PageRenderer:
     def index_page_html(self) -> bytes:
         """The A-Z index of every term with its summary."""
         groups: dict[str, list] = {}
-        for term in sorted(self.terms.values(), key=lambda t: sort_key(t.title)):
-            letter = initial(term.title)
+        keyed = sorted(((sort_key(term.title), term) for term in self.terms.values()), key=lambda pair: pair[0])
+        for key, term in keyed:
+            letter = _filed_under(key[0])
             groups.setdefault(letter, []).append({
                 "title": term.title,
                 "summary": term.summary,
@@ -136,13 +137,21 @@ class PageRenderer:
 
 def sort_key(title: str) -> tuple[str, str]:
     """Alphabetical, case- and accent-insensitive."""
+    if title.isascii():
+        # What the general case gives ASCII: casefold() is lower(), NFKD leaves
+        # it as it is and it has no combining marks. Most titles, at a tenth of the cost.
+        return title.lower(), title
     folded = unicodedata.normalize("NFKD", title.casefold())
     return ("".join(c for c in folded if not unicodedata.combining(c)), title)
 
 
 def initial(title: str) -> str:
     """The letter a title is filed under; "#" for digits and symbols."""
-    first = sort_key(title)[0][:1].upper()
+    return _filed_under(sort_key(title)[0])
+
+
+def _filed_under(folded: str) -> str:
+    first = folded[:1].upper()
     return first if first.isalpha() and first.isascii() else "#"
 
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from helpers import manifest, term, write_tree
+from site_builder import pages
 
 
 def test_builds_every_page(small_site: Path, tmp_path: Path, cli):
@@ -217,3 +221,17 @@ def test_heavy_imports_only_when_an_explainer_needs_them(tmp_path):
         loaded[name] = result.stdout.strip().splitlines()[-1]
     assert loaded["plain"] == "[]"
     assert "altair" in loaded["explained"] and "vl_convert" in loaded["explained"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(title=st.text(alphabet=st.characters(codec="ascii"), max_size=12) | st.text(max_size=12))
+@example(title="Ébauche")
+@example(title="ﬁnal")  # a ligature NFKD splits: only the general path sees it
+@example(title="Straße")
+def test_index_sort_key_short_cut_matches_the_general_rule(title):
+    """ASCII titles skip normalisation; the key (and the letter) must be what the full rule gives."""
+    folded = unicodedata.normalize("NFKD", title.casefold())
+    expected = ("".join(c for c in folded if not unicodedata.combining(c)), title)
+    assert pages.sort_key(title) == expected
+    first = expected[0][:1].upper()
+    assert pages.initial(title) == (first if first.isalpha() and first.isascii() else "#")
