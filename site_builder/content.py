@@ -18,6 +18,7 @@ from pathlib import Path
 
 import yaml
 
+from . import simple_yaml
 from .errors import Problem, display_path
 
 try:  # the C loader is ~10x faster; fall back where libyaml is missing
@@ -305,7 +306,7 @@ def split_front_matter(text: str, shown: str) -> tuple[str, str, int, Problem | 
 def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Problem]]:
     """Parse and check the YAML front matter (its first line is line 2 of the file)."""
     try:
-        data = yaml.load(front, Loader=_Loader) if front.strip() else {}
+        data = (simple_yaml.parse(front) or yaml.load(front, Loader=_Loader)) if front.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # A mark past the last line means "ran off the end": blame the last line.
