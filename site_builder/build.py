@@ -106,8 +106,8 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         problems += found
         previous = store.table("terms")  # as the last finished build left it
         known = dict(previous)  # updated by this load
-        terms, found = content.load_terms(options.content, known, jobs=options.jobs or default_jobs(),
-                                          memo=store.memo.setdefault("terms", {}), changed=options.changed)
+        terms, found = content.load_terms(options.content, known, memo=store.memo.setdefault("terms", {}),
+                                          changed=options.changed)
         problems += found
         reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
 
