@@ -16,6 +16,8 @@ PARALLEL_THRESHOLD = 200
 """Below this many terms, starting worker processes costs more than it saves."""
 
 _worker: BodyRenderer | None = None
+_items: Sequence[tuple[str, str, int]] = ()
+"""What forked workers inherit to render: (slug, body, first line); see ``_render``."""
 
 
 def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool) -> None:
@@ -23,9 +25,9 @@ def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool) -> N
     _worker = BodyRenderer(names, pretty_urls, allow_raw_html)
 
 
-def _render_chunk(items: Sequence[tuple[str, str, int]]) -> list[tuple[str, RenderedBody]]:
+def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
     assert _worker is not None
-    return [(slug, _worker.render(body, line)) for slug, body, line in items]
+    return [(slug, _worker.render(body, line)) for slug, body, line in _items[bounds[0]:bounds[1]]]
 
 
 def shared_body_key(config: SiteConfig, names: NameIndex) -> str:
@@ -109,22 +111,28 @@ def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int,
             meanwhile: Callable[[], None] = lambda: None) -> dict[str, RenderedBody]:
     """Render ``terms``' bodies; call ``meanwhile()`` in this process while workers run."""
     items = [(t.slug, t.body, t.body_line) for t in terms]
-    if jobs <= 1 or len(items) < PARALLEL_THRESHOLD:
+    # Without fork (Windows) workers would get every body pickled: render here.
+    if jobs <= 1 or len(items) < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
         meanwhile()
         renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html)
         return {slug: renderer.render(body, line) for slug, body, line in items}
     if any("$" in body for _slug, body, _line in items):
         import latex2mathml.converter  # noqa: F401 - once, before forking, not once per worker
+    global _items
     chunk = max(50, len(items) // (jobs * 8))
-    chunks = [items[i:i + chunk] for i in range(0, len(items), chunk)]
-    # fork: workers inherit the imported modules, so start-up costs milliseconds.
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    context = multiprocessing.get_context(method)
+    bounds = [(i, min(i + chunk, len(items))) for i in range(0, len(items), chunk)]
     results: dict[str, RenderedBody] = {}
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker,
-                             initargs=(names, config.pretty_urls, config.allow_raw_html)) as pool:
-        done = pool.map(_render_chunk, chunks)  # submitted now; collected below
-        meanwhile()
-        for rendered in done:
-            results.update(rendered)
+    # fork: workers inherit the imported modules and the bodies (set before the
+    # first submit forks them), so start-up costs milliseconds and only the
+    # bounds of each chunk are sent.
+    _items = items
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init_worker,
+                                 initargs=(names, config.pretty_urls, config.allow_raw_html)) as pool:
+            done = pool.map(_render_chunk, bounds)  # submitted now; collected below
+            meanwhile()
+            for rendered in done:
+                results.update(rendered)
+    finally:
+        _items = ()
     return results
