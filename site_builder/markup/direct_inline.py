@@ -15,8 +15,8 @@ stock patterns would do something else without it:
   (escape; also the code span regex's look-behind), ``<`` (autolink, automail,
   raw HTML), ``&`` (entity), ``_`` (the underscore delimiter, with its
   intra-word rules), two spaces before a newline (line break), ``![`` (image)
-  and ``[^`` (footnote). No inline placeholder either: stashed text is never
-  re-parsed here.
+  and ``[^`` (footnote). No inline placeholder anywhere, code spans
+  included: the stock stage expands stashed text even there.
 * Code spans: every backtick is a single one (no runs, so ``find_code_spans``
   pairs the first with the second, the third with the fourth...) and there is
   an even number of them. Code spans go first in the stock order too, so what
@@ -55,11 +55,12 @@ from markdown import inlinepatterns, util
 from markdown.extensions.footnotes import FootnoteInlineProcessor
 
 _AtomicString = util.AtomicString
+_PLACEHOLDER_PREFIX = util.INLINE_PLACEHOLDER_PREFIX
 _code_escape = util.code_escape
 
 # Outside code spans: anything here is some pattern's business, and makes the
-# string go the stock way. The placeholder prefix: stashed inline text.
-_FOREIGN = re.compile(r"[\\<&_]|  \n|" + re.escape(util.INLINE_PLACEHOLDER_PREFIX))
+# string go the stock way.
+_FOREIGN = re.compile(r"[\\<&_]|  \n")
 _INNER_CHAR = r"[^\s*_\[\\<&]"
 _TOKEN = re.compile(
     # [text](target): no '!' before (an image), text without '^' first (a footnote)
@@ -142,7 +143,10 @@ def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
     ``data`` is a plain ``str``. The leading text is None when empty, as upstream
     leaves it; the caller places both where the stock stage would.
     """
-    if "\\" in data:
+    if "\\" in data or _PLACEHOLDER_PREFIX in data:
+        # The placeholder prefix stands for stashed inline text, which the stock
+        # stage expands even inside a code span's text. (The source pass removes
+        # STX, so only a tree built by hand can hold one.)
         return None
     parts = data.split("`")
     if not len(parts) & 1:
@@ -177,14 +181,14 @@ def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
                 return None
             words = match.group("text")
             if words is not None:
-                if "  \n" in words or util.INLINE_PLACEHOLDER_PREFIX in words:
+                if "  \n" in words:
                     return None
                 element = etree.Element("a")
                 element.text = words
                 element.set("href", match.group("href"))
             else:
                 inner = match.group("inner")
-                if "  \n" in inner or util.INLINE_PLACEHOLDER_PREFIX in inner:
+                if "  \n" in inner:
                     return None
                 element = etree.Element("em" if len(match.group("run")) == 1 else "strong")
                 element.text = inner
