@@ -27,10 +27,6 @@ from yaml.resolver import Resolver
 _STR = "tag:yaml.org,2002:str"
 _resolve = Resolver().resolve
 
-# Characters PyYAML reads as they are in every position used below: printable,
-# and none of YAML 1.1's extra line breaks (NEL, LS, PS) or the BOM. A tab is
-# also excluded (indentation rules), as are all control characters.
-_PLAIN_TEXT = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff\n]*")
 _LINE = re.compile(
     r"(?P<key>[A-Za-z_][A-Za-z0-9_]*): +(?:"
     r'"(?P<quoted>[^"\\]*)"'  # no escapes: the text is the value
@@ -47,12 +43,16 @@ def _is_str(value: str) -> bool:
 
 def parse(front: str) -> dict | None:
     """The mapping ``yaml.load(front, SafeLoader)`` gives, or None when ``front`` is not of the plain shape."""
-    if not _PLAIN_TEXT.fullmatch(front):
-        return None
     data: dict = {}
     for line in front.split("\n"):
         if not line:
             continue
+        # str.isprintable() admits only characters PyYAML reads as they are (a
+        # subset of its printable set): no tab, no control or format character
+        # (the BOM), none of YAML 1.1's extra line breaks (NEL, LS, PS), no
+        # space but the ASCII one.
+        if not line.isprintable():
+            return None
         match = _LINE.fullmatch(line)
         if match is None:
             return None

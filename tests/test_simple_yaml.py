@@ -130,3 +130,14 @@ def test_the_synthetic_corpus_takes_the_plain_path(tmp_path):
     assert len(fronts) == 50
     for front in fronts:
         assert simple_yaml.parse(front) == _pyyaml(front)
+
+
+def test_isprintable_admits_only_what_pyyaml_reads_as_it_is():
+    """parse() trusts str.isprintable(): every such character must be in PyYAML's printable
+    set and be none of the characters YAML treats specially (tab, NEL, LS, PS, BOM)."""
+    from yaml.reader import Reader
+
+    special = set("\t\x85\u2028\u2029\ufeff")
+    admitted = [c for c in map(chr, range(0x110000)) if c.isprintable()]
+    assert len(admitted) > 100_000
+    assert not [c for c in admitted if Reader.NON_PRINTABLE.match(c) or c in special]
