@@ -49,6 +49,10 @@ provably leaves everything as it was:
 * **__processElementText** on a string without a placeholder prefix: upstream
   takes it off the element and puts an equal one back (an AtomicString stays
   one), inserting nothing.
+* **The whole pattern loop** (``run``), for a text or tail whose only markup
+  is code spans, links, ``*em*`` and ``**strong**`` among plain words:
+  ``direct_inline.spans`` builds the elements upstream would, and ``run``
+  files and places them as ``__processPlaceholders`` would (see that module).
 
 A string of another ``str`` subclass than ``AtomicString`` takes upstream's
 path, since upstream would hand back a plain ``str`` for it.
