@@ -57,6 +57,9 @@ class PageRenderer:
         self.assets = assets
         self.env = make_environment()
         self._term_template = self.env.get_template("term.html")
+        # Compiled here, before the page workers fork: term.html extends it, and
+        # each worker would otherwise compile its own copy on its first page.
+        self.env.get_template("base.html")
         self.index_page = "" if config.pretty_urls else "index.html"
         self.page_extras: Callable[[Term | None], dict] = lambda term: {}
         """Extra template values for a term page (None: the index): social meta tags,

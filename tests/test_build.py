@@ -235,3 +235,33 @@ def test_index_sort_key_short_cut_matches_the_general_rule(title):
     assert pages.sort_key(title) == expected
     first = expected[0][:1].upper()
     assert pages.initial(title) == (first if first.isalpha() and first.isascii() else "#")
+
+
+def test_templates_compile_once_before_page_workers_fork(tmp_path: Path, monkeypatch):
+    """base.html is compiled in the parent, so forked page workers do not each compile a copy."""
+    import os
+
+    import jinja2
+
+    from site_builder.build import BuildOptions, build_site
+
+    log = tmp_path / "compiles.log"
+    original = jinja2.Environment._compile
+
+    def recording(self, source, filename):
+        with open(log, "a") as handle:  # appended from any process, forked workers included
+            handle.write(f"{os.getpid()} {os.path.basename(filename)}\n")
+        return original(self, source, filename)
+
+    monkeypatch.setattr(jinja2.Environment, "_compile", recording)
+    pages.make_environment.cache_clear()  # a fresh environment: nothing compiled yet
+    files = {f"terms/t{i:04d}.md": term(f"Term {i}", f"Summary {i}.", "Body.\n") for i in range(250)}
+    content = write_tree(tmp_path / "content", files)
+    try:
+        build_site(BuildOptions(content=content, output=tmp_path / "out", cache=False, jobs=2))
+    finally:
+        pages.make_environment.cache_clear()
+    compiled = [line.split() for line in log.read_text().splitlines()]
+    assert {name for _, name in compiled} >= {"term.html", "base.html", "index.html"}
+    assert {pid for pid, _ in compiled} == {str(os.getpid())}
+    assert len(compiled) == len({name for _, name in compiled})
