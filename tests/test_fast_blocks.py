@@ -351,3 +351,23 @@ def test_same_outcome_at_the_recursion_limit(make):
     finally:
         sys.setrecursionlimit(saved)
     assert ours.parser._fast_level == 0  # reset after the RecursionError too
+
+
+@FUZZ
+@given(block=st.one_of(BLOCK_TEXT, st.text(alphabet=st.sampled_from(list(" \n#=-_*+>|[]^:.1\u0663\u00b2`\\ab")),
+                                             max_size=12)))
+@example(block="\u0663. item")  # an Arabic-Indic digit: str.isdigit, so an ordered-list lead
+@example(block="___")
+@example(block="[^1]: note")
+def test_paragraph_only_blocks_fail_every_condition(block):
+    """paragraph_only() lets a block skip every processor but the paragraph: each condition must fail."""
+    if fast_blocks.paragraph_only(block):
+        for cls, (condition, _) in KNOWN.items():
+            assert condition is None or not condition(block), (cls.__name__, block)
+
+
+def test_paragraph_only_is_taken_on_the_corpus_shapes():
+    assert fast_blocks.paragraph_only("`decode` is *probability*")
+    assert fast_blocks.paragraph_only("Output inference beam batch model token.")
+    assert not fast_blocks.paragraph_only("Two\nlines")
+    assert not fast_blocks.paragraph_only("- item")

@@ -173,6 +173,22 @@ def reference_possible(block: str) -> bool:
     return "[" in block and "]:" in block
 
 
+def paragraph_only(block: str) -> bool:
+    """True only when every condition above fails: the block can only be a paragraph.
+
+    One line (table, setext and every '\\n'-based form need two), not empty,
+    not starting with a space (indented, list and hr leads), '#' (header), one
+    of '*+-_' (list, hr), a digit (ordered list; ``isdigit`` as there), and no
+    '>' (quote) or ']:' (footnote, reference). Most list items and many
+    paragraphs are such lines; they go to the paragraph processor without the
+    thirteen checks that would each say no.
+    """
+    if not block or "\n" in block or ">" in block or "]:" in block:
+        return False
+    first = block[0]
+    return first not in " #*+-_" and not first.isdigit()
+
+
 # --- which processors the conditions are for --------------------------------------
 
 _U = re.UNICODE
@@ -275,6 +291,7 @@ class FastBlockParser(BlockParser):
     _fast_procs: list | None = None
     _fast_seen: list | None = None
     _fast_room = 0
+    _fast_paragraph = None  # the registry's ParagraphProcessor, when every processor is known
 
     def parseBlocks(self, parent, blocks):
         """Upstream's loop, skipping a processor when its necessary condition fails."""
@@ -290,6 +307,8 @@ class FastBlockParser(BlockParser):
                 # are not reused (a stale None only means upstream's loop).
                 self._fast_seen = ids
                 self._fast_procs = _snapshot(current)
+                paragraphs = [p for p, _ in self._fast_procs or () if type(p) is bp.ParagraphProcessor]
+                self._fast_paragraph = paragraphs[0] if paragraphs else None
             self._fast_room = (sys.getrecursionlimit() - _stack_depth() - _DEPTH_MARGIN) // _FRAMES_PER_LEVEL
         procs = self._fast_procs
         self._fast_level = level + 1
@@ -302,7 +321,13 @@ class FastBlockParser(BlockParser):
                             if processor.run(parent, blocks) is not False:
                                 break
                 return
+            paragraph = self._fast_paragraph
             while blocks:
+                if paragraph is not None and paragraph_only(blocks[0]):
+                    # Every processor before it would say no (see paragraph_only);
+                    # its test() is True and its run() never returns False.
+                    paragraph.run(parent, blocks)
+                    continue
                 for processor, possible in procs:
                     # Re-read like upstream does: a run() that returned False
                     # may have replaced the first block.
