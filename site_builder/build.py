@@ -27,7 +27,7 @@ from .errors import BuildFailed, Problem
 from .explainers import base as explainers
 from .markdown_stage import fill_html, render_bodies, shared_body_key
 from .names import NameIndex
-from .pages import PageRenderer, write_pages
+from .pages import PageRenderer, compile_templates, write_pages
 from .publish import InPlace, Staging, check_output
 
 
@@ -162,7 +162,8 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     with _stage(report, "markdown", log):
         names = NameIndex(terms)
         bodies, body_keys = render_bodies(terms, config, jobs=options.jobs or default_jobs(),
-                                          store=store if options.write and store.enabled else None, names=names)
+                                          store=store if options.write and store.enabled else None, names=names,
+                                          meanwhile=compile_templates if options.write else lambda: None)
         problems += validate.check_links(terms, bodies)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)

@@ -57,8 +57,12 @@ def render_bodies(
     jobs: int = 1,
     store: "cache.BuildCache | None" = None,
     names: NameIndex | None = None,
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> tuple[dict[str, RenderedBody], dict[str, str]]:
     """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies.
+
+    ``meanwhile()`` runs in this process while the workers render (before
+    rendering, when there are no workers).
 
     Without a ``store`` nothing is cached, and no keys are computed (the dict is empty).
 
@@ -77,12 +81,16 @@ def render_bodies(
             if record is not None:
                 results[term.slug] = RenderedBody.from_record(record)
         todo = [t for t in terms if t.slug not in results]
-        fresh = _render(todo, names, config, jobs)
+        fresh = _render(todo, names, config, jobs, meanwhile=meanwhile)
     else:
         # Nothing to reuse (a cold build): hash the bodies while the workers render
         # them; without a store (--no-cache, check) nothing would keep the keys.
         todo = terms
-        key_all = (lambda: keys.update(body_keys(terms, config, names))) if store is not None else (lambda: None)
+        def key_all() -> None:
+            if store is not None:
+                keys.update(body_keys(terms, config, names))
+            meanwhile()
+
         fresh = _render(todo, names, config, jobs, meanwhile=key_all)
     results.update(fresh)
     if store is not None and todo:

@@ -48,6 +48,20 @@ def make_environment() -> jinja2.Environment:
     )
 
 
+TEMPLATES = ("term.html", "base.html", "index.html", "404.html")
+
+
+def compile_templates() -> None:
+    """Compile every packaged template now, into this process's environment.
+
+    The build calls it while the markdown workers run, when this process
+    would otherwise wait: compiling is ~45 ms that then no longer sits between
+    the markdown and the page workers."""
+    environment = make_environment()
+    for name in TEMPLATES:
+        environment.get_template(name)
+
+
 class PageRenderer:
     """Renders every page of one site from already validated inputs."""
 
