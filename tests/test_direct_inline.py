@@ -11,9 +11,12 @@ that the path is taken where it should be, so the comparison is not vacuous.
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as etree
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from markdown import util
 
 from site_builder.markup import direct_inline, fast_inline
 from site_builder.markup.render import BodyRenderer
@@ -72,19 +75,19 @@ def test_simple_strings_are_built_directly(text, lead, expected):
     assert built is not None
     assert built[0] == lead
     assert [(e.tag, e.text, e.tail) for e in built[1]] == expected
-    assert all(isinstance(e.text, direct_inline.util.AtomicString) == (e.tag == "code") for e in built[1])
+    assert all(isinstance(e.text, util.AtomicString) == (e.tag == "code") for e in built[1])
 
 
 @pytest.mark.parametrize("text", [
     "* a*", "*a *", "***a***", "`x``x`", "``", "*a**", "_a_", "a_b", "`x", "``x``", "a\\*", "[^1](x)", "![t](i.png)", "[t](a b)",
     "[t](a[b])", "[*e*](x)", "*`c`*", "*[l](x)*", "**a *b* c**", "&amp;", "<b>", "a  \nb", "[t][ref]", "[t]",
-    "x " + direct_inline.util.INLINE_PLACEHOLDER_PREFIX + "0000\x03",
+    "x " + util.INLINE_PLACEHOLDER_PREFIX + "0000\x03",
 ])
 def test_anything_else_goes_the_stock_way(text):
     assert direct_inline.spans(text) is None
 
 
-def test_the_direct_path_is_used_on_the_pipeline():
+def test_the_direct_path_is_used_on_the_pipeline(monkeypatch):
     renderer = BodyRenderer(NAMES)
     assert direct_inline.delimiter_processor(list(renderer.md.inlinePatterns)) is not None
     calls = []
@@ -95,11 +98,8 @@ def test_the_direct_path_is_used_on_the_pipeline():
         calls.append(result is not None)
         return result
 
-    direct_inline.spans = counting
-    try:
-        renderer.render("- `decode` is *probability*\n- [x](inference.md) and **y**", 1)
-    finally:
-        direct_inline.spans = original
+    monkeypatch.setattr(direct_inline, "spans", counting)
+    renderer.render("- `decode` is *probability*\n- [x](inference.md) and **y**", 1)
     assert calls and all(calls)
 
 
@@ -133,8 +133,8 @@ def test_a_placeholder_in_a_code_span_goes_the_stock_way(text):
     trees = []
     for renderer in (BodyRenderer(NAMES), BodyRenderer(NAMES, fast=False)):
         renderer.md.reset()
-        root = direct_inline.etree.Element("div")
-        direct_inline.etree.SubElement(root, "p").text = text
+        root = etree.Element("div")
+        etree.SubElement(root, "p").text = text
         renderer.md.treeprocessors["inline"].run(root)
         trees.append([(e.tag, e.text, type(e.text).__name__, e.tail) for e in root.iter()])
     assert trees[0] == trees[1]
