@@ -28,6 +28,7 @@ from .explainers import base as explainers
 from .markdown_stage import fill_html, render_bodies, shared_body_key
 from .names import NameIndex
 from .pages import PageRenderer, compile_templates, write_pages
+from .preload import Preload
 from .publish import InPlace, Staging, check_output
 
 
@@ -86,12 +87,23 @@ def _raise_if_failing(problems: list[Problem], strict: bool) -> None:
 
 
 def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: None,
-               store: cache.BuildCache | None = None) -> BuildReport:
+               store: cache.BuildCache | None = None, preloaded: Preload | None = None) -> BuildReport:
     """Run the whole pipeline; raise ``BuildFailed`` with every problem found.
 
     ``store`` lets a long-lived caller (``serve``) keep the cache in memory
     between builds; by default each build opens the cache folder afresh.
+    ``preloaded``: the terms of ``options.content`` being loaded ahead
+    (``preload.start``); used when this build would load them from nothing.
     """
+    try:
+        return _build_site(options, log, store, preloaded)
+    finally:
+        if preloaded is not None:
+            preloaded.discard()  # a no-op once its result was taken
+
+
+def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.BuildCache | None,
+                preloaded: Preload | None) -> BuildReport:
     report = BuildReport()
     started = time.perf_counter()
     problems: list[Problem] = []
@@ -106,8 +118,16 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         problems += found
         previous = store.table("terms")  # as the last finished build left it
         known = dict(previous)  # updated by this load
-        terms, found = content.load_terms(options.content, known, memo=store.memo.setdefault("terms", {}),
-                                          changed=options.changed)
+        memo = store.memo.setdefault("terms", {})
+        # The loaders ran exactly this load (from nothing), only earlier.
+        fresh = not previous and not memo and options.changed is None
+        loaded = None
+        if preloaded is not None and fresh and preloaded.content == options.content:
+            loaded = preloaded.result(meanwhile=compile_templates if options.write else lambda: None)
+        if loaded is not None:
+            terms, found, known = loaded
+        else:
+            terms, found = content.load_terms(options.content, known, memo=memo, changed=options.changed)
         problems += found
         reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
 

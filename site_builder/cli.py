@@ -6,10 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__
-from .build import BuildOptions, build_site
-from .errors import BuildFailed
-from .publish import PublishError
+from typing import TYPE_CHECKING
+
+from . import __version__, preload
+
+if TYPE_CHECKING:
+    from .build import BuildOptions
 
 
 def _add_content_options(parser: argparse.ArgumentParser) -> None:
@@ -61,6 +63,7 @@ def make_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     args = make_parser().parse_args(argv)
+    _import_markdown_without_pygments()
     log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     if args.command == "serve":
         from .serve import serve
@@ -72,23 +75,35 @@ def main(argv: list[str] | None = None) -> int:
         if not args.glossary:
             make_parser().error("check --links-in needs --glossary PATH_OR_URL")
         return run(args.links_in, args.glossary, log)
-    options = BuildOptions(
-        content=args.content,
-        output=getattr(args, "output", Path("output")),
-        base_url=args.base_url,
-        strict=args.strict,
-        write=args.command == "build",
-        jobs=getattr(args, "jobs", None),
-        cache=not getattr(args, "no_cache", False),
-    )
-    return run_build(options, log, verb="Checked" if args.command == "check" else "Built")
+    # Before the heavy imports below, so that the terms load meanwhile (see preload.py).
+    preloaded = preload.start(args.content, getattr(args, "jobs", None))
+    try:
+        from .build import BuildOptions
+
+        options = BuildOptions(
+            content=args.content,
+            output=getattr(args, "output", Path("output")),
+            base_url=args.base_url,
+            strict=args.strict,
+            write=args.command == "build",
+            jobs=getattr(args, "jobs", None),
+            cache=not getattr(args, "no_cache", False),
+        )
+        return run_build(options, log, verb="Checked" if args.command == "check" else "Built", preloaded=preloaded)
+    finally:
+        if preloaded is not None:
+            preloaded.discard()  # a no-op once the build took its result
 
 
-def run_build(options: BuildOptions, log, verb: str = "Built") -> int:
+def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preload.Preload | None = None) -> int:
     """Build (or check), print the log and problems; return 0 on success, 1 on failure."""
+    from .build import build_site
+    from .errors import BuildFailed
+    from .publish import PublishError
+
     log(f"{'Checking' if not options.write else 'Building'} {options.content} -> {options.output if options.write else '(nothing written)'}")
     try:
-        report = build_site(options, log)
+        report = build_site(options, log, preloaded=preloaded)
     except BuildFailed as failure:
         for problem in failure.problems:
             print(problem, file=sys.stderr)
@@ -106,3 +121,29 @@ def run_build(options: BuildOptions, log, verb: str = "Built") -> int:
     else:
         log(f"{verb} {report.terms} terms: no problems in {report.seconds:.2f} s")
     return 0
+
+
+def _import_markdown_without_pygments() -> None:
+    """Import Python-Markdown's ``fenced_code`` without importing Pygments.
+
+    ``fenced_code`` imports ``codehilite``, which imports Pygments when it is
+    installed (and Pygments ``importlib.metadata`` for its plugins): about
+    20 ms of every start, for nothing, since ``codehilite`` is not among the
+    extensions a build uses, and ``fenced_code`` highlights only through it.
+    Done only here, in a process the command line owns: ``codehilite`` is
+    left believing Pygments is missing, which a library user of this
+    package (a Python-Markdown extension in someone's MkDocs) must not see.
+    """
+    if "markdown.extensions.codehilite" in sys.modules:
+        return
+    absent = object()
+    before = sys.modules.get("pygments", absent)
+    sys.modules["pygments"] = None  # type: ignore[assignment]  # "import pygments" now raises ImportError
+    try:
+        import markdown.extensions.fenced_code  # noqa: F401
+    finally:
+        if before is absent:
+            del sys.modules["pygments"]
+        else:
+            sys.modules["pygments"] = before
+

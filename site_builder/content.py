@@ -75,7 +75,8 @@ SETTLED_NS = 2_000_000_000
 times look the same: a second edit within one timestamp tick would not show."""
 
 def load_terms(content_dir: Path, known: dict | None = None,
-               memo: dict | None = None, changed: set[str] | None = None) -> tuple[list[Term], list[Problem]]:
+               memo: dict | None = None, changed: set[str] | None = None,
+               part: tuple[int, int] | None = None) -> tuple[list[Term], list[Problem]]:
     """Read every ``terms/**/*.md`` under ``content_dir``, sorted by slug.
 
     ``known`` caches the previous build's results: shown path -> (signature,
@@ -85,15 +86,20 @@ def load_terms(content_dir: Path, known: dict | None = None,
     updated in place and pruned of files that are gone. Files are read in
     this process: a term loads in ~65 us, less than sending it back from a
     forked worker costs (measured on 2 cores at 1,000 and 10,000 terms, the
-    serial load was the faster). ``memo`` (kept in
+    serial load was the faster); a build's first load can instead run while
+    the interpreter is still importing (``preload``). ``memo`` (kept in
     memory by ``serve``) maps a cached record to the ``Term`` made from it last
     time, so an unchanged term is not built again. ``changed`` (from
     ``serve``'s watcher): the only absolute paths that can differ from
     ``known``; the others are not even looked at (symlinks always are).
+    ``part=(k, n)``: only the k-th of n contiguous slices of the files, in
+    file order; concatenated, the slices' terms (sorted again) and problems
+    are the whole load's.
     """
     terms_dir = content_dir / "terms"
     if not terms_dir.is_dir():
-        return [], [Problem(display_path(content_dir), 1, "no terms/ folder: expected content/terms/<slug>.md files")]
+        missing = Problem(display_path(content_dir), 1, "no terms/ folder: expected content/terms/<slug>.md files")
+        return [], [missing] if part is None or part[0] == 0 else []
     root = content_dir.resolve()
     shown_dir = display_path(terms_dir)
     order: list[tuple[str, Problem | None]] = []
@@ -102,7 +108,11 @@ def load_terms(content_dir: Path, known: dict | None = None,
     # The watcher's hints are absolute: what os.path.abspath(path) gives, for
     # one string join per file instead of one abspath call.
     hint_prefix = os.path.abspath(terms_dir).rstrip("/") + "/"
-    for path, relative, symlinked in _term_files(terms_dir):
+    files = _term_files(terms_dir)
+    if part is not None:
+        index, count = part
+        files = files[len(files) * index // count:len(files) * (index + 1) // count]
+    for path, relative, symlinked in files:
         shown = f"{shown_dir}/{_printable(relative)}"
         refused = _symlink_problem(Path(path), root) if symlinked else None
         if refused:
@@ -134,7 +144,7 @@ def load_terms(content_dir: Path, known: dict | None = None,
             settled = max(signature[1], signature[2]) < settled_before
             known[shown] = (signature if settled else None, term.to_record() if term is not None else None,
                             [(p.path, p.line, p.message, p.severity) for p in found])
-    if known is not None:
+    if known is not None and part is None:  # (a part does not see the other parts' files)
         for gone in set(known) - results.keys():
             del known[gone]
     terms: list[Term] = []

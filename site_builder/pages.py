@@ -54,9 +54,10 @@ TEMPLATES = ("term.html", "base.html", "index.html", "404.html")
 def compile_templates() -> None:
     """Compile every packaged template now, into this process's environment.
 
-    The build calls it while the markdown workers run, when this process
-    would otherwise wait: compiling is ~45 ms that then no longer sits between
-    the markdown and the page workers."""
+    The build calls it when this process would otherwise wait: while the
+    loaders finish (``preload``), or else while the markdown workers run.
+    Compiling is ~45 ms that then no longer sits between the markdown and
+    the page workers; a second call finds them compiled."""
     environment = make_environment()
     for name in TEMPLATES:
         environment.get_template(name)

@@ -1,0 +1,127 @@
+"""Load the terms while the interpreter is still importing.
+
+The build starts in one process: the interpreter, then the imports
+(Jinja, Python-Markdown, ...: about 0.2 s), then reading and parsing every
+term file (about 0.1 ms each), and only then do the markdown workers spread
+over the cores. Until then the other cores are idle. So the command line
+forks loaders as soon as it has parsed its arguments, before the heavy
+imports: each imports only ``content`` and loads a contiguous slice of the
+term files (``content.load_terms(part=...)``), and sends back what the
+load returns, pickled. The build takes it in place of its own load when that
+load would have started from nothing (no cached terms: a first build, or
+``--no-cache``), which makes the two the same computation, only earlier.
+
+This module imports nothing heavy: it runs before everything else. A loader
+that fails (or a build that does not need it) costs nothing but the time it
+ran; the build then loads as it always did.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+from pathlib import Path
+from typing import Callable
+
+FILES_PER_LOADER = 2500
+"""A loader per this many term files, up to one per core: below it, a second
+loader's own imports cost more than the half of the files it would take."""
+
+
+class Preload:
+    """Forked loaders at work on the terms of one content folder."""
+
+    def __init__(self, content: Path, loaders: list[tuple[int, int]]):
+        self.content = content
+        self._loaders = loaders  # (pid, read end of its pipe)
+
+    def result(self, meanwhile: Callable[[], None] = lambda: None):
+        """(terms, problems, known) as ``content.load_terms(content, known={})``
+        would give them; None if any loader failed. ``meanwhile()`` runs first
+        if the loaders are not done yet, instead of waiting idle."""
+        parts = []
+        readers = [reader for _pid, reader in self._loaders]
+        if readers and len(select.select(readers, [], [], 0)[0]) < len(readers):
+            meanwhile()
+        try:
+            while readers:
+                with os.fdopen(readers.pop(0), "rb") as stream:
+                    data = stream.read()
+                parts.append(pickle.loads(data) if data else None)
+        finally:
+            for reader in readers:  # only after an error
+                os.close(reader)
+            failed = self._reap()
+        if failed or any(part is None for part in parts):
+            return None
+        terms, problems, known = [], [], {}
+        for part_terms, part_problems, part_known in parts:
+            terms += part_terms
+            problems += part_problems
+            known.update(part_known)
+        terms.sort(key=lambda term: term.slug)  # as load_terms sorts the whole
+        return terms, problems, known
+
+    def discard(self) -> None:
+        """Stop the loaders whose result is not wanted; safe to call twice."""
+        for pid, reader in self._loaders:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:  # pragma: no cover - already gone
+                pass
+            try:
+                os.close(reader)
+            except OSError:
+                pass
+        self._reap()
+
+    def _reap(self) -> bool:
+        """Wait for every loader; True if one did not exit cleanly."""
+        failed = False
+        for pid, _reader in self._loaders:
+            _pid, status = os.waitpid(pid, 0)
+            failed = failed or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0
+        self._loaders = []
+        return failed
+
+
+def start(content: Path, cores: int | None = None) -> Preload | None:
+    """Fork the loaders for ``content``, at most ``cores`` (default: one per
+    core this process may use); None where fork is missing or there is nothing to load."""
+    if not hasattr(os, "fork") or not hasattr(os, "sched_getaffinity"):  # pragma: no cover - not Linux
+        return None
+    cores = cores or len(os.sched_getaffinity(0))
+    try:
+        with os.scandir(content / "terms") as listing:
+            count = sum(1 for _ in listing)  # the top folder only: a guide to how many loaders
+    except OSError:
+        return None
+    parts = max(1, min(cores, count // FILES_PER_LOADER))
+    loaders = []
+    for index in range(parts):
+        reader, writer = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child; its result is tested
+            os.close(reader)
+            _load(content, (index, parts), writer)
+        os.close(writer)
+        loaders.append((pid, reader))
+    return Preload(content, loaders)
+
+
+def _load(content: Path, part: tuple[int, int], writer: int) -> None:  # pragma: no cover - in the child
+    """In a loader: load one part, write it pickled to ``writer``, and exit."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: stop quietly; the parent reports it
+        from .content import load_terms
+
+        known: dict = {}
+        terms, problems = load_terms(content, known, memo={}, part=part)
+        with os.fdopen(writer, "wb") as stream:
+            stream.write(pickle.dumps((terms, problems, known), protocol=pickle.HIGHEST_PROTOCOL))
+        code = 0
+    finally:
+        os._exit(code)
