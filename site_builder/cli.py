@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from . import __version__, preload
@@ -63,9 +62,9 @@ def make_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     args = make_parser().parse_args(argv)
-    _import_markdown_without_pygments()
     log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     if args.command == "serve":
+        _import_markdown_without_pygments()
         from .serve import serve
 
         return serve(args, log)
@@ -78,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     # Before the heavy imports below, so that the terms load meanwhile (see preload.py).
     preloaded = preload.start(args.content, getattr(args, "jobs", None))
     try:
+        _import_markdown_without_pygments()
         from .build import BuildOptions
 
         options = BuildOptions(
@@ -146,4 +146,3 @@ def _import_markdown_without_pygments() -> None:
             del sys.modules["pygments"]
         else:
             sys.modules["pygments"] = before
-
