@@ -124,6 +124,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         loaded = None
         if preloaded is not None and fresh and preloaded.content == options.content:
             loaded = preloaded.result(meanwhile=compile_templates if options.write else lambda: None)
+        elif preloaded is not None:
+            preloaded.discard()  # not wanted: stop the loaders before they take CPU from this build
         if loaded is not None:
             terms, found, known = loaded
         else:

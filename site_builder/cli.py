@@ -75,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
             make_parser().error("check --links-in needs --glossary PATH_OR_URL")
         return run(args.links_in, args.glossary, log)
     # Before the heavy imports below, so that the terms load meanwhile (see preload.py).
-    preloaded = preload.start(args.content, getattr(args, "jobs", None))
+    # Not when a build cache exists: the build would load from it instead.
+    cached = args.command == "build" and not args.no_cache and \
+        (args.output.absolute().parent / ".site_builder_cache").exists()
+    preloaded = None if cached else preload.start(args.content, getattr(args, "jobs", None))
     try:
         _import_markdown_without_pygments()
         from .build import BuildOptions

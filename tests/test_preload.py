@@ -152,3 +152,16 @@ def test_command_line_build_matches_the_library_build_and_skips_pygments(tmp_pat
     build_site(BuildOptions(content=ROOT / "content", output=reference, cache=False))
     assert manifest(out) == manifest(reference)
     assert any("```" in path.read_text() for path in (ROOT / "content" / "terms").rglob("*.md"))
+
+
+def test_the_command_line_starts_no_loaders_when_a_cache_exists(small_site: Path, tmp_path: Path, cli, monkeypatch):
+    started = []
+    original = preload.start
+    monkeypatch.setattr(preload, "start", lambda *a, **k: started.append(a) or original(*a, **k))
+    out = tmp_path / "site" / "output"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    assert len(started) == 1  # first build: no cache yet
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    assert len(started) == 1  # the cache holds the terms
+    assert cli("build", "--no-cache", "--content", small_site, "--output", out)[0] == 0
+    assert len(started) == 2
