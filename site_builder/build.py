@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import cache, content, incremental, validate
+from . import CACHE_FOLDER, cache, content, incremental, validate
 from .assets import SITE_ASSETS, AssetStore
 from .linking import Linker, check_aliases
 from .config import SiteConfig, load_config
@@ -56,7 +56,7 @@ class BuildOptions:
 
     def cache_folder(self) -> Path | None:
         """Where the build cache lives: beside the output folder."""
-        return self.output.absolute().parent / ".site_builder_cache" if self.cache else None
+        return self.output.absolute().parent / CACHE_FOLDER if self.cache else None
 
 
 @dataclass

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__, preload
+from . import CACHE_FOLDER, __version__, preload
 
 if TYPE_CHECKING:
     from .build import BuildOptions
@@ -39,7 +39,7 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--jobs", type=int, default=None, metavar="N",
                        help="worker processes for markdown and pages (default: one per core)")
     build.add_argument("--no-cache", action="store_true",
-                       help="ignore the build cache (.site_builder_cache/ beside the output) and build from scratch")
+                       help=f"ignore the build cache ({CACHE_FOLDER}/ beside the output) and build from scratch")
 
     serve = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on change",
                                 description="Build, serve output/ locally, rebuild when content or templates change, and reload the browser.")
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     # Before the heavy imports below, so that the terms load meanwhile (see preload.py).
     # Not when a build cache exists: the build would load from it instead.
     cached = args.command == "build" and not args.no_cache and \
-        (args.output.absolute().parent / ".site_builder_cache").exists()
+        (args.output.absolute().parent / CACHE_FOLDER).exists()
     preloaded = None if cached else preload.start(args.content, getattr(args, "jobs", None))
     try:
         _import_markdown_without_pygments()

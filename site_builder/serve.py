@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
-from . import watch
+from . import CACHE_FOLDER, watch
 from .publish import clean_leftovers
 
 KEEPALIVE_SECONDS = 15.0
@@ -482,7 +482,7 @@ def make_watcher(content: Path, output: Path):
     output_path = str(output)
     parent = os.path.dirname(output_path)
     leftovers = os.path.join(parent, f".{os.path.basename(output_path)}.")  # staging-*, old-*: the builder's own
-    cache = os.path.join(parent, ".site_builder_cache")
+    cache = os.path.join(parent, CACHE_FOLDER)
 
     def skip(path: str) -> bool:
         return path in (output_path, cache) or path.startswith(leftovers) or path.endswith("__pycache__")
