@@ -265,3 +265,33 @@ def test_templates_compile_once_before_page_workers_fork(tmp_path: Path, monkeyp
     assert {name for _, name in compiled} >= {"term.html", "base.html", "index.html"}
     assert {pid for pid, _ in compiled} == {str(os.getpid())}
     assert len(compiled) == len({name for _, name in compiled})
+
+
+def test_no_two_elements_of_a_real_page_share_an_id(real_site):
+    pages = sorted(real_site.glob("*/index.html")) + [real_site / "index.html"]
+    with_ids = set()
+    for page in pages:
+        ids = re.findall(r'\sid="([^"]*)"', page.read_text(encoding="utf-8"))
+        assert len(ids) == len(set(ids)), page
+        if ids:
+            with_ids.add(page.parent.name)
+    assert {"speculative-decoding", "inference", "output"} <= with_ids  # the explainer page, term pages, the index
+
+
+def test_a_heading_named_like_a_page_section_keeps_the_page_ids_unique(tmp_path, cli):
+    content = write_tree(tmp_path / "content", {
+        "terms/alpha.md": term("Alpha", "First.", """
+            ## Related terms
+
+            ## Referenced by
+
+            See [[Beta]].
+            """, related=["beta"]),
+        "terms/beta.md": term("Beta", "Second.", "Back to [[Alpha]].\n"),
+    })
+    status, _, err = cli("build", "--content", content, "--output", tmp_path / "out", "--quiet")
+    assert status == 0, err
+    html = (tmp_path / "out" / "alpha" / "index.html").read_text(encoding="utf-8")
+    ids = re.findall(r'\sid="([^"]*)"', html)
+    assert {"related-terms", "referenced-by", "related-terms_1", "referenced-by_1"} <= set(ids)
+    assert len(ids) == len(set(ids))

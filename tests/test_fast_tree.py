@@ -46,7 +46,7 @@ def test_installed_in_place_of_the_stock_processors(raw):
     for registry in ("preprocessors", "treeprocessors", "postprocessors"):
         # Same names, same order: equal priorities keep their registration order.
         assert _order(getattr(fast, registry)) == _order(getattr(stock, registry)), registry
-        assert [fast.treeprocessors.get_index_for_name(n) for n in ("unescape", "glossary_links")] == [6, 7]
+        assert [fast.treeprocessors.get_index_for_name(n) for n in ("unescape", "glossary_links")] == [7, 8]
     assert isinstance(fast.treeprocessors["toc"], fast_tree.FastTocTreeprocessor)
     assert isinstance(fast.treeprocessors["attr_list"], fast_tree.FastAttrListTreeprocessor)
     assert isinstance(fast.treeprocessors["unescape"], fast_tree.FastUnescapeTreeprocessor)

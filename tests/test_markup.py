@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from site_builder.markup.mathml import LatexError, latex_to_mathml
-from site_builder.markup.render import BodyRenderer, Link
+from site_builder.markup.render import PAGE_IDS, BodyRenderer, Link
 from site_builder.names import NameIndex
 
 
@@ -81,6 +81,23 @@ def test_external_links_untouched():
 def test_headings_get_stable_readable_anchors():
     result = render("## Why it matters\n\n### Café au lait\n\n## Why it matters\n")
     assert result.anchors == ["why-it-matters", "café-au-lait", "why-it-matters_1"]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_headings_never_take_an_id_the_page_around_them_uses(fast):
+    # "## Related terms" would otherwise give a second id="related-terms" on the page.
+    headings = [ident.replace("-", " ").title() for ident in sorted(PAGE_IDS)]
+    result = render("".join(f"## {text}\n\n" for text in headings), fast=fast)
+    assert len(result.anchors) == len(PAGE_IDS)
+    assert not set(result.anchors) & PAGE_IDS
+    assert "related-terms_1" in result.anchors and "main_1" in result.anchors
+    assert not result.problems
+
+
+def test_an_id_set_by_hand_that_the_page_uses_is_reported_at_its_line():
+    result = render("Intro.\n\n## Box {: #main }\n\n## Fine {: #fine }\n")
+    assert result.problems == [(12, "id 'main' is already used by the page around the body")]
+    assert "site-builder-page-ids" not in result.html and "fine" in result.anchors
 
 
 def test_raw_html_escaped_unless_allowed():

@@ -171,3 +171,11 @@ def test_plane_keeps_its_lines_and_stays_small(built):
     assert any(k.startswith("c*(α)") for k in kinds) and any(k.startswith("c = α") for k in kinds)
     assert sum(row["line"].startswith("c*(α)") for row in lines) == 101
     assert len(b.files["plane.svg"]) < 200_000
+
+
+def test_the_ids_the_markup_uses_are_the_ones_it_declares(built):
+    # Term bodies' headings steer clear of the declared ids (markup/render.py):
+    # an undeclared one could be taken by a heading too.
+    collect = _Collect()
+    collect.feed(built[0].html)
+    assert set(collect.ids) == base.ELEMENT_IDS["speculative-decoding"]

@@ -16,6 +16,18 @@ REGISTRY: dict[str, str] = {
 }
 
 
+#: explainer name -> every id its markup gives an element; a term body's
+#: headings never take one of these (see ``markup/render.py``), and a test
+#: checks the built page against this list.
+ELEMENT_IDS: dict[str, frozenset[str]] = {
+    "speculative-decoding": frozenset({
+        "sd-explainer", "sd-title", "sd-preset", "sd-speed",
+        "sd-alpha", "sd-alpha-hint", "sd-gamma", "sd-gamma-hint", "sd-c", "sd-c-hint",
+        "sd-plane-title", "sd-hist-title", "sd-lossless-title",
+    }),
+}
+
+
 @dataclass(frozen=True)
 class ExplainerContext:
     """What an explainer may know about and ask of the build."""

@@ -26,11 +26,18 @@ from markdown.extensions.toc import TocExtension, slugify_unicode
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
+from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
 from . import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
 from .source import prepare_source
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")
+
+PAGE_IDS = frozenset(
+    {"main", "related-terms", "referenced-by", "glossary-cards-data", "glossary-card"}
+).union(*ELEMENT_IDS.values())
+"""Ids the page around a body already uses (templates, explainers, hover cards):
+a heading named "Related terms" gets ``related-terms_1``, so anchors stay unique."""
 
 
 _as_link = tuple.__new__  # Link(*fields) without the per-call overhead of NamedTuple.__new__
@@ -94,6 +101,25 @@ class _SourcePass(Preprocessor):
         return out
 
 
+class _ReservePageIds(Treeprocessor):
+    """Puts placeholders carrying ``PAGE_IDS`` in the tree before the heading ids
+    are chosen (toc, priority 5), so the ids chosen avoid them; ``_LinkPass``
+    takes them out again. Both stock toc and ``fast_tree`` collect the ids
+    already in the tree this way, so the two stay byte-identical."""
+
+    def __init__(self, md):
+        super().__init__(md)
+        self.holder = etree.Element(_PLACEHOLDER)  # built once: no processor changes it
+        for ident in sorted(PAGE_IDS):
+            etree.SubElement(self.holder, _PLACEHOLDER, id=ident)
+
+    def run(self, root):
+        root.append(self.holder)
+
+
+_PLACEHOLDER = "site-builder-page-ids"
+
+
 class _LinkPass(Treeprocessor):
     """Rewrites links to ``slug.md`` into page URLs and records anchors (runs last).
 
@@ -110,6 +136,9 @@ class _LinkPass(Treeprocessor):
         state = self.state_ref()
         result = state.result
         strip = self.strip_attributes
+        holder = root.find(_PLACEHOLDER)
+        if holder is not None:
+            root.remove(holder)
         for element in root.iter():
             if not element.attrib:
                 continue  # every step below starts from an attribute (most elements have none)
@@ -117,6 +146,9 @@ class _LinkPass(Treeprocessor):
                 _strip_unsafe_attributes(element, state)
             ident = element.get("id")
             if ident:
+                if ident in PAGE_IDS:  # set by hand ({: #main }): two elements would share it
+                    result.problems.append((_id_line(state, ident),
+                                            f"id {ident!r} is already used by the page around the body"))
                 result.anchors.append(ident)
             if element.tag == "a" and element.get("href") is not None:
                 self._rewrite(element, state)
@@ -210,6 +242,15 @@ def _attribute_line(state: _State, name: str, value: str) -> int:
     return state.first_line
 
 
+def _id_line(state: _State, ident: str) -> int:
+    """The line that sets the id ``ident`` (``{: #ident }`` or ``id="ident"``), for the message."""
+    shorthand = re.compile("#" + re.escape(ident) + r"(?![\w-])")
+    for offset, line in enumerate(state.source):
+        if shorthand.search(line):
+            return state.first_line + offset
+    return _attribute_line(state, "id", ident)
+
+
 class GlossaryExtension(Extension):
     """Maths, wikilinks and link rewriting for term bodies."""
 
@@ -222,6 +263,7 @@ class GlossaryExtension(Extension):
         # After normalize_whitespace (30), which strips the placeholder markers, and
         # before fenced_code (25), which collapses lines: line numbers still hold.
         md.preprocessors.register(_SourcePass(md, self.state_ref), "glossary_source", 29)
+        md.treeprocessors.register(_ReservePageIds(md), "glossary_reserve_ids", 6)
         md.treeprocessors.register(_LinkPass(md, self.state_ref, not self.allow_raw_html), "glossary_links", 0)
         if not self.allow_raw_html:
             # Without these two, raw HTML is escaped and shows as text.
