@@ -69,6 +69,8 @@ class BuildReport:
     stages: list[tuple[str, float]] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
+    cache_failure: str | None = None
+    """Why the build cache could not be saved (the site itself was built), or None."""
 
 
 @contextmanager
@@ -171,6 +173,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             remember_terms()
             report.warnings = [p for p in problems if p.severity == "warning"] + warnings
             report.written, report.unchanged = stats.written, stats.unchanged
+            report.cache_failure = store.failure
             report.seconds = time.perf_counter() - started
             return report
 
@@ -238,6 +241,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             incremental.remember(store, config, shared_body_key(config, names), names, body_keys, backlinks)
         remember_terms()
     report.written, report.unchanged = stats.written, stats.unchanged
+    report.cache_failure = store.failure
     report.seconds = time.perf_counter() - started
     return report
 

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from . import __version__
 
@@ -97,6 +97,10 @@ class BuildCache:
         self._dirty: set[str] = set()
         self.memo: dict = {}
         """Objects rebuilt from table entries, for reuse while those entries last (memory only)."""
+        self.failure: str | None = None
+        """Why the cache could not be saved (a full disk, a file where its folder
+        should be...), or None. A build goes on without it: the cache only saves
+        time, and the site was already written or is written next."""
 
     @property
     def enabled(self) -> bool:
@@ -139,22 +143,42 @@ class BuildCache:
         self._dirty.clear()
 
     def _write(self, name: str, data: dict[str, Any]) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        if self.failure is not None:
+            return
         temporary = self.folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"  # unique per writer
         content = {**data, "__code__": code_version()}
         try:
             payload = _MARSHAL + marshal.dumps(content)
         except ValueError:  # holds objects marshal cannot store
             payload = _PICKLE + pickle.dumps(content, protocol=pickle.HIGHEST_PROTOCOL)
-        with open(temporary, "wb") as handle:
-            handle.write(payload)
-        os.replace(temporary, self.folder / f"{name}.table")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with open(temporary, "wb") as handle:
+                handle.write(payload)
+            os.replace(temporary, self.folder / f"{name}.table")
+        except OSError as error:
+            self.fail(error)
+
+    def fail(self, error: Exception) -> None:
+        """Stop saving, and drop the tables already saved: some tables record what
+        the last finished build did, and a mix of this build's and an older
+        one's must never be trusted. The next build starts from nothing."""
+        if self.failure is None:
+            self.failure = str(error)
+        if self.folder is None or not self.folder.is_dir():
+            return
+        for path in self.folder.iterdir():
+            if path.suffix in (".table", ".tmp"):
+                try:
+                    path.unlink()
+                except OSError:
+                    pass  # unreadable ones are a cold cache too (see table())
 
     @property
     def blobs(self) -> "BlobStore":
         """The key -> text store (a no-op store when caching is off)."""
         if self._blobs is None:
-            self._blobs = BlobStore(self.folder / "blobs.sqlite" if self.folder is not None else None)
+            self._blobs = BlobStore(self.folder / "blobs.sqlite" if self.folder is not None else None, self.fail)
         return self._blobs
 
 
@@ -163,8 +187,10 @@ class BlobStore:
     not the size of the whole store (a pickle of every page's HTML would be
     read and rewritten in full on each rebuild)."""
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, on_failure: Callable[[Exception], None] = lambda error: None):
         self.path = path
+        self.on_failure = on_failure
+        """Told when the store cannot be opened at all; it then stores nothing."""
         self._db: sqlite3.Connection | None = None
 
     def _connect(self) -> sqlite3.Connection | None:
@@ -172,17 +198,21 @@ class BlobStore:
             return None
         if self._db is None:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, isolation_level=None)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-                db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                self._db = db
-            except sqlite3.DatabaseError:
-                # A damaged store is a cold store: start it again.
-                self.path.unlink(missing_ok=True)
-                self._db = sqlite3.connect(self.path, isolation_level=None)
-                self._db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    db = sqlite3.connect(self.path, isolation_level=None)
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.execute("PRAGMA synchronous=NORMAL")
+                    db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                    self._db = db
+                except sqlite3.DatabaseError:
+                    # A damaged store is a cold store: start it again.
+                    self.path.unlink(missing_ok=True)
+                    self._db = sqlite3.connect(self.path, isolation_level=None)
+                    self._db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            except (OSError, sqlite3.Error) as error:
+                self.path = None  # a store that cannot open is no store
+                self.on_failure(error)
         return self._db
 
     def get_many(self, keys: list[str]) -> dict[str, str]:

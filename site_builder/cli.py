@@ -118,6 +118,9 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
         return 1
     for warning in report.warnings:
         print(warning, file=sys.stderr)
+    if report.cache_failure:
+        print(f"warning: the build cache in {options.cache_folder()} could not be saved "
+              f"({report.cache_failure}); the next build starts from nothing", file=sys.stderr)
     pages = report.written + report.unchanged
     if options.write:
         log(f"{verb} {report.terms} terms: {pages} files ({report.written} written, {report.unchanged} unchanged) in {report.seconds:.2f} s")

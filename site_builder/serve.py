@@ -453,7 +453,10 @@ def worker_main() -> None:
         log: list[str] = []
         try:
             report = build_site(options, log.append, store)
-            result = BuildResult(ok=True, warnings=[str(w) for w in report.warnings], log=log,
+            warnings = [str(w) for w in report.warnings]
+            if report.cache_failure:  # serve goes on from the tables in memory
+                warnings.append(f"warning: the build cache could not be saved ({report.cache_failure})")
+            result = BuildResult(ok=True, warnings=warnings, log=log,
                                  terms=report.terms, written=report.written, unchanged=report.unchanged,
                                  seconds=report.seconds)
         except BuildFailed as failure:

@@ -130,12 +130,57 @@ def test_hand_edited_output_is_not_reused(tmp_path: Path):
     assert_same_as_clean(content, output, tmp_path)
 
 
-def test_damaged_cache_is_a_cold_cache(tmp_path: Path):
+@pytest.mark.parametrize("damage", ["tables", "blobs", "both"])
+def test_damaged_cache_is_a_cold_cache(tmp_path: Path, damage: str):
     content = make_content(tmp_path / "content")
     output = tmp_path / "site" / "out"
     build(content, output)
-    for pickle in (tmp_path / "site" / ".site_builder_cache").glob("*.pickle"):
-        pickle.write_bytes(b"\x80garbage")
+    folder = tmp_path / "site" / ".site_builder_cache"
+    damaged = []
+    if damage in ("tables", "both"):
+        damaged += sorted(folder.glob("*.table"))
+    if damage in ("blobs", "both"):
+        damaged += [folder / "blobs.sqlite"]
+    assert len(damaged) >= (1 if damage == "blobs" else 4)
+    for path in damaged:
+        path.write_bytes(b"M\xffgarbage" if path.suffix == ".table" else b"not a database")
+    CHANGES["edited body"](content)  # stale entries would now show
+    build(content, output)
+    assert_same_as_clean(content, output, tmp_path)
+
+
+def test_a_cache_that_cannot_be_saved_leaves_the_site_built(tmp_path: Path, cli):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / ".site_builder_cache").write_text("a file where the cache folder goes")
+    for change in (None, "edited body"):
+        if change:
+            CHANGES[change](content)
+        status, _, err = cli("build", "--content", content, "--output", output, "--quiet")
+        assert status == 0, err
+        assert "could not be saved" in err and ".site_builder_cache" in err and "Traceback" not in err
+        assert_same_as_clean(content, output, tmp_path)
+
+
+def test_a_table_that_cannot_be_saved_drops_the_others(tmp_path: Path):
+    # Tables record what the last finished build did: half of them from this
+    # build and half from an older one must never be read together.
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    folder = tmp_path / "site" / ".site_builder_cache"
+    assert len(list(folder.glob("*.table"))) >= 4
+    (folder / "terms.table").unlink()
+    (folder / "terms.table").mkdir()  # os.replace() onto a folder fails
+    (folder / "terms.table" / "keep").write_text("")
+    CHANGES["renamed term"](content)
+    report = build(content, output)
+    assert report.cache_failure and "terms.table" in report.cache_failure
+    assert_same_as_clean(content, output, tmp_path)
+    assert not list(folder.glob("*.table"))[1:] and (folder / "terms.table").is_dir()
+    shutil.rmtree(folder / "terms.table")
+    CHANGES["edited body"](content)
     build(content, output)
     assert_same_as_clean(content, output, tmp_path)
 
