@@ -116,6 +116,9 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
     except PublishError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # the disk, not the content: the swap is atomic, so output/ is the old site or the new
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     for warning in report.warnings:
         print(warning, file=sys.stderr)
     if report.cache_failure:

@@ -118,6 +118,14 @@ class Staging(_Tree):
         self.output.parent.mkdir(parents=True, exist_ok=True)
         _guard(self.output)
         self._lock = _lock(self.output)  # held until commit() or abort()
+        try:
+            self._claim()
+        except BaseException:
+            _unlock(self._lock)  # or the next build in this process (serve's worker) waits forever
+            raise
+
+    def _claim(self) -> None:
+        """Take the spare (or a new folder) as the staging tree, under the lock."""
         clean_leftovers(self.output)
         self.path = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
         self.spare = self.output.parent / f".{self.output.name}.spare"
@@ -635,5 +643,9 @@ def _exchange(new: Path, current: Path) -> None:
     # Not atomic: clean_leftovers() restores ``.old`` if we die between the renames.
     old = current.parent / f".{current.name}.old"
     os.rename(current, old)
-    os.rename(new, current)
+    try:
+        os.rename(new, current)
+    except OSError:
+        os.rename(old, current)  # put the live site back before reporting
+        raise
     os.rename(old, new)

@@ -1,0 +1,54 @@
+"""The write stage when the disk says no: the lock is released, the previous
+site stays whole, and the command line reports one line, not a traceback."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+import pytest
+
+from site_builder.publish import Staging
+
+from helpers import manifest, term, write_tree
+
+
+def _content(root: Path) -> Path:
+    return write_tree(root, {
+        "terms/alpha.md": term("Alpha", "First.", "Alpha links to [[Beta]].\n"),
+        "terms/beta.md": term("Beta", "Second.", "Beta prose.\n"),
+    })
+
+
+def _block_staging(output: Path) -> None:
+    # A file where this process's staging folder goes: removing it as a folder fails.
+    (output.parent / f".{output.name}.staging-{os.getpid()}").write_text("in the way")
+
+
+def test_a_staging_that_cannot_start_releases_the_lock(tmp_path):
+    output = tmp_path / "site" / "out"
+    output.parent.mkdir()
+    _block_staging(output)
+    with pytest.raises(OSError):
+        Staging(output)
+    # serve's worker builds again in the same process: the lock must be free.
+    fd = os.open(output.parent / ".out.lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises BlockingIOError if still held
+    finally:
+        os.close(fd)
+
+
+def test_a_disk_error_is_one_line_and_the_old_site_stays(tmp_path, cli):
+    content = _content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    status, _, err = cli("build", "--content", content, "--output", output, "--quiet", "--no-cache")
+    assert status == 0, err
+    before = manifest(output)
+    (content / "terms" / "beta.md").write_text(term("Beta", "Second, changed.", "New prose.\n"))
+    _block_staging(output)
+    status, _, err = cli("build", "--content", content, "--output", output, "--quiet", "--no-cache")
+    assert status == 1
+    assert err.startswith("error: ") and "staging" in err and "Traceback" not in err
+    assert manifest(output) == before
