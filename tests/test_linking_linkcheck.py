@@ -79,3 +79,18 @@ def test_needs_a_glossary(tmp_path: Path, cli):
 def test_unreadable_glossary_is_one_clear_error(tmp_path: Path, cli):
     status, _, err = cli("check", "--links-in", tmp_path, "--glossary", tmp_path / "missing.json")
     assert status == 1 and err.startswith("error: cannot read")
+
+
+def test_links_to_any_file_the_glossary_publishes_pass(glossary: Path, tmp_path: Path, cli):
+    # sitemap.xml, 404.html, assets/, embed/, <slug>/preview.png...: glossary.json
+    # lists none of them, and none of them is a broken link.
+    published_files = sorted(p.relative_to(glossary).as_posix() for p in glossary.rglob("*")
+                             if p.is_file() and not p.name.startswith("."))
+    assert {"sitemap.xml", "404.html", "embed/glossary-cards.js"} <= set(published_files)
+    assert any(name.startswith("assets/") for name in published_files)
+    links = "".join(f"[f{i}]: {BASE}{name}\n" for i, name in enumerate(published_files))
+    docs = write_tree(tmp_path / "docs", {"a.md": links + f"\n[x]: {BASE}gone/preview.png\n"})
+    status, _, err = cli("check", "--links-in", docs, "--glossary", glossary / "glossary.json")
+    assert status == 1
+    assert err.strip().splitlines()[:-1] == [
+        f"{docs / 'a.md'}:{len(published_files) + 2}: link to a missing glossary page: {BASE}gone/preview.png"]

@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import Problem, display_path
 from ..markup.source import CODE_SPAN_RE, FENCE_RE, LINK_TARGET_RE, WIKILINK_RE
+from .redirects import RESERVED
 from .published import GlossaryLoadError, PublishedGlossary, load_glossary, split_target
 
 SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
@@ -75,13 +76,17 @@ def _check_url(url: str, glossary: PublishedGlossary) -> str | None:
         return None
     parts = urlsplit(url[len(base):])
     path, anchor = unquote(parts.path), unquote(parts.fragment)
-    slug, _, rest = path.partition("/")
-    if not slug or slug in ("index.html", "glossary.json", "objects.inv"):
+    slug, folder, rest = path.partition("/")
+    if not slug or slug in RESERVED or (not folder and "." in slug):
+        # The site's own files (index.html, sitemap.xml, assets/...): glossary.json
+        # does not list them, and a slug never has a dot (content.py).
         return None
     term = glossary.terms.get(slug)
     moved = glossary.redirects.get(slug)
-    if (term is None and moved is None) or rest not in PAGE_FILES:
+    if term is None and moved is None:
         return f"link to a missing glossary page: {url}"
+    if rest not in PAGE_FILES:
+        return None  # a file beside the page (preview.png, data.json): glossary.json does not list those
     if term is None:
         term = glossary.terms[moved]
         if anchor:
