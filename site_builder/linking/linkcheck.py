@@ -77,7 +77,7 @@ def _check_url(url: str, glossary: PublishedGlossary) -> str | None:
     parts = urlsplit(url[len(base):])
     path, anchor = unquote(parts.path), unquote(parts.fragment)
     slug, folder, rest = path.partition("/")
-    if not slug or slug in RESERVED or (not folder and "." in slug):
+    if not slug or (slug in RESERVED and slug not in glossary.terms) or (not folder and "." in slug):
         # The site's own files (index.html, sitemap.xml, assets/...): glossary.json
         # does not list them, and a slug never has a dot (content.py).
         return None
