@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
-from . import CACHE_FOLDER, watch
+from . import CACHE_FOLDER, hosting, watch
 from .publish import clean_leftovers
 
 KEEPALIVE_SECONDS = 15.0
@@ -77,14 +77,8 @@ CONTENT_TYPES = {
     ".inv": "application/octet-stream",  # Sphinx objects.inv (zlib-compressed)
 }
 
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
-                               "img-src 'self' data:; object-src 'none'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "strict-origin-when-cross-origin",
-    "Cache-Control": "no-store",
-}
-"""Sent with every response: the headers recommended for hosts (see the README),
+SECURITY_HEADERS = {**hosting.SECURITY_HEADERS, "Cache-Control": "no-store"}
+"""Sent with every response: the headers recommended for hosts (``hosting.py``),
 with ``no-store`` instead of the host's cache rules, so a page that breaks the
 CSP breaks here first."""
 

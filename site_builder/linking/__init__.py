@@ -23,6 +23,7 @@ from ..assets import AssetStore
 from ..config import SiteConfig
 from ..content import Term
 from ..explainers.base import ExplainerBuild
+from ..hosting import headers_file
 from ..markup.render import RenderedBody
 from . import cards, discovery, preview
 from .glossary_json import Entry, glossary_json, make_entry, redirect_sources
@@ -108,12 +109,13 @@ class Linker:
         return extras
 
     def files(self) -> dict[str, bytes]:
-        """glossary.json, objects.inv, redirects, embed files, and (with a base URL) sitemap and robots.txt."""
+        """glossary.json, objects.inv, _headers, redirects, embed files, and (with a base URL) sitemap and robots.txt."""
         config = self.config
         headings = {slug: [(ident, text) for _, ident, text in body.headings] for slug, body in self.bodies.items()}
         files = {
             "glossary.json": glossary_json(config, self.entries),
             "objects.inv": objects_inv(config.title, "", self.entries, headings),
+            "_headers": headers_file(config.base_url),
             **cards.embed_files(),
         }
         for redirect in self.redirects:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import unquote, urlsplit
 
+from ..content import SLUG_RE
 from ..errors import Problem, display_path
 from ..markup.source import CODE_SPAN_RE, FENCE_RE, LINK_TARGET_RE, WIKILINK_RE
 from .redirects import RESERVED
@@ -77,9 +78,9 @@ def _check_url(url: str, glossary: PublishedGlossary) -> str | None:
     parts = urlsplit(url[len(base):])
     path, anchor = unquote(parts.path), unquote(parts.fragment)
     slug, folder, rest = path.partition("/")
-    if not slug or (slug in RESERVED and slug not in glossary.terms) or (not folder and "." in slug):
-        # The site's own files (index.html, sitemap.xml, assets/...): glossary.json
-        # does not list them, and a slug never has a dot (content.py).
+    if not slug or (slug in RESERVED and slug not in glossary.terms) or (not folder and not SLUG_RE.match(slug)):
+        # The site's own files (index.html, sitemap.xml, _headers, assets/...):
+        # glossary.json does not list them, and none is named like a slug.
         return None
     term = glossary.terms.get(slug)
     moved = glossary.redirects.get(slug)

@@ -1,0 +1,45 @@
+"""The response headers a host should send with the site, and ``_headers``.
+
+``_headers`` is the file Netlify and Cloudflare Pages read from the root of
+the published folder; every build writes it (other hosts serve it as an
+inert file, and the README gives the same rules for nginx). ``serve`` sends
+the same security headers, so a page that breaks the policy breaks there
+first.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self' data:; object-src 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+}
+"""Sent with every file: no inline script or style anywhere on the site."""
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+"""For ``assets/``: every name there carries a hash of the file's bytes."""
+
+SHARED_FILES = ("glossary.json", "embed/*")
+"""Fetched by other sites' hover cards: sent with ``Access-Control-Allow-Origin: *``."""
+
+
+def headers_file(base_url: str) -> bytes:
+    """``_headers`` for a site published at ``base_url`` (its path prefixes
+    every rule; without a base URL the site is taken to be at the host's root).
+
+    No rule sets a header that another matching rule also sets: Netlify lets
+    the later rule win, Cloudflare Pages joins the two values with a comma,
+    and only rules that never overlap mean the same on both. HTML keeps the
+    host's own revalidating default.
+    """
+    prefix = urlsplit(base_url).path if base_url else "/"
+    rules = [(f"{prefix}*", SECURITY_HEADERS),
+             (f"{prefix}assets/*", {"Cache-Control": IMMUTABLE})]
+    rules += [(prefix + name, {"Access-Control-Allow-Origin": "*"}) for name in SHARED_FILES]
+    text = "# Response headers for Netlify and Cloudflare Pages (written by site_builder).\n"
+    for path, headers in rules:
+        text += f"\n{path}\n" + "".join(f"  {name}: {value}\n" for name, value in headers.items())
+    return text.encode("utf-8")
