@@ -104,8 +104,10 @@ def test_code_is_left_alone(glossary_dir: Path):
     assert "<a" not in html and "[[Inference]]" in html and "[[Model]]" in html
 
 
-def test_base_url_option_overrides_where_links_point(glossary_dir: Path):
-    [(attrs, _)] = Anchors(render("[[Model]]", glossary=str(glossary_dir), base_url="https://mirror.example/g/")).found
+@pytest.mark.parametrize("base_url", ["https://mirror.example/g/", "https://mirror.example/g", " https://mirror.example/g// "])
+def test_base_url_option_overrides_where_links_point(glossary_dir: Path, base_url: str):
+    # Without its trailing slash, urljoin would drop "g" and point outside the glossary.
+    [(attrs, _)] = Anchors(render("[[Model]]", glossary=str(glossary_dir), base_url=base_url)).found
     assert attrs["href"] == "https://mirror.example/g/model/"
 
 

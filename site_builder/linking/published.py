@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+from ..config import normalise_base_url
 from ..names import NameIndex
 
 SUPPORTED_VERSION = 1
@@ -68,7 +69,8 @@ class PublishedGlossary:
 
     def href(self, term: PublishedTerm, anchor: str = "", base_url: str | None = None) -> str:
         """The URL of ``term``'s page (and ``#anchor``) under ``base_url`` or the glossary's own base."""
-        url = urljoin(base_url or self.base_url, term.url)
+        # Without the trailing slash urljoin would drop the last segment ("/glossary").
+        url = urljoin(normalise_base_url(base_url) if base_url else self.base_url, term.url)
         return url + (f"#{anchor}" if anchor else "")
 
 
