@@ -97,11 +97,14 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     ``preloaded``: the terms of ``options.content`` being loaded ahead
     (``preload.start``); used when this build would load them from nothing.
     """
+    caller_froze = gc.get_freeze_count() > 0
     try:
         return _build_site(options, log, store, preloaded)
     finally:
         if preloaded is not None:
             preloaded.discard()  # a no-op once its result was taken
+        if not caller_froze:
+            gc.unfreeze()  # the build froze what it loaded: give a library caller its collector back
 
 
 def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.BuildCache | None,

@@ -295,3 +295,14 @@ def test_a_heading_named_like_a_page_section_keeps_the_page_ids_unique(tmp_path,
     ids = re.findall(r'\sid="([^"]*)"', html)
     assert {"related-terms", "referenced-by", "related-terms_1", "referenced-by_1"} <= set(ids)
     assert len(ids) == len(set(ids))
+
+
+def test_a_library_build_leaves_the_garbage_collector_as_it_found_it(small_site, tmp_path):
+    import gc
+
+    from site_builder.build import BuildOptions, build_site
+
+    gc.unfreeze()
+    for number in range(2):
+        build_site(BuildOptions(content=small_site, output=tmp_path / f"out{number}", jobs=1))
+        assert gc.get_freeze_count() == 0  # frozen objects are never collected: they would pile up
