@@ -41,20 +41,23 @@ class Preload:
         """(terms, problems, known) as ``content.load_terms(content, known={})``
         would give them; None if any loader failed. ``meanwhile()`` runs first
         if the loaders are not done yet, instead of waiting idle."""
-        parts = []
+        payloads = []
         readers = [reader for _pid, reader in self._loaders]
         if readers and len(select.select(readers, [], [], 0)[0]) < len(readers):
             meanwhile()
         try:
             while readers:
                 with os.fdopen(readers.pop(0), "rb") as stream:
-                    data = stream.read()
-                parts.append(pickle.loads(data) if data else None)
+                    payloads.append(stream.read())
         finally:
             for reader in readers:  # only after an error
                 os.close(reader)
             failed = self._reap()
-        if failed or any(part is None for part in parts):
+        if failed or not all(payloads):
+            return None  # a loader killed mid-write leaves a truncated pickle: never read it
+        try:
+            parts = [pickle.loads(payload) for payload in payloads]
+        except Exception:  # unreadable all the same: the build loads the terms itself
             return None
         terms, problems, known = [], [], {}
         for part_terms, part_problems, part_known in parts:

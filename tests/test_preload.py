@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import pickle
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +83,19 @@ def test_a_failed_loader_means_the_build_loads_itself(small_site: Path, tmp_path
     monkeypatch.undo()
     build_site(BuildOptions(content=small_site, output=out, cache=False), preloaded=started)
     assert manifest(out) == manifest(reference)
+
+
+@pytest.mark.parametrize("death", ["killed mid-write", "exits after a short write"])
+def test_a_truncated_result_means_the_build_loads_itself(small_site: Path, monkeypatch, death):
+    real_dumps, real_exit = pickle.dumps, os._exit
+    monkeypatch.setattr(pickle, "dumps", lambda *a, **k: real_dumps(*a, **k)[:40])  # the loader inherits these
+    if death == "killed mid-write":
+        monkeypatch.setattr(os, "_exit", lambda code: os.kill(os.getpid(), signal.SIGKILL))
+    started = preload.start(small_site)
+    monkeypatch.undo()
+    assert pickle.dumps is real_dumps and os._exit is real_exit
+    assert started.result() is None
+    assert started._loaders == []  # reaped
 
 
 def test_the_build_takes_the_preload_only_when_loading_from_nothing(small_site: Path, tmp_path: Path, monkeypatch):
