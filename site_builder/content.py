@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import yaml
@@ -68,6 +68,11 @@ class Term:
     def from_record(cls, record: tuple) -> "Term":
         """The term ``to_record`` described."""
         return cls(*record)
+
+
+RECORD_FIELDS = tuple(f.name for f in fields(Term))
+"""The names of ``Term.to_record()``'s values, in order (``from_record`` passes
+them by position, so a test that round-trips a term pins the order)."""
 
 
 SETTLED_NS = 2_000_000_000

@@ -28,7 +28,7 @@ from typing import Callable
 from . import cache
 from .assets import SITE_ASSETS, AssetStore
 from .config import SiteConfig
-from .content import Term
+from .content import RECORD_FIELDS, Term
 from .linking import Linker
 from .markdown_stage import body_key, fill_html, render_one
 from .errors import Problem
@@ -54,6 +54,15 @@ class Change:
     """True when no term file was added or removed."""
 
 
+PROSE_FIELDS = ("body", "body_line")
+"""What the fast path may see change. Every other field of a term (title,
+summary, aliases, related, ... and any field added later) shows on other
+pages or in the cross-term checks, so a change to it means a full build."""
+
+_PROSE_AT = tuple(i for i, name in enumerate(RECORD_FIELDS) if name in PROSE_FIELDS)
+_OTHERS_AT = tuple(i for i, name in enumerate(RECORD_FIELDS) if name not in PROSE_FIELDS)
+
+
 def body_only(change: Change) -> list[Term] | None:
     """The terms whose body changed, or None when anything else changed too."""
     if not change.same_files:
@@ -64,9 +73,9 @@ def body_only(change: Change) -> list[Term] | None:
         if old is None:
             return None
         new = term.to_record()
-        if new[:3] != old[:3] or new[4] != old[4] or new[6:] != old[6:]:
-            return None  # slug, title, summary, aliases, related, explainer or field lines
-        if new[3] != old[3] or new[5] != old[5]:
+        if any(new[i] != old[i] for i in _OTHERS_AT):
+            return None
+        if any(new[i] != old[i] for i in _PROSE_AT):
             changed.append(term)
     return changed
 

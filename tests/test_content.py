@@ -116,3 +116,17 @@ def test_content_path_through_a_symlink_and_dotdot_reads_the_folder_the_os_reach
     monkeypatch.chdir(tmp_path)
     terms, problems = load_terms(Path("sym/../content"))
     assert [t.slug for t in terms] == ["real"] and not problems
+
+
+def test_a_term_record_round_trips_field_by_field():
+    from dataclasses import fields
+
+    from site_builder.content import RECORD_FIELDS, Term
+
+    # Every field a different value: a record in another order than the fields cannot round-trip.
+    term = Term(slug="s", title="T", summary="S.", body="b", path="p.md", body_line=7, aliases=["a"],
+                related=["r"], explainer="x", field_lines={"title": 2})
+    record = term.to_record()
+    assert Term.from_record(record) == term
+    assert RECORD_FIELDS == tuple(f.name for f in fields(Term))
+    assert dict(zip(RECORD_FIELDS, record)) == {f.name: getattr(term, f.name) for f in fields(Term)}
