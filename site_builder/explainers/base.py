@@ -57,11 +57,6 @@ class ExplainerBuild:
     """Optional 1200x630 social preview image for the page."""
 
 
-def known(name: str) -> bool:
-    """True when ``name`` is a registered explainer."""
-    return name in REGISTRY
-
-
 def build(name: str, ctx: ExplainerContext) -> ExplainerBuild:
     """Import the explainer ``name`` (lazily: heavy imports live there) and build it."""
     module = importlib.import_module(REGISTRY[name])

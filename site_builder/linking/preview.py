@@ -134,8 +134,3 @@ def render_png(svg: str) -> bytes:
     import vl_convert
 
     return vl_convert.svg_to_png(svg)
-
-
-def card_png(title: str, summary: str, site_title: str, footer: str = "") -> bytes:
-    """The 1200x630 PNG preview of one page."""
-    return render_png(card_svg(title, summary, site_title, footer))
