@@ -195,7 +195,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--mkdocs", action="store_true", help="also time MkDocs (slow: ~12 min at 10,000 terms)")
+    parser.add_argument("--mkdocs", action="store_true", help="also time MkDocs (slow: ~16 min at 10,000 terms)")
     parser.add_argument("--pairs", type=int, default=0, metavar="N",
                         help="instead: N interleaved cold builds of ours and Hugo's per size, a ratio per pair")
     args = parser.parse_args()

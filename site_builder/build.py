@@ -82,9 +82,8 @@ def _stage(name: str, log: Callable[[str], None]) -> Iterator[None]:
 
 
 def _raise_if_failing(problems: list[Problem], strict: bool) -> None:
-    failing = [p for p in problems if p.severity == "error" or strict]
-    if failing:
-        raise BuildFailed(problems if strict else failing + [p for p in problems if p.severity == "warning"])
+    if any(p.severity == "error" or strict for p in problems):
+        raise BuildFailed(problems)  # the warnings too: one run reports everything
 
 
 def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: None,

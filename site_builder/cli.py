@@ -22,6 +22,17 @@ def _add_content_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only problems")
 
 
+def _positive(text: str) -> int:
+    """An integer of at least 1 (``--jobs``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser for every sub-command."""
     parser = argparse.ArgumentParser(
@@ -36,7 +47,7 @@ def make_parser() -> argparse.ArgumentParser:
     _add_content_options(build)
     build.add_argument("--output", type=Path, default=Path("output"), metavar="DIR",
                        help="folder to write the site to; replaced whole (default: output)")
-    build.add_argument("--jobs", type=int, default=None, metavar="N",
+    build.add_argument("--jobs", type=_positive, default=None, metavar="N",
                        help="worker processes for markdown and pages (default: one per core)")
     build.add_argument("--no-cache", action="store_true",
                        help=f"ignore the build cache ({CACHE_FOLDER}/ beside the output) and build from scratch")
@@ -73,7 +84,12 @@ def main(argv: list[str] | None = None) -> int:
 
         if not args.glossary:
             make_parser().error("check --links-in needs --glossary PATH_OR_URL")
+        if args.base_url is not None or args.strict or args.content != Path("content"):
+            make_parser().error("check --links-in checks DOCS against --glossary only: "
+                                "--content, --base-url and --strict do not apply")
         return run(args.links_in, args.glossary, log)
+    if getattr(args, "glossary", None) is not None:
+        make_parser().error("--glossary goes with --links-in DOCS")
     # Before the heavy imports below, so that the terms load meanwhile (see preload.py).
     # Not when a build cache exists: the build would load from it instead.
     cached = args.command == "build" and not args.no_cache and \
@@ -111,7 +127,7 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
         for problem in failure.problems:
             print(problem, file=sys.stderr)
         errors = sum(1 for p in failure.problems if p.severity == "error" or options.strict)
-        print(f"error: {errors} problem(s); nothing was written", file=sys.stderr)
+        print(f"error: {errors} error(s); nothing was written", file=sys.stderr)
         return 1
     except PublishError as exc:
         print(f"error: {exc}", file=sys.stderr)

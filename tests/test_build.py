@@ -195,6 +195,13 @@ def test_help_everywhere(cli, capsys):
     assert "--base-url" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("jobs", ["0", "-2", "two"])
+def test_jobs_must_be_a_whole_number_of_at_least_one(cli, capsys, jobs):
+    with pytest.raises(SystemExit) as exit:
+        cli("build", "--jobs", jobs)
+    assert exit.value.code == 2 and "--jobs" in capsys.readouterr().err
+
+
 def test_heavy_imports_only_when_an_explainer_needs_them(tmp_path):
     """altair and vl-convert (and numpy) load only for a term that names an explainer."""
     import subprocess

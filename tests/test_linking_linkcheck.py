@@ -76,6 +76,19 @@ def test_needs_a_glossary(tmp_path: Path, cli):
     assert exit_info.value.code == 2
 
 
+@pytest.mark.parametrize("extra", [["--strict"], ["--base-url", "https://x.example/"], ["--content", "elsewhere"]])
+def test_options_that_do_not_apply_to_links_in_are_refused(tmp_path: Path, cli, capsys, extra):
+    with pytest.raises(SystemExit) as exit_info:
+        cli("check", "--links-in", tmp_path, "--glossary", tmp_path / "g.json", *extra)
+    assert exit_info.value.code == 2 and "do not apply" in capsys.readouterr().err
+
+
+def test_a_glossary_without_links_in_is_refused(tmp_path: Path, cli, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli("check", "--glossary", tmp_path / "g.json")
+    assert exit_info.value.code == 2 and "--links-in" in capsys.readouterr().err
+
+
 def test_unreadable_glossary_is_one_clear_error(tmp_path: Path, cli):
     status, _, err = cli("check", "--links-in", tmp_path, "--glossary", tmp_path / "missing.json")
     assert status == 1 and err.startswith("error: cannot read")

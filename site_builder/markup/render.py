@@ -328,7 +328,8 @@ _BLANK_LINES = re.compile(r"\n{3,}")
 
 
 def _tidy(html: str) -> str:
-    # Footnote back-references use a title attribute; keep the output stable and small.
+    # Extensions (footnotes, fenced code) leave runs of blank lines between blocks;
+    # one is enough, and pages that differ only there would differ byte for byte.
     if "\n\n\n" in html:
         html = _BLANK_LINES.sub("\n\n", html)
     return html.strip() + "\n"
