@@ -16,6 +16,10 @@ REGISTRY: dict[str, str] = {
 }
 
 
+PREVIEW_SIZE = (1200, 630)
+"""Width and height of every social preview image (``og:image``), an
+explainer's own (``ExplainerBuild.preview_png``) or the composed card."""
+
 #: explainer name -> every id its markup gives an element; a term body's
 #: headings never take one of these (see ``markup/render.py``), and a test
 #: checks the built page against this list.
@@ -54,7 +58,7 @@ class ExplainerBuild:
     stylesheets: list[str] = field(default_factory=list)
     """Root-relative URLs of stylesheets the page links."""
     preview_png: bytes | None = None
-    """Optional 1200x630 social preview image for the page."""
+    """Optional social preview image for the page, ``PREVIEW_SIZE`` pixels."""
 
 
 def build(name: str, ctx: ExplainerContext) -> ExplainerBuild:

@@ -12,9 +12,8 @@ from html import escape
 from typing import Iterable
 
 from ..config import SiteConfig
+from ..explainers.base import PREVIEW_SIZE
 from .glossary_json import Entry, dumps_inert
-
-PREVIEW_SIZE = (1200, 630)
 
 
 def sitemap_xml(base_url: str, entries: Iterable[Entry]) -> bytes:

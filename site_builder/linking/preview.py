@@ -13,7 +13,9 @@ import functools
 import hashlib
 from html import escape
 
-WIDTH, HEIGHT = 1200, 630
+from ..explainers.base import PREVIEW_SIZE
+
+WIDTH, HEIGHT = PREVIEW_SIZE
 LEFT, RIGHT = 96, 1104
 FONT = "Liberation Sans"
 

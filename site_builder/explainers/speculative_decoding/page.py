@@ -40,7 +40,6 @@ STYLESHEET = "sd-explainer.css"
 DEFAULTS = {"alpha": 0.8, "gamma": 5, "c": 0.05, "seed": 1}
 #: the histogram of data.py drawn by the same run the page starts with
 HIST_INDEX = 0
-PREVIEW_SIZE = (1200, 630)
 
 LAST_TIMINGS: dict[str, float] = {}
 
@@ -133,7 +132,7 @@ def _svg_size(svg: str) -> tuple[int, int]:
 def preview_png(curve_svg: str, alpha: float, gamma: int, c: float) -> bytes:
     """The 1200x630 social preview: the light curve centred on a titled card."""
     w, h = _svg_size(curve_svg)
-    pw, ph = PREVIEW_SIZE
+    pw, ph = base.PREVIEW_SIZE
     scale = min((pw - 120) / w, (ph - 150) / h)
     cw, ch = w * scale, h * scale
     inner = curve_svg.split(">", 1)[1].rsplit("</svg>", 1)[0]
