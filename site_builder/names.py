@@ -7,6 +7,8 @@ from typing import Iterable, Protocol
 
 
 class Named(Protocol):
+    """Anything with a slug, a title and aliases: a term, or a published glossary's entry."""
+
     slug: str
     title: str
     aliases: list[str]

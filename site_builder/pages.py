@@ -324,6 +324,8 @@ def reuse_page(staging, manifest, relative: str, page_key: str) -> bool:
 
 
 def untouched(path, previous: tuple) -> bool:
+    """Whether the file at ``path`` still has the size and mtime recorded in
+    ``previous`` (a page-manifest entry): nobody edited the output by hand."""
     try:
         info = os.stat(path)
     except OSError:

@@ -160,6 +160,7 @@ class ReloadState:
             self.changed.notify_all()
 
     def stop(self) -> None:
+        """Wake every waiting live-reload stream so it ends (the server is stopping)."""
         with self.changed:
             self.stopping = True
             self.changed.notify_all()
@@ -354,6 +355,7 @@ class BuildWorker:
         """Whether the last build finished."""
 
     def start(self) -> None:
+        """Start a fresh worker process that imports the package as it is now on disk."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE.parent), env.get("PYTHONPATH")]))
         self.process = subprocess.Popen(

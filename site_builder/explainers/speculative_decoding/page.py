@@ -203,8 +203,14 @@ def _chart_block(name: str, title: str, caption: str, alt: str, size: tuple[int,
 
 
 def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_src: str) -> str:
+    """The explainer's HTML as it stands before any script runs: controls
+    (disabled until the script enables them), one worked round, the readout
+    and the static SVG charts, all at ``DEFAULTS``. ``page`` is the page data
+    (``data.py``), ``sizes`` each chart's SVG size, ``vega_src``/``specs_src``
+    the URLs the script loads the Vega runtime and the chart specs from."""
     a, g, c, seed = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"], DEFAULTS["seed"]
     d = describe(a, g, c)
+    best = int(optimal_depth(a, c, 16))
     hist = page["histograms"][HIST_INDEX]
     presets = "".join(
         f'<option value="{i}">{_e(p["label"])}</option>' for i, p in enumerate(page["presets"])
@@ -217,8 +223,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
     ]
     tally_html = "".join(f'<div><dt>{label}</dt><dd data-tally="{key}">{value}</dd></div>' for key, label, value in tally)
     alts = {
-        "curve": ALT["curve"].format(alpha=a, c=c, gamma=g, best=int(optimal_depth(a, c, 16)),
-                                     best_s=float(speedup(a, int(optimal_depth(a, c, 16)), c)), s=d["S"]),
+        "curve": ALT["curve"].format(alpha=a, c=c, gamma=g, best=best, best_s=float(speedup(a, best, c)), s=d["S"]),
         "plane": ALT["plane"],
         "hist": ALT["hist"].format(alpha=hist["alpha"], gamma=hist["gamma"]),
         "lossless": ALT["lossless"],
