@@ -9,8 +9,6 @@ first.
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
                                "img-src 'self' data:; object-src 'none'; base-uri 'none'",
@@ -26,19 +24,18 @@ SHARED_FILES = ("glossary.json", "embed/*")
 """Fetched by other sites' hover cards: sent with ``Access-Control-Allow-Origin: *``."""
 
 
-def headers_file(base_url: str) -> bytes:
-    """``_headers`` for a site published at ``base_url`` (its path prefixes
-    every rule; without a base URL the site is taken to be at the host's root).
+def headers_file() -> bytes:
+    """``_headers``, its paths relative to the published folder: both hosts
+    read the file only at the root of the folder they publish, so when that
+    folder is ``output/`` the site is at ``/`` whatever ``base_url`` says.
 
     No rule sets a header that another matching rule also sets: Netlify lets
     the later rule win, Cloudflare Pages joins the two values with a comma,
     and only rules that never overlap mean the same on both. HTML keeps the
     host's own revalidating default.
     """
-    prefix = urlsplit(base_url).path if base_url else "/"
-    rules = [(f"{prefix}*", SECURITY_HEADERS),
-             (f"{prefix}assets/*", {"Cache-Control": IMMUTABLE})]
-    rules += [(prefix + name, {"Access-Control-Allow-Origin": "*"}) for name in SHARED_FILES]
+    rules = [("/*", SECURITY_HEADERS), ("/assets/*", {"Cache-Control": IMMUTABLE})]
+    rules += [("/" + name, {"Access-Control-Allow-Origin": "*"}) for name in SHARED_FILES]
     text = "# Response headers for Netlify and Cloudflare Pages (written by site_builder).\n"
     for path, headers in rules:
         text += f"\n{path}\n" + "".join(f"  {name}: {value}\n" for name, value in headers.items())

@@ -22,10 +22,10 @@ def _rules(text: str) -> list[tuple[str, dict[str, str]]]:
     return rules
 
 
-@pytest.mark.parametrize("base_url, prefix", [("https://example.org/docs/glossary/", "/docs/glossary/"),
-                                              (None, "/")])
-def test_every_rule_reaches_published_files_and_no_two_rules_set_one_header(small_site, tmp_path, cli,
-                                                                           base_url, prefix):
+@pytest.mark.parametrize("base_url", ["https://example.org/docs/glossary/", None])
+def test_every_rule_reaches_published_files_and_no_two_rules_set_one_header(small_site, tmp_path, cli, base_url):
+    # The hosts read _headers at the root of the published folder: paths start at "/" under any base URL.
+    prefix = "/"
     out = tmp_path / "out"
     args = ["build", "--content", small_site, "--output", out, "--quiet"]
     status, _, err = cli(*args, *(["--base-url", base_url] if base_url else []))
@@ -50,4 +50,4 @@ def test_the_file_survives_rebuilds(small_site, tmp_path, cli):
     for _ in range(2):
         status, _, err = cli("build", "--content", small_site, "--output", out, "--quiet")
         assert status == 0, err
-        assert (out / "_headers").read_bytes() == hosting.headers_file("")
+        assert (out / "_headers").read_bytes() == hosting.headers_file()

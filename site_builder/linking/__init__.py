@@ -115,7 +115,7 @@ class Linker:
         files = {
             "glossary.json": glossary_json(config, self.entries),
             "objects.inv": objects_inv(config.title, "", self.entries, headings),
-            "_headers": headers_file(config.base_url),
+            "_headers": headers_file(),
             **cards.embed_files(),
         }
         for redirect in self.redirects:
