@@ -80,17 +80,26 @@ def split_target(target: str) -> tuple[str, str]:
     return name.strip(), anchor.strip()
 
 
-_cache: dict[str, PublishedGlossary] = {}
+_cache: dict[str, "PublishedGlossary | GlossaryLoadError"] = {}
 _lock = threading.Lock()
 
 
 def load_glossary(location: str | Path) -> PublishedGlossary:
-    """Read (once per process) the glossary.json at ``location``."""
+    """Read (once per process) the glossary.json at ``location``.
+
+    A failure is remembered too: a docs build whose glossary is unreachable
+    fails on its first link, instead of waiting ``TIMEOUT`` again per page."""
     key = str(location)
     with _lock:
         if key not in _cache:
-            _cache[key] = _load(key)
-        return _cache[key]
+            try:
+                _cache[key] = _load(key)
+            except GlossaryLoadError as error:
+                _cache[key] = error
+        found = _cache[key]
+    if isinstance(found, GlossaryLoadError):
+        raise GlossaryLoadError(str(found))  # a new one: re-raising the first would grow its traceback
+    return found
 
 
 def clear_cache() -> None:
