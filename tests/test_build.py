@@ -313,3 +313,17 @@ def test_a_library_build_leaves_the_garbage_collector_as_it_found_it(small_site,
     for number in range(2):
         build_site(BuildOptions(content=small_site, output=tmp_path / f"out{number}", jobs=1))
         assert gc.get_freeze_count() == 0  # frozen objects are never collected: they would pile up
+
+
+def test_heading_levels_never_skip_on_a_real_page(real_site):
+    # Screen-reader users move by headings: an h3 straight under the h1 hides where it belongs.
+    checked = 0
+    for page in sorted(real_site.glob("*/index.html")) + [real_site / "index.html"]:
+        levels = [int(level) for level in re.findall(r"<h([1-6])\b", page.read_text(encoding="utf-8"))]
+        if not levels:
+            continue  # a redirect page
+        checked += 1
+        assert levels[0] == 1 and levels.count(1) == 1, page
+        for before, after in zip(levels, levels[1:]):
+            assert after <= before + 1, (page, levels)
+    assert checked >= 6

@@ -192,7 +192,7 @@ def _chart_block(name: str, title: str, caption: str, alt: str, size: tuple[int,
     w, h = size
     return (
         f'<section class="sd-panel" aria-labelledby="sd-{name}-title">'
-        f'<h3 class="sd-panel-title" id="sd-{name}-title">{title}</h3>'
+        f'<h2 class="sd-panel-title" id="sd-{name}-title">{title}</h2>'
         f'<div class="sd-chart" data-chart="{name}">'
         f'<picture><source media="(prefers-color-scheme: dark)" srcset="{name}-dark.svg">'
         f'<img src="{name}.svg" width="{w}" height="{h}" alt="{_e(alt)}" decoding="async"></picture>'
