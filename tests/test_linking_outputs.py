@@ -238,6 +238,10 @@ def test_every_alias_has_a_redirect_page(site: Path):
     assert "Evil &lt;/script&gt;" in page
     for alias_slug, target in [("llm", "model"), ("language-model", "model"), ("speculative-sampling", "speculative-decoding")]:
         assert f"url=../{target}/index.html" in (site / alias_slug / "index.html").read_text()
+    # An alias is often just another name, not a move: the page says where the name is filed.
+    llm = (site / "llm/index.html").read_text()
+    assert "\u201cLLM\u201d is in the glossary under <a" in llm and "<title>Model</title>" in llm
+    assert "oved" not in llm and 'name="viewport"' in llm
 
 
 def test_redirect_canonical_is_relative_without_base_url(relative_site: Path):

@@ -122,7 +122,7 @@ class Linker:
             term = self.terms[redirect.target]
             target = f"../{term.slug}/{self.index_page}"
             canonical = self._absolute(f"{term.slug}/") or f"../{term.slug}/"
-            files[f"{redirect.source}/index.html"] = redirect_page(term.title, config.language, target, canonical)
+            files[f"{redirect.source}/index.html"] = redirect_page(term.title, redirect.alias, config.language, target, canonical)
         if config.base_url:
             files["sitemap.xml"] = discovery.sitemap_xml(config.base_url, self.entries)
             files["robots.txt"] = discovery.robots_txt(config.base_url)

@@ -81,17 +81,20 @@ def check_aliases(terms: Iterable[Term]) -> list[Problem]:
     return plan_redirects(terms)[1]
 
 
-def redirect_page(title: str, language: str, target_href: str, canonical: str) -> bytes:
-    """A redirect page to ``target_href`` (relative to the redirect's folder)."""
+def redirect_page(title: str, alias: str, language: str, target_href: str, canonical: str) -> bytes:
+    """The page at an alias's address, sending readers on to ``target_href``
+    (relative to the alias's folder). Worded for both kinds of alias, another
+    name (LLM) and an old slug after a rename: nothing claims the entry moved."""
     href, title_html = escape(target_href), escape(title)
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="{escape(language)}">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>Moved: {title_html}</title>\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{title_html}</title>\n"
         '<meta name="robots" content="noindex">\n'
         f'<link rel="canonical" href="{escape(canonical)}">\n'
         f'<meta http-equiv="refresh" content="0; url={href}">\n'
         "</head>\n<body>\n"
-        f'<p>This entry is now <a href="{href}">{title_html}</a>.</p>\n'
+        f'<p>\u201c{escape(alias)}\u201d is in the glossary under <a href="{href}">{title_html}</a>.</p>\n'
         "</body>\n</html>\n"
     ).encode("utf-8")
