@@ -107,3 +107,14 @@ def test_links_to_any_file_the_glossary_publishes_pass(glossary: Path, tmp_path:
     assert status == 1
     assert err.strip().splitlines()[:-1] == [
         f"{docs / 'a.md'}:{len(published_files) + 2}: link to a missing glossary page: {BASE}gone/preview.png"]
+
+
+def test_a_local_glossary_without_base_url_says_what_it_cannot_check(tmp_path: Path, cli):
+    relative = build_glossary(tmp_path / "relative", base_url=None)
+    docs = write_tree(tmp_path / "docs", {"a.md": "See [[Model]] and [gone](https://example.org/glossary/gone/).\n"})
+    status, _, err = cli("check", "--links-in", docs, "--glossary", relative)
+    assert status == 0
+    assert "built without base_url" in err and "only [[...]] links" in err
+    with_base = build_glossary(tmp_path / "absolute")
+    status, _, err = cli("check", "--links-in", docs, "--glossary", with_base)
+    assert status == 1 and "base_url" not in err and "link to a missing glossary page" in err

@@ -122,6 +122,11 @@ def run(docs: Path, location: str, log: Callable[[str], None]) -> int:
     except GlossaryLoadError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    if glossary.published_at is None and glossary.base_url.startswith("file:"):
+        # Its address on the web is unknown: no plain URL can be recognised as a glossary link.
+        print(f"warning: {glossary.source} was built without base_url, so links to its pages by URL "
+              "are not checked, only [[...]] links (build it with --base-url, or check against its URL)",
+              file=sys.stderr)
     files = markdown_files(docs)
     problems = check_docs(docs, glossary)
     for problem in problems:

@@ -49,7 +49,9 @@ class PublishedGlossary:
             raise GlossaryLoadError(f"{source}: glossary.json version {data.get('version')!r} is not supported (expected {SUPPORTED_VERSION})")
         self.source = source
         self.title = str(data.get("title", ""))
-        self.base_url = data.get("base_url") or default_base
+        self.published_at: str | None = data.get("base_url") or None
+        """The glossary's own base URL; None when it was built without one."""
+        self.base_url = self.published_at or default_base
         self.terms: dict[str, PublishedTerm] = {}
         for item in data["terms"]:
             try:
