@@ -240,7 +240,7 @@ def test_every_alias_has_a_redirect_page(site: Path):
         assert f"url=../{target}/index.html" in (site / alias_slug / "index.html").read_text()
     # An alias is often just another name, not a move: the page says where the name is filed.
     llm = (site / "llm/index.html").read_text()
-    assert "\u201cLLM\u201d is in the glossary under <a" in llm and "<title>Model</title>" in llm
+    assert "\u201cLLM\u201d is under <a" in llm and "<title>LLM: see Model</title>" in llm and "<h1>LLM</h1>" in llm
     assert "oved" not in llm and 'name="viewport"' in llm
 
 

@@ -85,16 +85,17 @@ def redirect_page(title: str, alias: str, language: str, target_href: str, canon
     """The page at an alias's address, sending readers on to ``target_href``
     (relative to the alias's folder). Worded for both kinds of alias, another
     name (LLM) and an old slug after a rename: nothing claims the entry moved."""
-    href, title_html = escape(target_href), escape(title)
+    href, title_html, alias_html = escape(target_href), escape(title), escape(alias)
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="{escape(language)}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{title_html}</title>\n"
+        f"<title>{alias_html}: see {title_html}</title>\n"
         '<meta name="robots" content="noindex">\n'
         f'<link rel="canonical" href="{escape(canonical)}">\n'
         f'<meta http-equiv="refresh" content="0; url={href}">\n'
-        "</head>\n<body>\n"
-        f'<p>\u201c{escape(alias)}\u201d is in the glossary under <a href="{href}">{title_html}</a>.</p>\n'
-        "</body>\n</html>\n"
+        "</head>\n<body>\n<main>\n"
+        f"<h1>{alias_html}</h1>\n"
+        f'<p>In this glossary, \u201c{alias_html}\u201d is under <a href="{href}">{title_html}</a>.</p>\n'
+        "</main>\n</body>\n</html>\n"
     ).encode("utf-8")

@@ -1,5 +1,8 @@
 /* site_builder: progressive enhancements for every page (no framework).
-   Index page: a filter box that narrows the A-Z list as you type. */
+   Index page: a filter box that narrows the A-Z list as you type.
+   Every page: a code block, table or display formula too wide for the screen
+   scrolls sideways, so it becomes a tab stop (keyboard users scroll it with
+   the arrow keys); one that fits is left out of the tab order. */
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -41,9 +44,41 @@
     if (params.get("q")) { input.value = params.get("q"); apply(); }
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", setUpFilter);
-  } else {
+  var SCROLLERS = ".prose pre, .prose table, .prose .math-display";
+  var MARK = "data-scroll-stop"; // ours: never touch a tabindex the author set
+
+  function markScrollers() {
+    Array.prototype.forEach.call(document.querySelectorAll(SCROLLERS), function (el) {
+      var wide = el.scrollWidth > el.clientWidth + 1;
+      if (wide && !el.hasAttribute("tabindex")) {
+        el.setAttribute("tabindex", "0");
+        el.setAttribute(MARK, "");
+      } else if (!wide && el.hasAttribute(MARK)) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute(MARK);
+      }
+    });
+  }
+
+  var pending = false;
+  function onResize() {
+    if (pending) return;
+    pending = true;
+    window.requestAnimationFrame(function () {
+      pending = false;
+      markScrollers();
+    });
+  }
+
+  function setUp() {
     setUpFilter();
+    markScrollers();
+    window.addEventListener("resize", onResize);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setUp);
+  } else {
+    setUp();
   }
 })();

@@ -258,6 +258,10 @@
     function embed(container, spec) {
       var target = document.createElement("div");
       target.className = "sd-vega";
+      // One image to assistive technology, named by the spec's description, as
+      // the static <img> was by its alt: Vega's marks stay out of the tree.
+      target.setAttribute("role", "img");
+      target.setAttribute("aria-label", spec.description || "");
       container.appendChild(target);
       return root
         .vegaEmbed(target, spec, {
@@ -269,6 +273,8 @@
           tooltip: { disableDefaultStyle: true, theme: "custom" },
         })
         .then(function (result) {
+          var svg = target.querySelector("svg");
+          if (svg) svg.setAttribute("aria-hidden", "true");
           container.setAttribute("data-live", "true");
           return result.view;
         });
