@@ -61,15 +61,16 @@ WARN = "#c98a00"
 
 def _config(chart, theme: str):
     t = THEMES[theme]
-    chart = chart.configure_view(stroke=None).configure_axis(
+    # No ARIA per mark: the plane alone has hundreds of cells, each a stop for a
+    # screen reader. The view is one image, named by its description (all_specs).
+    # configure() first: it replaces the whole config the configure_* calls fill.
+    chart = chart.configure(aria=False).configure_view(stroke=None).configure_axis(
         labelColor=t["muted"], titleColor=t["ink"], domainColor=t["muted"], tickColor=t["muted"],
         gridColor=t["grid"], labelFontSize=11, titleFontSize=12, titleFontWeight="normal",
     ).configure_legend(
         labelColor=t["ink"], titleColor=t["ink"], orient="bottom", labelFontSize=11, titleFontSize=11,
     ).configure_title(color=t["ink"], anchor="start", fontSize=13, subtitleColor=t["muted"])
-    # No ARIA per mark: the plane alone has hundreds of cells, each a stop for a
-    # screen reader. The view is one image, named by its description (all_specs).
-    chart = chart.configure_text(color=t["ink"]).configure(aria=False)
+    chart = chart.configure_text(color=t["ink"])
     # a little headroom: browser text metrics can put the title above y = 0
     return chart.properties(background=t["bg"] or "transparent", padding={"left": 5, "right": 5, "top": 12, "bottom": 5})
 
