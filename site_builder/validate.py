@@ -62,7 +62,7 @@ def check_links(terms: list[Term], bodies: Mapping[str, RenderedBody]) -> list[P
         body = bodies.get(term.slug)
         if body is None:
             continue
-        problems.extend(Problem(term.path, line, message) for line, message in body.problems)
+        problems.extend(Problem(term.path, line, message, *severity) for line, message, *severity in body.problems)
         for link in body.links:
             target = link.slug or term.slug
             if link.anchor and link.anchor not in anchors.get(target, ()):

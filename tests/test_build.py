@@ -327,3 +327,13 @@ def test_heading_levels_never_skip_on_a_real_page(real_site):
         for before, after in zip(levels, levels[1:]):
             assert after <= before + 1, (page, levels)
     assert checked >= 6
+
+
+def test_a_level_one_heading_in_a_body_warns_and_fails_only_under_strict(tmp_path, cli):
+    content = write_tree(tmp_path / "content", {
+        "terms/alpha.md": term("Alpha", "First.", "Intro.\n\n# Alpha again\n\nText.\n"),
+    })
+    status, _, err = cli("build", "--content", content, "--output", tmp_path / "out", "--quiet")
+    assert status == 0 and "terms/alpha.md:7: warning: heading '# Alpha again' makes a second <h1>" in err
+    status, _, err = cli("build", "--content", content, "--output", tmp_path / "strict", "--strict", "--quiet")
+    assert status == 1 and not (tmp_path / "strict").exists()

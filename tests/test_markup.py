@@ -100,6 +100,14 @@ def test_an_id_set_by_hand_that_the_page_uses_is_reported_at_its_line():
     assert "site-builder-page-ids" not in result.html and "fine" in result.anchors
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_level_one_heading_is_a_warning_at_its_line(fast):
+    result = render("Intro.\n\n# Big title\n\nText.\n\nSetext\n======\n\n## Fine\n", fast=fast)
+    message = "makes a second <h1> on the page, whose title is its <h1>: start body headings at ##"
+    assert result.problems == [(12, f"heading '# Big title' {message}", "warning"),
+                               (16, f"heading '# Setext' {message}", "warning")]
+
+
 def test_raw_html_escaped_unless_allowed():
     assert "&lt;b&gt;bold&lt;/b&gt;" in render("<b>bold</b> text").html
     assert "<b>bold</b>" in render("<b>bold</b> text", allow_raw_html=True).html

@@ -59,7 +59,8 @@ class RenderedBody:
     """None when taken from the cache without it (see ``markdown_stage.fill_html``)."""
     anchors: list[str] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
-    problems: list[tuple[int, str]] = field(default_factory=list)
+    problems: list[tuple] = field(default_factory=list)
+    """``(line, message)`` for an error, ``(line, message, "warning")`` for a warning."""
     headings: list[tuple[int, str, str]] = field(default_factory=list)
     """(level, id, text) of every heading, for a table of contents."""
 
@@ -159,6 +160,10 @@ class _LinkPass(Treeprocessor):
             if element.tag in ("h2", "h3", "h4", "h5", "h6") and ident:
                 text = "".join(element.itertext()).strip()
                 result.headings.append((int(element.tag[1]), ident, text))
+            elif element.tag == "h1":
+                text = "".join(element.itertext()).strip()
+                result.problems.append((_heading_line(state, text), f"heading '# {text}' makes a second <h1> "
+                                        "on the page, whose title is its <h1>: start body headings at ##", "warning"))
 
     def _rewrite(self, element: etree.Element, state: _State) -> None:
         href = element.get("href", "")
@@ -239,6 +244,17 @@ def _attribute_line(state: _State, name: str, value: str) -> int:
         for offset, line in enumerate(state.source):
             if pattern.search(line):
                 return state.first_line + offset
+    return state.first_line
+
+
+def _heading_line(state: _State, text: str) -> int:
+    """The line of a level-1 heading reading ``text`` (``# text``, or ``text``
+    above a ``===`` underline), for the message."""
+    for offset, line in enumerate(state.source):
+        if re.match(r"#(?!#)\s", line) and text in line:
+            return state.first_line + offset
+        if offset and re.fullmatch(r"=+\s*", line) and text in state.source[offset - 1]:
+            return state.first_line + offset - 1
     return state.first_line
 
 
