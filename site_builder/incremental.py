@@ -110,6 +110,8 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     backlinks: dict[str, list[str]] = dict(state["backlinks"])  # entries are replaced, never changed in place
     if set(body_keys) != {t.slug for t in terms}:
         return None
+    if any(record[2] for record in map(markdown.get, body_keys.values()) if record is not None):
+        return None  # a body with warnings: the full build reports them again (and fails under --strict)
     names = NameIndex.from_parts(*state["names"])
 
     # Markdown for the edited bodies, and what it changes elsewhere.

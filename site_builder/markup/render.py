@@ -29,7 +29,7 @@ from markdown.treeprocessors import Treeprocessor
 from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
 from . import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
-from .source import prepare_source
+from .source import FENCE_RE, prepare_source
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")
 
@@ -86,6 +86,7 @@ class _State:
         self.result = RenderedBody(html="")
         self.link_lines: dict[str, int] = {}
         self.source: list[str] = []
+        self.h1_seen = 0
 
 
 class _SourcePass(Preprocessor):
@@ -161,8 +162,10 @@ class _LinkPass(Treeprocessor):
                 text = "".join(element.itertext()).strip()
                 result.headings.append((int(element.tag[1]), ident, text))
             elif element.tag == "h1":
-                text = "".join(element.itertext()).strip()
-                result.problems.append((_heading_line(state, text), f"heading '# {text}' makes a second <h1> "
+                found = _level_one_headings(state.source)
+                line, text = found[state.h1_seen] if state.h1_seen < len(found) else (0, "#")
+                state.h1_seen += 1
+                result.problems.append((state.first_line + line, f"level-1 heading {text!r} makes a second <h1> "
                                         "on the page, whose title is its <h1>: start body headings at ##", "warning"))
 
     def _rewrite(self, element: etree.Element, state: _State) -> None:
@@ -247,20 +250,33 @@ def _attribute_line(state: _State, name: str, value: str) -> int:
     return state.first_line
 
 
-def _heading_line(state: _State, text: str) -> int:
-    """The line of a level-1 heading reading ``text`` (``# text``, or ``text``
-    above a ``===`` underline), for the message."""
-    for offset, line in enumerate(state.source):
-        if re.match(r"#(?!#)\s", line) and text in line:
-            return state.first_line + offset
-        if offset and re.fullmatch(r"=+\s*", line) and text in state.source[offset - 1]:
-            return state.first_line + offset - 1
-    return state.first_line
+_ATX_H1 = re.compile(r" {0,3}(?:> ?)*#(?!#)[ \t]*(.*?)[ \t#]*$")
+_SETEXT_H1 = re.compile(r" {0,3}(?:> ?)*=+[ \t]*$")
+
+
+def _level_one_headings(source: list[str]) -> list[tuple[int, str]]:
+    """(offset, text as written) of each level-1 heading in the body's source, in
+    order (``# text``, also quoted, or ``text`` over ``===``), outside fenced code:
+    the n-th <h1> of the tree is the n-th of these."""
+    found, fence = [], None
+    for offset, line in enumerate(source):
+        match = FENCE_RE.match(line)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            continue
+        if match:
+            fence = match.group(1)
+        elif heading := _ATX_H1.match(line):
+            found.append((offset, heading.group(1)))
+        elif offset and _SETEXT_H1.match(line) and source[offset - 1].strip():
+            found.append((offset - 1, source[offset - 1].strip()))
+    return found
 
 
 def _id_line(state: _State, ident: str) -> int:
     """The line that sets the id ``ident`` (``{: #ident }`` or ``id="ident"``), for the message."""
-    shorthand = re.compile("#" + re.escape(ident) + r"(?![\w-])")
+    shorthand = re.compile(r"\{[^{}\n]*#" + re.escape(ident) + r"(?![\w-])[^{}\n]*\}")  # in an attribute list only
     for offset, line in enumerate(state.source):
         if shorthand.search(line):
             return state.first_line + offset
