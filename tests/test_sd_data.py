@@ -98,12 +98,18 @@ def test_grid_turning_points_are_consistent(data):
 def test_plane(data):
     p = data["plane"]
     assert len(p["alpha"]) == len(p["c"]) == 51
-    assert np.shape(p["optimal_depth"]) == (51, 51)
+    assert np.shape(p["optimal_depth"]) == (50, 50)
     assert p["break_even"] == {"alpha": [0.0, 1.0], "c": [0.0, 1.0]}
-    for i, a in enumerate(p["alpha"]):
-        for j, c in enumerate(p["c"]):
-            # the whole-number truth: some depth wins exactly when c < alpha
-            assert (p["optimal_depth"][i][j] > 0) == (c < a)
+    for i, a in enumerate(p["alpha"][:-1]):
+        for j, c in enumerate(p["c"][:-1]):
+            # at the cell's centre, the whole-number truth: some depth wins exactly when c < alpha
+            a_mid, c_mid = a + 0.01, c + 0.01
+            assert (p["optimal_depth"][i][j] > 0) == (c_mid < a_mid)
+            # and the depth is the best by brute force over every whole depth
+            s = [(1 - a_mid ** (g + 1)) / (1 - a_mid) / (1 + g * c_mid) for g in range(65)]
+            assert s[p["optimal_depth"][i][j]] >= max(s) * (1 - 1e-9)
+    # the bottom row is coloured from c = 0.01, not from c = 0 (where no best depth exists)
+    assert p["optimal_depth"][4][0] == 1  # alpha 0.09, c 0.01 (at c = 0 the search gives 11)
     a = np.array(p["threshold"]["alpha"])
     assert len(a) == 101
     inner = (a > 0) & (a < 1)

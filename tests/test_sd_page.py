@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from site_builder.explainers import base
-from site_builder.explainers.speculative_decoding import charts, data, page
+from site_builder.explainers.speculative_decoding import charts, data, model, page
 
 STATIC = Path(page.__file__).with_name("static")
 
@@ -115,6 +115,13 @@ def test_curve_rows_match_the_browser_rule():
     assert [r["gamma"] for r in whole] == list(range(17))
     assert sum(r["peak"] for r in rows) == 1 and sum(r["current"] for r in rows) == 1
     assert next(r for r in rows if r["peak"])["gamma"] == 8
+
+
+def test_curve_rows_draw_no_diamond_off_the_chart():
+    # The readout names the best depth searched to 64; the chart marks it only when it is on the chart.
+    assert int(model.optimal_depth(0.95, 0.01, 64)) == 40
+    assert not any(r["peak"] for r in charts.curve_rows(0.95, 0.01, 5))
+    assert "γ = 40 at" in page.describe(0.95, 5, 0.01)["best_text"]
 
 
 def test_defaults_agree_with_the_script():

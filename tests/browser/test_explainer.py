@@ -104,6 +104,15 @@ def test_controls_drive_readout_and_chart(browser, http_server):
     preset = page.evaluate("SD_EXPLAINER_DATA.presets[0]")
     assert (state["alpha"], state["gamma"], state["c"]) == (preset["alpha"], preset["gamma"], preset["c"])
     assert "Leviathan" in page.inner_text("[data-out=citation]")
+    assert f"this model gives {preset['model_speedup']}×" in page.inner_text("[data-out=citation]")
+    # a pairing whose α was solved from its measured speedup says so, instead of claiming agreement
+    derived = page.evaluate("SD_EXPLAINER_DATA.presets.findIndex(p => p.sources.alpha.startsWith('derived'))")
+    assert derived > 0
+    page.select_option("#sd-preset", str(derived))
+    page.wait_for_timeout(50)
+    text = page.inner_text("[data-out=citation]")
+    assert "α is derived from it" in text and "this model gives" not in text and "Derived c:" in text
+    page.select_option("#sd-preset", "0")
     page.wait_for_timeout(400)  # the URL write is debounced
     assert f"alpha={preset['alpha']}" in page.url
     context.close()

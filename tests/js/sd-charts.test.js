@@ -20,6 +20,13 @@ test("curve rows: the smooth grid, whole depths, one peak and one current point"
   for (const r of rows) assert.equal(r.S, M.speedup(0.8, r.gamma, 0.05));
 });
 
+test("curve rows: no diamond when the readout's best depth lies beyond the chart", () => {
+  const rows = C.curveRows(0.95, 0.01, 5); // best whole depth 40 (the readout searches to 64)
+  assert.equal(M.optimalDepth(0.95, 0.01, 64), 40);
+  assert.equal(rows.filter((r) => r.peak).length, 0);
+  assert.equal(C.curveRows(0.8, 0, 5).filter((r) => r.peak).length, 0, "a free draft has no best depth");
+});
+
 test("curve edits change only what differs, and applying them gives the new rows", () => {
   const tuples = C.curveRows(0.8, 0.05, 5).reverse(); // order does not matter: matched by gamma
   assert.deepEqual(C.curveEdits(tuples, C.curveRows(0.8, 0.05, 5)), []);

@@ -65,6 +65,38 @@ test("the replay fixture of the page data is reproduced", () => {
   }
 });
 
+test("the readout's words are the page's, setting by setting (Python describe against JS describe)", () => {
+  const grid = [];
+  for (const a of [0, 0.001, 0.1, 0.3, 0.31, 0.5, 0.6, 0.8, 0.95, 0.999, 1])
+    for (const g of [1, 2, 3, 5, 8, 16])
+      for (const c of [0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 0.6, 1]) grid.push([a, g, c]);
+  const py = `
+import json, sys
+from site_builder.explainers.speculative_decoding import page
+rows = json.loads(sys.stdin.read())
+print(json.dumps([{k: d[k] for k in ("kind", "verdict", "best_text", "best", "finite")} for d in (page.describe(a, g, c) for a, g, c in rows)]))`;
+  const out = JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-c", py], { cwd: ROOT, input: JSON.stringify(grid), env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
+  grid.forEach(([a, g, c], i) => {
+    const d = R.describe(a, g, c);
+    const want = out[i];
+    assert.deepEqual({ kind: d.kind, verdict: d.verdict, best_text: d.bestText, best: d.best, finite: d.finite }, want, `alpha ${a} gamma ${g} c ${c}`);
+  });
+});
+
+test("the readout never contradicts itself near S = 1, nor invents a best depth for a free draft", () => {
+  const near = R.describe(0.31, 2, 0.2); // S = 1.004: pays off, by a hair (1.00× at two decimals)
+  assert.equal(near.kind, "win");
+  assert.match(near.verdict, /1\.004× the speed/);
+  const tiny = R.describe(0.3, 1, 0.305); // S = 0.996
+  assert.equal(tiny.kind, "slowdown");
+  assert.match(tiny.verdict, /less than 1% fewer/);
+  const free = R.describe(0.8, 5, 0);
+  assert.equal(free.finite, false);
+  assert.equal(free.bestText, "none: a free draft gains a little at every depth, approaching 5.00×");
+  assert.match(R.summary({ alpha: 0.8, gamma: 5, c: 0 }), /Best depth: none, a free draft gains at every depth\./);
+  assert.match(R.describe(0.999, 5, 0.0001).bestText, /^γ = 64 or deeper/);
+});
+
 test("the readout says slowdown in plain words", () => {
   const d = R.describe(0.1, 4, 0.5);
   assert.equal(d.kind, "slowdown");

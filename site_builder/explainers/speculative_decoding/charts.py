@@ -25,6 +25,8 @@ import numpy as np
 from .model import expected_tokens, optimal_depth, speedup
 
 GAMMA_MAX = 16
+BEST_SEARCH = 64
+"""Depths searched for the best one, as the readout (page.BEST_SEARCH, sd-charts.js BEST_SEARCH)."""
 SMOOTH_STEP = 0.5  # as SMOOTH_STEP in static/sd-charts.js
 #: the curve's y axis tops, as Y_TOPS in static/sd-charts.js: the lowest one with room
 #: (HEADROOM) above the highest S. A stepped domain keeps the axis still while a
@@ -81,7 +83,9 @@ def curve_rows(alpha: float, c: float, gamma: int) -> list[dict]:
     whole = np.isclose(g, np.round(g))
     s = speedup(alpha, g, c)
     e = expected_tokens(alpha, g)
-    best = int(optimal_depth(alpha, c, GAMMA_MAX))
+    # The readout's best depth (searched to 64): its diamond is drawn only when
+    # it lies on the chart, never a "best" that is just the chart's edge.
+    best = int(optimal_depth(alpha, c, BEST_SEARCH))
     rows = []
     for gi, si, ei, wi in zip(g.tolist(), s.tolist(), e.tolist(), whole.tolist()):
         gg = int(round(gi)) if wi else gi
@@ -102,7 +106,7 @@ def current_row(alpha: float, c: float, gamma: int) -> list[dict]:
     """The one-row ``current`` dataset."""
     return [{
         "alpha": alpha, "c": c, "gamma": gamma,
-        "S": round(float(speedup(alpha, gamma, c)), 6), "best": int(optimal_depth(alpha, c, 64)),
+        "S": round(float(speedup(alpha, gamma, c)), 6), "best": int(optimal_depth(alpha, c, BEST_SEARCH)),
     }]
 
 
@@ -150,9 +154,9 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
 
 def plane_cells(plane: dict) -> list[dict]:
     """The plane's heat map as run-length rectangles: in each alpha column, the
-    adjacent grid cells with the same best depth merge into one rectangle
-    {alpha, c, c2, best} spanning [alpha, alpha + step) x [c, c2). The picture
-    is the grid's, cell for cell, in a seventh of the rows."""
+    adjacent grid cells with the same best depth (taken at each cell's centre)
+    merge into one rectangle {alpha, c, c2, best} spanning [alpha, alpha + step)
+    x [c, c2). The picture is the grid's, cell for cell, in a seventh of the rows."""
     a, cs, depth = plane["alpha"], plane["c"], plane["optimal_depth"]
     cells = []
     for i, ai in enumerate(a[:-1]):
@@ -169,7 +173,7 @@ def plane_cells(plane: dict) -> list[dict]:
 
 def plane_datasets(plane: dict, alpha: float, c: float, gamma: int) -> dict[str, list[dict]]:
     """Rows of the plane chart: cells, the threshold and break-even lines, the current point."""
-    threshold = [{"alpha": x, "c": y, "line": "c*(α): above it no curve rises"}
+    threshold = [{"alpha": x, "c": y, "line": "c*(α): above it S falls from γ = 0"}
                  for x, y in zip(plane["threshold"]["alpha"], plane["threshold"]["c"])]
     diag = [{"alpha": 0.0, "c": 0.0, "line": "c = α: above it no depth pays off"},
             {"alpha": 1.0, "c": 1.0, "line": "c = α: above it no depth pays off"}]
@@ -192,8 +196,10 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
         x2="a2:Q",
         y=alt.Y("c:Q", title="draft cost c", scale=ax),
         y2="c2x:Q",
-        color=alt.Color("best:Q", title="best depth (17 = more than 16)",
-                        scale=alt.Scale(scheme="viridis", domain=[0, 17]), legend=alt.Legend(orient="top", direction="horizontal", gradientLength=200)),
+        color=alt.Color("best:Q", title="best depth",
+                        scale=alt.Scale(scheme="viridis", domain=[0, 17]),
+                        legend=alt.Legend(orient="top", direction="horizontal", gradientLength=200, values=[0, 4, 8, 12, 17],
+                                          labelExpr="datum.value == 17 ? '>16' : datum.value == 0 ? 'none' : datum.label")),
         tooltip=[alt.Tooltip("alpha:Q", title="α", format=".2f"), alt.Tooltip("c_text:N", title="c"),
                  alt.Tooltip("best_text:N", title="best depth")],
     )

@@ -23,9 +23,12 @@ grid: the slider grid, coarse enough to ship (the page recomputes exact
     max_depth: int (64), the cap of optimal_depth
 
 plane: the optimal whole depth over the (alpha, c) plane
-    alpha: [51] 0, 0.02, ..., 1
-    c: [51] 0, 0.02, ..., 1
-    optimal_depth: [alpha][c] int in 0..max_depth
+    alpha: [51] 0, 0.02, ..., 1, the cells' edges
+    c: [51] 0, 0.02, ..., 1, the cells' edges
+    optimal_depth: [50][50] int in 0..max_depth, at each cell's centre
+        (alpha[i] + 0.01, c[j] + 0.01): the colour of cell [i][j]. The centre,
+        not a corner, so the bottom row is not coloured by c = 0, where a free
+        draft has no best depth at all
     max_depth: int (64)
     threshold: {alpha: [101] 0..1 step 0.01, c: [101]} the curve c*(alpha) =
         -alpha ln(alpha) / (1 - alpha); above it the smooth curve has no peak
@@ -128,10 +131,11 @@ def _plane() -> dict:
     alpha = _steps(0.02, 51)
     c = _steps(0.02, 51)
     curve = _steps(0.01, 101)
+    centre_a, centre_c = (alpha[:-1] + alpha[1:]) / 2, (c[:-1] + c[1:]) / 2
     return {
         "alpha": _r(alpha),
         "c": _r(c),
-        "optimal_depth": optimal_depth(alpha[:, None], c[None, :], MAX_DEPTH).tolist(),
+        "optimal_depth": optimal_depth(centre_a[:, None], centre_c[None, :], MAX_DEPTH).tolist(),
         "max_depth": MAX_DEPTH,
         "threshold": {"alpha": _r(curve), "c": _r(threshold_cost(curve))},
         "break_even": {"alpha": [0.0, 1.0], "c": [0.0, 1.0]},

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import html
 import json
+import math
+from decimal import ROUND_HALF_UP, Decimal
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -62,36 +64,70 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _fixed(x: float, places: int) -> str:
+    """``x`` with ``places`` decimals exactly as JavaScript's ``toFixed`` writes it:
+    a tie (0.625) rounds away from zero, where Python's format rounds to even
+    (0.62). The readout is written here first and by sd-readout.js afterwards;
+    the two must never disagree."""
+    return str(Decimal(x).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+
+
 def _num(x: float) -> str:
-    t = f"{x:.3f}"
-    return f"{x:.2f}" if t.endswith("0") else t
+    """Up to three decimals, at least two (as sd-readout.js num())."""
+    t = _fixed(x, 3)
+    return _fixed(x, 2) if t.endswith("0") else t
+
+
+BEST_SEARCH = charts.BEST_SEARCH
+"""Depths searched for the best one (as sd-readout.js MAX_DEPTH)."""
+
+
+def _ratio(s: float) -> str:
+    """S for the verdict: three decimals near 1, so "pays off" never reads 1.00×."""
+    return _fixed(s, 3) if abs(s - 1.0) < 0.005 else _fixed(s, 2)
+
+
+def _share(x: float) -> str:
+    """A fraction as a whole percentage, rounded half up as JavaScript's Math.round;
+    "less than 1%" rather than "0%" for a real but tiny loss."""
+    return "less than 1%" if x * 100 < 0.5 else f"{math.floor(x * 100 + 0.5)}%"
 
 
 def describe(alpha: float, gamma: int, c: float) -> dict:
-    """The readout for one setting; the same words as sd-readout.js describe()."""
+    """The readout for one setting; the same words as sd-readout.js describe()
+    (a test runs both over a grid of settings and compares every string)."""
     e = float(expected_tokens(alpha, gamma))
     cost = 1.0 + gamma * c
     s = float(speedup(alpha, gamma, c))
-    best = int(optimal_depth(alpha, c, 64))
+    best = int(optimal_depth(alpha, c, BEST_SEARCH))
     best_s = float(speedup(alpha, best, c))
+    # A free draft gains at every depth (less and less): no whole depth is best.
+    finite = not (c == 0 and alpha > 0)
     if bool(pays_off(alpha, gamma, c)):
         kind = "win"
-        verdict = (f"Pays off: a round costs {cost:.2f} target passes and yields {e:.2f} tokens on average, "
-                   f"{s:.2f}× the speed of plain decoding.")
+        verdict = (f"Pays off: a round costs {_fixed(cost, 2)} target passes and yields {_fixed(e, 2)} tokens on average, "
+                   f"{_ratio(s)}× the speed of plain decoding.")
     elif abs(s - 1.0) <= 1e-12:
         kind = "even"
-        verdict = (f"Break-even: a round costs exactly what it yields ({e:.2f} tokens for {cost:.2f} passes). "
+        verdict = (f"Break-even: a round costs exactly what it yields ({_fixed(e, 2)} tokens for {_fixed(cost, 2)} passes). "
                    "Speculating here buys nothing.")
     else:
         kind = "slowdown"
-        verdict = (f"This is a slowdown: a round costs {cost:.2f} target passes but yields only {e:.2f} tokens, "
-                   f"so generation runs at {s:.2f}× plain decoding, {round((1 - s) * 100)}% fewer tokens per second "
+        verdict = (f"This is a slowdown: a round costs {_fixed(cost, 2)} target passes but yields only {_fixed(e, 2)} tokens, "
+                   f"so generation runs at {_ratio(s)}× plain decoding, {_share(1 - s)} fewer tokens per second "
                    "than not speculating at all."
                    + (f" With the draft's cost ({_num(c)}) at or above its acceptance rate ({_num(alpha)}), no depth pays off."
                       if c >= alpha else " A shallower depth would do better."))
-    best_text = ("none: do not speculate (plain decoding, 1.00×, is best)" if best == 0
-                 else f"γ = {best} at {best_s:.2f}×" + (" (deeper than this slider goes)" if best > 16 else ""))
-    return {"E": e, "cost": cost, "S": s, "best": best, "best_s": best_s, "kind": kind,
+    if not finite:
+        best_text = ("none: a free draft that is always right gains without limit" if alpha >= 1 else
+                     f"none: a free draft gains a little at every depth, approaching {_fixed(1 / (1 - alpha), 2)}×")
+    elif best == 0:
+        best_text = "none: do not speculate (plain decoding, 1.00×, is best)"
+    elif best >= BEST_SEARCH:
+        best_text = f"γ = {BEST_SEARCH} or deeper, at {_fixed(best_s, 2)}× or more (far beyond this slider)"
+    else:
+        best_text = f"γ = {best} at {_fixed(best_s, 2)}×" + (" (deeper than this slider goes)" if best > 16 else "")
+    return {"E": e, "cost": cost, "S": s, "best": best, "best_s": best_s, "finite": finite, "kind": kind,
             "verdict": verdict, "best_text": best_text}
 
 
@@ -175,7 +211,7 @@ def _round_markup(alpha: float, gamma: int, seed: int) -> str:
         elif j == rejected:
             state, glyph, words = "rejected", "✗", "rejected by the target"
         else:
-            state, glyph, words = "discarded", "✗", "discarded: drafted after a rejection, never scored"
+            state, glyph, words = "discarded", "–", "discarded: drafted after the rejected token, never tested"
         items.append(f'<li class="sd-tok" data-pos="{j + 1}" data-state="{state}"><span class="sd-glyph">{glyph}</span>'
                      f'<span class="sd-num">{j + 1}</span><span class="sd-vh">{words}</span></li>')
     bonus = rejected < 0
@@ -218,8 +254,8 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
     tally = [
         ("rounds", "Rounds", "0"), ("tokens", "Tokens produced", "0"), ("passes", "Target passes", "0"),
         ("drafts", "Draft calls", "0"), ("time", "Time, in target passes", "0.00"),
-        ("mean", "Tokens per round (mean)", "–"), ("expected", "Expected tokens per round E", f"{d['E']:.3f}"),
-        ("realised", "Realised speedup", "–"), ("theory", "Theoretical speedup S", f"{d['S']:.3f}×"),
+        ("mean", "Tokens per round (mean)", "–"), ("expected", "Expected tokens per round E", _fixed(d['E'], 3)),
+        ("realised", "Realised speedup", "–"), ("theory", "Theoretical speedup S", _fixed(d['S'], 3) + "×"),
     ]
     tally_html = "".join(f'<div><dt>{label}</dt><dd data-tally="{key}">{value}</dd></div>' for key, label, value in tally)
     alts = {
@@ -236,14 +272,14 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 <div class="sd-col sd-col-anim">
 <fieldset class="sd-controls explainer-controls" disabled>
 <legend>Draft and target</legend>
-{_slider("alpha", "Acceptance rate α", "chance the target accepts one drafted token", 0, 1, 0.001, a, f"{a:.2f}", f"{a * 100:g} percent of drafts accepted")}
+{_slider("alpha", "Acceptance rate α", "chance the target accepts one drafted token", 0, 1, 0.001, a, _fixed(a, 2), f"{a * 100:g} percent of drafts accepted")}
 {_slider("gamma", "Draft depth γ", "tokens the draft proposes per round", 1, 16, 1, g, str(g), f"{g} drafted tokens per round")}
-{_slider("c", "Draft cost c", "one draft call, in target passes", 0, 1, 0.001, c, f"{c:.2f}", f"draft call costs {c:.2f} of a target pass")}
+{_slider("c", "Draft cost c", "one draft call, in target passes", 0, 1, 0.001, c, _fixed(c, 2), f"draft call costs {_fixed(c, 2)} of a target pass")}
 <div class="sd-control sd-control-wide">
 <label for="sd-preset">Published pairing</label>
 <select id="sd-preset" data-role="preset"><option value="">Custom setting</option>{presets}</select>
 </div>
-<p class="sd-citation" data-out="citation">Custom setting. Choose a published pairing to load its measured values and source.</p>
+<p class="sd-citation" data-out="citation">Custom setting. Choose a published pairing to load its values and where each comes from.</p>
 </fieldset>
 <fieldset class="sd-transport explainer-controls" disabled>
 <legend>Rounds</legend>
@@ -274,7 +310,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 <p class="sd-plain"><span class="sd-plain-count">0.0</span> tokens from plain decoding in the same time</p>
 </div>
 <ol class="sd-history" aria-label="Previous rounds, newest first"></ol>
-<p class="sd-legend"><span class="sd-key" data-state="accepted">✓ accepted</span> <span class="sd-key" data-state="rejected">✗ rejected</span> <span class="sd-key" data-state="discarded">✗ discarded, never scored</span> <span class="sd-key" data-state="target">↺ correction / ★ bonus from the target</span></p>
+<p class="sd-legend"><span class="sd-key" data-state="accepted">✓ accepted</span> <span class="sd-key" data-state="rejected">✗ rejected</span> <span class="sd-key" data-state="discarded">– discarded, never tested</span> <span class="sd-key" data-state="target">↺ correction / ★ bonus from the target</span></p>
 </div>
 <dl class="sd-tally">{tally_html}</dl>
 </div>
@@ -282,9 +318,9 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 <p class="sd-vh" role="status" aria-live="polite" aria-atomic="true" data-announce></p>
 <div class="sd-readout" data-verdict="{d['kind']}">
 <dl class="sd-numbers">
-<div><dt>Expected tokens per round E</dt><dd data-out="E">{d['E']:.3f}</dd></div>
-<div><dt>Round cost 1 + γc, in target passes</dt><dd><span data-out="formula">1 + {g} × {_num(c)}</span> = <span data-out="cost">{d['cost']:.2f}</span></dd></div>
-<div><dt>Speedup S = E / (1 + γc)</dt><dd data-out="S">{d['S']:.3f}×</dd></div>
+<div><dt>Expected tokens per round E</dt><dd data-out="E">{_fixed(d['E'], 3)}</dd></div>
+<div><dt>Round cost 1 + γc, in target passes</dt><dd><span data-out="formula">1 + {g} × {_num(c)}</span> = <span data-out="cost">{_fixed(d['cost'], 2)}</span></dd></div>
+<div><dt>Speedup S = E / (1 + γc)</dt><dd data-out="S">{_fixed(d['S'], 3)}×</dd></div>
 <div><dt>Best whole depth for this pairing</dt><dd data-out="best">{_e(d['best_text'])}</dd></div>
 </dl>
 <p class="sd-verdict" data-out="verdict">{_e(d['verdict'])}</p>
@@ -295,7 +331,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 </div>
 </div>
 <div class="sd-more">
-{_chart_block("plane", "Where speculation pays, and how deep", "Each cell is the best whole depth for that acceptance rate and draft cost. Above the line c = α no depth helps; above the threshold curve c*(α) = −α ln α / (1 − α) the smooth speedup curve falls from the start.", alts["plane"], sizes["plane"])}
+{_chart_block("plane", "Where speculation pays, and how deep", "Each cell is the best whole depth at its centre's acceptance rate and draft cost. Above the line c = α no whole depth helps; above the threshold curve c*(α) = α ln(1/α) / (1 − α) even the smooth speedup curve falls from the start.", alts["plane"], sizes["plane"])}
 {_chart_block("hist", "Tokens per round, simulated and exact", f"The exact law is a capped geometric: P(k tokens) = α<sup>k−1</sup>(1 − α) up to γ, and α<sup>γ</sup> for γ + 1. Drawn from {hist['n_rounds']} simulated rounds at α = {hist['alpha']}, γ = {hist['gamma']}; once the script runs it follows your own run.", alts["hist"], sizes["hist"])}
 {_chart_block("lossless", "Lossless: the output follows the target", "The real accept test and correction token, run on a six-token toy vocabulary: whatever the draft proposes, the emitted tokens follow the target's p. A worse draft only lowers the acceptance rate, which costs speed, never quality.", alts["lossless"], sizes["lossless"])}
 </div>
@@ -356,7 +392,7 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
 
     t = time.perf_counter()
     slim_presets = [
-        {k: p[k] for k in ("id", "label", "alpha", "c", "gamma", "measured_speedup", "model_speedup", "citation")}
+        {k: p[k] for k in ("id", "label", "alpha", "c", "gamma", "measured_speedup", "model_speedup", "citation", "sources")}
         for p in page["presets"]
     ]
     scripts = [ctx.add_asset("sd-data.js", _js_global("SD_EXPLAINER_DATA", {"defaults": DEFAULTS, "presets": slim_presets}))]

@@ -132,7 +132,7 @@ def _chen(suffix: str, bench: str, sampling: str, speed: float, alpha: float) ->
     """A Chen et al. Table 1 row as a preset."""
     return Preset(
         id=f"chinchilla-{suffix}",
-        label=f"4B draft for Chinchilla 70B, {bench}, {sampling} sampling",
+        label=f"4B draft for Chinchilla 70B, {bench}, " + ("greedy decoding" if sampling == "greedy" else f"{sampling} sampling"),
         alpha=alpha,
         c=CHINCHILLA_COST,
         gamma=4,

@@ -36,13 +36,13 @@
     return e;
   }
 
-  var GLYPH = { pending: "·", drafted: "d", accepted: "✓", rejected: "✗", discarded: "✗", target: "+1" };
+  var GLYPH = { pending: "·", drafted: "d", accepted: "✓", rejected: "✗", discarded: "–", target: "+1" };
   var WORDS = {
     pending: "not drafted yet",
     drafted: "drafted, waiting for the target",
     accepted: "accepted",
     rejected: "rejected by the target",
-    discarded: "discarded: drafted after a rejection, never scored",
+    discarded: "discarded: drafted after the rejected token, never tested",
   };
 
   function setToken(li, state, label) {
@@ -229,7 +229,7 @@
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
           setToken(items[round.rejectedAt], "rejected");
-          setText(phaseText, "Rejected at position " + (round.rejectedAt + 1) + (round.discarded ? ": the " + round.discarded + " after it die unscored." : "."));
+          setText(phaseText, "Rejected at position " + (round.rejectedAt + 1) + (round.discarded ? (round.discarded === 1 ? ": the token after it is discarded untested." : ": the " + round.discarded + " tokens after it are discarded untested.") : "."));
         } });
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {

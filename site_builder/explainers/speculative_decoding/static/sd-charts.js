@@ -38,6 +38,7 @@
   "use strict";
 
   var GAMMA_MAX = 16;
+  var BEST_SEARCH = 64; // as charts.BEST_SEARCH and the readout: a best depth off the chart gets no diamond
   var SMOOTH_STEP = 0.5; // as charts.SMOOTH_STEP (a test keeps them equal)
   // the curve's y axis tops, as charts.Y_TOPS and HEADROOM: stepped, so the
   // axis stays still (and cheap) while a slider moves
@@ -68,7 +69,7 @@
 
   /** Rows of the curve for (alpha, c): whole depths (points) and a smooth line. */
   function curveRows(alpha, c, gamma) {
-    var best = M.optimalDepth(alpha, c, GAMMA_MAX);
+    var best = M.optimalDepth(alpha, c, BEST_SEARCH);
     var rows = [];
     var n = Math.round(GAMMA_MAX / SMOOTH_STEP);
     for (var i = 0; i <= n; i++) {
@@ -123,7 +124,7 @@
   }
 
   function currentRow(s) {
-    return [{ alpha: s.alpha, c: s.c, gamma: s.gamma, S: M.speedup(s.alpha, s.gamma, s.c), best: M.optimalDepth(s.alpha, s.c, 64) }];
+    return [{ alpha: s.alpha, c: s.c, gamma: s.gamma, S: M.speedup(s.alpha, s.gamma, s.c), best: M.optimalDepth(s.alpha, s.c, BEST_SEARCH) }];
   }
 
   function histRows(run) {

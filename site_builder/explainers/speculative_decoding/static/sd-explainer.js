@@ -15,6 +15,20 @@
   var ANNOUNCE_MS = 500; // the live region speaks once a slider has rested this long
   var setText = root.SDReadout.setText;
 
+  var CUSTOM = "Custom setting. Choose a published pairing to load its values and where each comes from.";
+
+  /** What was measured and what was worked out: a value derived from the
+   * measured speedup reproduces it by construction, so it is not a check. */
+  function provenance(p) {
+    var src = p.sources || {};
+    var derived = function (key) { return String(src[key] || "").indexOf("derived") === 0; };
+    var text = "Measured speedup " + p.measured_speedup + "×" + (derived("alpha")
+      ? "; α is derived from it, so this model matches it by construction."
+      : "; this model gives " + p.model_speedup + "×.");
+    if (derived("c")) text += " Derived c: " + String(src.c).replace(/^derived:\s*/, "") + ".";
+    return text;
+  }
+
   function fmtValue(key, v) {
     if (key === "alpha") return { text: v.toFixed(3).replace(/0$/, ""), spoken: Number((v * 100).toFixed(1)) + " percent of drafts accepted" };
     if (key === "c") return { text: v.toFixed(3).replace(/0$/, ""), spoken: "draft call costs " + v.toFixed(3).replace(/0$/, "") + " of a target pass" };
@@ -56,9 +70,9 @@
           a.href = p.citation.url;
           a.textContent = p.citation.text;
           citation.appendChild(a);
-          citation.appendChild(document.createTextNode(". Measured speedup " + p.measured_speedup + "×; this model gives " + p.model_speedup + "×."));
+          citation.appendChild(document.createTextNode(". " + provenance(p)));
         } else {
-          citation.textContent = "Custom setting. Choose a published pairing to load its measured values and source.";
+          citation.textContent = CUSTOM;
         }
       }
       var seedOut = figure.querySelector("[data-out=seed]");

@@ -15,7 +15,7 @@
 })(typeof self !== "undefined" ? self : this, function (M) {
   "use strict";
 
-  var MAX_DEPTH = 64; // the depths searched for the best one, as model.optimal_depth
+  var MAX_DEPTH = 64; // the depths searched for the best one, as page.BEST_SEARCH
   var SLIDER_MAX = 16;
 
   /** Up to three decimals, no trailing zeros beyond two: 0.05, 0.015, 0.8 -> "0.80". */
@@ -24,8 +24,14 @@
     return t.charAt(t.length - 1) === "0" ? x.toFixed(2) : t;
   }
 
+  /** A fraction as a whole percentage; "less than 1%" rather than "0%" for a real but tiny loss. */
   function pct(x) {
-    return Math.round(x * 100) + "%";
+    return x * 100 < 0.5 ? "less than 1%" : Math.round(x * 100) + "%";
+  }
+
+  /** S for the verdict: three decimals near 1, so "pays off" never reads 1.00×. */
+  function ratio(S) {
+    return Math.abs(S - 1) < 0.005 ? S.toFixed(3) : S.toFixed(2);
   }
 
   function describe(alpha, gamma, c) {
@@ -36,11 +42,13 @@
     var bestS = M.speedup(alpha, best, c);
     var pays = M.paysOff(alpha, gamma, c);
     var tie = !pays && Math.abs(S - 1) <= 1e-12;
+    // A free draft gains at every depth (less and less): no whole depth is best.
+    var finite = !(c === 0 && alpha > 0);
     var verdict, kind;
     if (pays) {
       kind = "win";
       verdict = "Pays off: a round costs " + cost.toFixed(2) + " target passes and yields " + E.toFixed(2) +
-        " tokens on average, " + S.toFixed(2) + "× the speed of plain decoding.";
+        " tokens on average, " + ratio(S) + "× the speed of plain decoding.";
     } else if (tie) {
       kind = "even";
       verdict = "Break-even: a round costs exactly what it yields (" + E.toFixed(2) + " tokens for " + cost.toFixed(2) +
@@ -48,15 +56,20 @@
     } else {
       kind = "slowdown";
       verdict = "This is a slowdown: a round costs " + cost.toFixed(2) + " target passes but yields only " + E.toFixed(2) +
-        " tokens, so generation runs at " + S.toFixed(2) + "× plain decoding, " + pct(1 - S) + " fewer tokens per second than not speculating at all." +
+        " tokens, so generation runs at " + ratio(S) + "× plain decoding, " + pct(1 - S) + " fewer tokens per second than not speculating at all." +
         (c >= alpha
           ? " With the draft's cost (" + num(c) + ") at or above its acceptance rate (" + num(alpha) + "), no depth pays off."
           : " A shallower depth would do better.");
     }
     var bestText;
-    if (best === 0) bestText = "none: do not speculate (plain decoding, 1.00×, is best)";
+    if (!finite) {
+      bestText = alpha >= 1
+        ? "none: a free draft that is always right gains without limit"
+        : "none: a free draft gains a little at every depth, approaching " + (1 / (1 - alpha)).toFixed(2) + "×";
+    } else if (best === 0) bestText = "none: do not speculate (plain decoding, 1.00×, is best)";
+    else if (best >= MAX_DEPTH) bestText = "γ = " + MAX_DEPTH + " or deeper, at " + bestS.toFixed(2) + "× or more (far beyond this slider)";
     else bestText = "γ = " + best + " at " + bestS.toFixed(2) + "×" + (best > SLIDER_MAX ? " (deeper than this slider goes)" : "");
-    return { E: E, cost: cost, S: S, best: best, bestS: bestS, pays: pays, kind: kind, verdict: verdict, bestText: bestText };
+    return { E: E, cost: cost, S: S, best: best, bestS: bestS, finite: finite, pays: pays, kind: kind, verdict: verdict, bestText: bestText };
   }
 
   /** A short sentence for screen readers: the setting, the speedup, the verdict, the best depth. */
@@ -65,7 +78,7 @@
     var verdict = d.kind === "win" ? "pays off" : d.kind === "even" ? "break-even" : "a slowdown";
     return "Acceptance " + num(state.alpha) + ", depth " + state.gamma + ", draft cost " + num(state.c) +
       ": speedup " + d.S.toFixed(2) + " times, " + verdict + ". Best depth: " +
-      (d.best === 0 ? "do not speculate" : String(d.best)) + ".";
+      (!d.finite ? "none, a free draft gains at every depth" : d.best === 0 ? "do not speculate" : String(d.best)) + ".";
   }
 
   /**
