@@ -102,11 +102,17 @@ def test_links_to_any_file_the_glossary_publishes_pass(glossary: Path, tmp_path:
     assert {"sitemap.xml", "404.html", "embed/glossary-cards.js"} <= set(published_files)
     assert any(name.startswith("assets/") for name in published_files)
     links = "".join(f"[f{i}]: {BASE}{name}\n" for i, name in enumerate(published_files))
-    docs = write_tree(tmp_path / "docs", {"a.md": links + f"\n[x]: {BASE}gone/preview.png\n"})
+    # ...while links to files that do not exist are still reported.
+    broken = ["gone/preview.png", "model.html", "glossary.jsn", "model/typo/index.html", "model/nope.html",
+              "llm/preview.png", "embed/cards.js"]
+    docs = write_tree(tmp_path / "docs", {"a.md": links + "".join(f"\n[x{i}]: {BASE}{b}" for i, b in enumerate(broken))})
     status, _, err = cli("check", "--links-in", docs, "--glossary", glossary / "glossary.json")
     assert status == 1
+    first = len(published_files) + 2
+    kinds = ["page" if b in ("gone/preview.png", "model.html", "glossary.jsn") else "file" for b in broken]
     assert err.strip().splitlines()[:-1] == [
-        f"{docs / 'a.md'}:{len(published_files) + 2}: link to a missing glossary page: {BASE}gone/preview.png"]
+        f"{docs / 'a.md'}:{first + i}: link to a missing glossary {kind}: {BASE}{b}"
+        for i, (b, kind) in enumerate(zip(broken, kinds))]
 
 
 def test_a_local_glossary_without_base_url_says_what_it_cannot_check(tmp_path: Path, cli):

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import unquote, urlsplit
 
-from ..content import SLUG_RE
 from ..errors import Problem, display_path
 from ..markup.source import CODE_SPAN_RE, FENCE_RE, LINK_TARGET_RE, WIKILINK_RE
-from .redirects import RESERVED
+from . import cards
 from .published import GlossaryLoadError, PublishedGlossary, load_glossary, split_target
 
 SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
@@ -71,23 +70,37 @@ def _check_wikilink(target: str, written: str, glossary: PublishedGlossary) -> s
     return None
 
 
+SITE_FILES = frozenset({"index.html", "404.html", "sitemap.xml", "robots.txt", "glossary.json", "objects.inv",
+                        "preview.png", "_headers", f"embed/{cards.SCRIPT}", f"embed/{cards.STYLESHEET}"})
+"""Files every glossary site may publish that ``glossary.json`` does not list
+(sitemap.xml and robots.txt only with a base URL, previews only when on)."""
+
+
+def _beside_a_page(name: str) -> bool:
+    """A file a term's folder may hold besides its page: its preview, and an
+    explainer's data and charts."""
+    return name in ("preview.png", "data.json") or (name.endswith(".svg") and "/" not in name)
+
+
 def _check_url(url: str, glossary: PublishedGlossary) -> str | None:
     base = glossary.base_url
     if not base or not url.startswith(base):
         return None
     parts = urlsplit(url[len(base):])
     path, anchor = unquote(parts.path), unquote(parts.fragment)
-    slug, folder, rest = path.partition("/")
-    if not slug or (slug in RESERVED and slug not in glossary.terms) or (not folder and not SLUG_RE.match(slug)):
-        # The site's own files (index.html, sitemap.xml, _headers, assets/...):
-        # glossary.json does not list them, and none is named like a slug.
+    if not path or path in SITE_FILES:
         return None
+    slug, _, rest = path.partition("/")
+    if slug == "assets" and slug not in glossary.terms:
+        return None  # content-hashed names: only the pages that use them know them
     term = glossary.terms.get(slug)
     moved = glossary.redirects.get(slug)
     if term is None and moved is None:
-        return f"link to a missing glossary page: {url}"
+        return f"link to a missing glossary {'file' if slug == 'embed' else 'page'}: {url}"
     if rest not in PAGE_FILES:
-        return None  # a file beside the page (preview.png, data.json): glossary.json does not list those
+        if term is not None and _beside_a_page(rest):
+            return None
+        return f"link to a missing glossary file: {url}"
     if term is None:
         term = glossary.terms[moved]
         if anchor:
