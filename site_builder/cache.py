@@ -165,9 +165,11 @@ class BuildCache:
         one's must never be trusted. The next build starts from nothing."""
         if self.failure is None:
             self.failure = str(error)
-        if self.folder is None or not self.folder.is_dir():
-            return
-        for path in self.folder.iterdir():
+        try:
+            names = list(self.folder.iterdir()) if self.folder is not None and self.folder.is_dir() else []
+        except OSError:
+            names = []
+        for path in names:
             if path.suffix in (".table", ".tmp"):
                 try:
                     path.unlink()

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def _add_content_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--content", type=Path, default=Path("content"), metavar="DIR",
+    parser.add_argument("--content", type=Path, default=None, metavar="DIR",
                         help="content folder holding terms/ and optionally site.toml (default: content)")
     parser.add_argument("--base-url", metavar="URL", default=None,
                         help="absolute URL the site is published at; overrides base_url in site.toml")
@@ -73,6 +73,8 @@ def make_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     args = make_parser().parse_args(argv)
+    # None until here, so that "check --links-in" can tell "--content content" from no --content.
+    given_content, args.content = args.content, args.content or Path("content")
     log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     if args.command == "serve":
         _import_markdown_without_pygments()
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if not args.glossary:
             make_parser().error("check --links-in needs --glossary PATH_OR_URL")
-        if args.base_url is not None or args.strict or args.content != Path("content"):
+        if args.base_url is not None or args.strict or given_content is not None:
             make_parser().error("check --links-in checks DOCS against --glossary only: "
                                 "--content, --base-url and --strict do not apply")
         return run(args.links_in, args.glossary, log)

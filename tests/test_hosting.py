@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import fnmatch
+import re
+from pathlib import Path
 
 import pytest
 
@@ -43,6 +45,17 @@ def test_every_rule_reaches_published_files_and_no_two_rules_set_one_header(smal
     site_wide = dict(rules)[prefix + "*"]
     assert site_wide == {k: v for k, v in serve.SECURITY_HEADERS.items() if k != "Cache-Control"}
     assert dict(rules)[prefix + "assets/*"] == {"Cache-Control": hosting.IMMUTABLE}
+
+
+def test_the_policy_written_is_the_one_the_readme_recommends_and_the_browser_tests_enforce():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = re.search(r"^\| `Content-Security-Policy` \| `([^`]+)` \|$", readme, re.M)[1]
+    nginx = re.search(r'add_header Content-Security-Policy "([^"]+)" always;', readme)[1]
+    browser = (Path(__file__).resolve().parent / "browser" / "conftest_explainer.py").read_text(encoding="utf-8")
+    enforced = "".join(re.findall(r'"([^"]*)"', re.search(r"CSP = \(([^)]*)\)", browser)[1]))
+    policy = hosting.SECURITY_HEADERS["Content-Security-Policy"]
+    assert table == nginx == policy
+    assert enforced == policy
 
 
 def test_the_file_survives_rebuilds(small_site, tmp_path, cli):

@@ -168,16 +168,22 @@ def test_unreachable_glossary_is_a_clear_error():
         render("[[x]]", glossary="http://127.0.0.1:9/")
 
 
-def test_a_glossary_that_failed_to_load_is_not_fetched_again_per_page(served):
+def test_a_glossary_that_failed_to_load_is_not_fetched_again_per_page(served, monkeypatch):
     root, requests = served
     for _ in range(3):  # three pages of one docs build
         with pytest.raises(published.GlossaryLoadError, match="cannot read .*/missing.json"):
             render("[[Model]]", glossary=root + "missing.json")
     assert requests == ["/missing.json"]
-    published.clear_cache()  # a long-running server retries after clearing
+    # A long-running `mkdocs serve` tries again once RETRY_AFTER has passed...
+    now = published.time.monotonic()
+    monkeypatch.setattr(published.time, "monotonic", lambda: now + published.RETRY_AFTER + 1)
     with pytest.raises(published.GlossaryLoadError):
         render("[[Model]]", glossary=root + "missing.json")
     assert requests == ["/missing.json"] * 2
+    published.clear_cache()  # ...or at once after clear_cache()
+    with pytest.raises(published.GlossaryLoadError):
+        render("[[Model]]", glossary=root + "missing.json")
+    assert requests == ["/missing.json"] * 3
 
 
 def _mkdocs_site(root: Path, glossary: Path, page: str) -> Path:

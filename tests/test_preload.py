@@ -85,11 +85,11 @@ def test_a_failed_loader_means_the_build_loads_itself(small_site: Path, tmp_path
     assert manifest(out) == manifest(reference)
 
 
-@pytest.mark.parametrize("death", ["killed mid-write", "exits after a short write"])
+@pytest.mark.parametrize("death", ["killed after a short write", "exits after a short write"])
 def test_a_truncated_result_means_the_build_loads_itself(small_site: Path, monkeypatch, death):
     real_dumps, real_exit = pickle.dumps, os._exit
     monkeypatch.setattr(pickle, "dumps", lambda *a, **k: real_dumps(*a, **k)[:40])  # the loader inherits these
-    if death == "killed mid-write":
+    if death == "killed after a short write":
         monkeypatch.setattr(os, "_exit", lambda code: os.kill(os.getpid(), signal.SIGKILL))
     started = preload.start(small_site)
     monkeypatch.undo()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,8 @@ from ..names import NameIndex
 
 SUPPORTED_VERSION = 1
 TIMEOUT = 10.0
+RETRY_AFTER = 30.0
+"""Seconds a failed load is remembered before the next use tries again."""
 """Seconds to wait for a glossary.json over the network."""
 
 
@@ -82,26 +85,34 @@ def split_target(target: str) -> tuple[str, str]:
     return name.strip(), anchor.strip()
 
 
-_cache: dict[str, "PublishedGlossary | GlossaryLoadError"] = {}
+_cache: dict[str, "PublishedGlossary | _Failure"] = {}
 _lock = threading.Lock()
 
 
 def load_glossary(location: str | Path) -> PublishedGlossary:
     """Read (once per process) the glossary.json at ``location``.
 
-    A failure is remembered too: a docs build whose glossary is unreachable
-    fails on its first link, instead of waiting ``TIMEOUT`` again per page."""
+    A failure is remembered for ``RETRY_AFTER`` seconds: a docs build whose
+    glossary is unreachable fails on its first link instead of waiting
+    ``TIMEOUT`` again per page, while a long-running ``mkdocs serve`` started
+    before the glossary was published picks it up on a later rebuild."""
     key = str(location)
     with _lock:
-        if key not in _cache:
+        found = _cache.get(key)
+        if found is None or (isinstance(found, _Failure) and time.monotonic() - found.at > RETRY_AFTER):
             try:
-                _cache[key] = _load(key)
+                found = _cache[key] = _load(key)
             except GlossaryLoadError as error:
-                _cache[key] = error
-        found = _cache[key]
-    if isinstance(found, GlossaryLoadError):
-        raise GlossaryLoadError(str(found))  # a new one: re-raising the first would grow its traceback
+                found = _cache[key] = _Failure(str(error), time.monotonic())
+    if isinstance(found, _Failure):
+        raise GlossaryLoadError(found.message)
     return found
+
+
+@dataclass(frozen=True)
+class _Failure:
+    message: str
+    at: float
 
 
 def clear_cache() -> None:
