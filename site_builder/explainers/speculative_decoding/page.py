@@ -51,7 +51,7 @@ ALT = {
              "Values below the dashed line S = 1 are slowdowns.",
     "plane": "Heat map of the best whole draft depth over acceptance rate alpha (0 to 1) and draft cost c (0 to 1). "
              "Deeper drafts pay off towards high alpha and low c; above the line c = alpha no depth speeds decoding up, "
-             "and above the threshold curve c*(alpha) the speedup curve falls from the start.",
+             "and above the threshold curve c*(alpha) the speedup curve declines from depth 0 on.",
     "hist": "Bar chart of how many tokens a round produces, simulated against the exact distribution for alpha {alpha} "
             "and depth {gamma}: the bars agree; the last bar, every draft accepted plus the bonus token, has probability alpha^gamma.",
     "lossless": "Three bar charts, one per draft model (close, mediocre, poor): for each of six tokens the target's "
@@ -331,9 +331,9 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 </div>
 </div>
 <div class="sd-more">
-{_chart_block("plane", "Where speculation pays, and how deep", "Each cell is the best whole depth at its centre's acceptance rate and draft cost. Above the line c = α no whole depth helps; above the threshold curve c*(α) = α ln(1/α) / (1 − α) even the smooth speedup curve falls from the start.", alts["plane"], sizes["plane"])}
+{_chart_block("plane", "Where speculation pays, and how deep", "Each cell is the best whole depth at its centre's acceptance rate and draft cost. Above the line c = α no whole depth helps; above the threshold curve c*(α) = α ln(1/α) / (1 − α) even the smooth speedup curve declines from γ = 0 on.", alts["plane"], sizes["plane"])}
 {_chart_block("hist", "Tokens per round, simulated and exact", f"The exact law is a capped geometric: P(k tokens) = α<sup>k−1</sup>(1 − α) up to γ, and α<sup>γ</sup> for γ + 1. Drawn from {hist['n_rounds']} simulated rounds at α = {hist['alpha']}, γ = {hist['gamma']}; once the script runs it follows your own run.", alts["hist"], sizes["hist"])}
-{_chart_block("lossless", "Lossless: the output follows the target", "The real accept test and correction token, run on a six-token toy vocabulary: whatever the draft proposes, the emitted tokens follow the target's p. A worse draft only lowers the acceptance rate, which costs speed, never quality.", alts["lossless"], sizes["lossless"])}
+{_chart_block("lossless", "Lossless: the output follows the target", "The actual acceptance rule and correction step, run on a six-token toy vocabulary: whatever the draft proposes, the emitted tokens follow the target's p. A worse draft only lowers the acceptance rate, which costs speed, never quality.", alts["lossless"], sizes["lossless"])}
 </div>
 </figure>
 """

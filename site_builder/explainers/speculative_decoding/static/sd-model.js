@@ -76,7 +76,7 @@
 
   /** Outcome of one round from its gamma uniforms (draws r*gamma .. r*gamma+gamma-1).
    * Position j (0-based) is accepted iff u[j] < alpha; the first rejection ends
-   * the prefix and every later position is discarded untested. */
+   * the prefix, and the positions after it are thrown away untested. */
   function judgeRound(uniforms, alpha) {
     var gamma = uniforms.length;
     var accepted = 0;
