@@ -20,7 +20,7 @@ from typing import Callable
 from urllib.parse import unquote, urlsplit
 
 from ..errors import Problem, display_path
-from ..markup.source import CODE_SPAN_RE, FENCE_RE, LINK_TARGET_RE, WIKILINK_RE
+from ..markup.source import CODE_SPAN_RE, LINK_TARGET_RE, WIKILINK_RE, outside_fences
 from . import cards
 from .published import GlossaryLoadError, PublishedGlossary, load_glossary, split_target
 
@@ -38,16 +38,8 @@ def markdown_files(docs: Path) -> list[Path]:
 def check_text(text: str, shown: str, glossary: PublishedGlossary) -> list[Problem]:
     """Problems with the glossary links in one markdown text."""
     problems: list[Problem] = []
-    fence: str | None = None
-    for number, line in enumerate(text.splitlines(), 1):
-        match = FENCE_RE.match(line)
-        if fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = None
-            continue
-        if match:
-            fence = match.group(1)
-            continue
+    for offset, line in outside_fences(text.splitlines()):
+        number = offset + 1
         prose = CODE_SPAN_RE.sub(lambda m: " " * len(m.group(0)), line)
         for wikilink in WIKILINK_RE.finditer(prose):
             message = _check_wikilink(wikilink.group(1), wikilink.group(0), glossary)

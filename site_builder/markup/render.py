@@ -29,7 +29,7 @@ from markdown.treeprocessors import Treeprocessor
 from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
 from . import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
-from .source import FENCE_RE, prepare_source
+from .source import FENCE_RE, outside_fences, prepare_source
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")
 
@@ -258,18 +258,11 @@ def _level_one_headings(source: list[str]) -> list[tuple[int, str]]:
     """(offset, text as written) of each level-1 heading in the body's source, in
     order (``# text``, also quoted, or ``text`` over ``===``), outside fenced code:
     the n-th <h1> of the tree is the n-th of these."""
-    found, fence = [], None
-    for offset, line in enumerate(source):
-        match = FENCE_RE.match(line)
-        if fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = None
-            continue
-        if match:
-            fence = match.group(1)
-        elif heading := _ATX_H1.match(line):
+    found = []
+    for offset, line in outside_fences(source):
+        if heading := _ATX_H1.match(line):
             found.append((offset, heading.group(1)))
-        elif offset and _SETEXT_H1.match(line) and source[offset - 1].strip():
+        elif offset and _SETEXT_H1.match(line) and source[offset - 1].strip() and not FENCE_RE.match(source[offset - 1]):
             found.append((offset - 1, source[offset - 1].strip()))
     return found
 

@@ -18,12 +18,28 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 from .mathml import LatexError, latex_to_mathml
 
 FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")
+
+
+def outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(offset, line) of each line outside fenced code blocks, fence lines excluded:
+    what a line scanner for headings or links may look at."""
+    fence: str | None = None
+    for offset, line in enumerate(lines):
+        match = FENCE_RE.match(line)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            continue
+        if match:
+            fence = match.group(1)
+            continue
+        yield offset, line
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
 INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
 LINK_TARGET_RE = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
