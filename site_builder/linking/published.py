@@ -20,9 +20,9 @@ from ..names import NameIndex
 
 SUPPORTED_VERSION = 1
 TIMEOUT = 10.0
+"""Seconds to wait for a glossary.json over the network."""
 RETRY_AFTER = 30.0
 """Seconds a failed load is remembered before the next use tries again."""
-"""Seconds to wait for a glossary.json over the network."""
 
 
 class GlossaryLoadError(ValueError):
@@ -85,6 +85,14 @@ def split_target(target: str) -> tuple[str, str]:
     return name.strip(), anchor.strip()
 
 
+@dataclass(frozen=True)
+class _Failure:
+    """A load that failed, and when: remembered for ``RETRY_AFTER`` seconds."""
+
+    message: str
+    at: float
+
+
 _cache: dict[str, "PublishedGlossary | _Failure"] = {}
 _lock = threading.Lock()
 
@@ -107,12 +115,6 @@ def load_glossary(location: str | Path) -> PublishedGlossary:
     if isinstance(found, _Failure):
         raise GlossaryLoadError(found.message)
     return found
-
-
-@dataclass(frozen=True)
-class _Failure:
-    message: str
-    at: float
 
 
 def clear_cache() -> None:

@@ -86,6 +86,7 @@ class _State:
         self.result = RenderedBody(html="")
         self.link_lines: dict[str, int] = {}
         self.source: list[str] = []
+        self.level_one: list[tuple[int, str]] | None = None  # found on the first <h1> (rare)
         self.h1_seen = 0
 
 
@@ -103,6 +104,9 @@ class _SourcePass(Preprocessor):
         return out
 
 
+_PLACEHOLDER = "site-builder-page-ids"
+
+
 class _ReservePageIds(Treeprocessor):
     """Puts placeholders carrying ``PAGE_IDS`` in the tree before the heading ids
     are chosen (toc, priority 5), so the ids chosen avoid them; ``_LinkPass``
@@ -117,9 +121,6 @@ class _ReservePageIds(Treeprocessor):
 
     def run(self, root):
         root.append(self.holder)
-
-
-_PLACEHOLDER = "site-builder-page-ids"
 
 
 class _LinkPass(Treeprocessor):
@@ -162,7 +163,9 @@ class _LinkPass(Treeprocessor):
                 text = "".join(element.itertext()).strip()
                 result.headings.append((int(element.tag[1]), ident, text))
             elif element.tag == "h1":
-                found = _level_one_headings(state.source)
+                if state.level_one is None:
+                    state.level_one = _level_one_headings(state.source)
+                found = state.level_one
                 line, text = found[state.h1_seen] if state.h1_seen < len(found) else (0, "#")
                 state.h1_seen += 1
                 result.problems.append((state.first_line + line, f"level-1 heading {text!r} makes a second <h1> "

@@ -24,22 +24,6 @@ from .mathml import LatexError, latex_to_mathml
 
 FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")
-
-
-def outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """(offset, line) of each line outside fenced code blocks, fence lines excluded:
-    what a line scanner for headings or links may look at."""
-    fence: str | None = None
-    for offset, line in enumerate(lines):
-        match = FENCE_RE.match(line)
-        if fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = None
-            continue
-        if match:
-            fence = match.group(1)
-            continue
-        yield offset, line
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
 INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
 LINK_TARGET_RE = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
@@ -58,10 +42,28 @@ closed, so its time grows with (unclosed brackets x paragraph length). This many
 characters rescanned is about a second; past it a single term could stall the
 build for minutes, so such paragraphs are reported instead of rendered."""
 
+
+def outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(offset, line) of each line outside fenced code blocks, fence lines excluded:
+    what a line scanner for headings or links may look at."""
+    fence: str | None = None
+    for offset, line in enumerate(lines):
+        match = FENCE_RE.match(line)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            continue
+        if match:
+            fence = match.group(1)
+            continue
+        yield offset, line
+
+
 # Necessary conditions for a line to pass MAX_QUOTE_DEPTH or MAX_INDENT, searched
 # in the whole body at once (its lines never hold a "\n": they were split on it).
 # Expanding a tab gives at most 4 columns, any other whitespace character one,
 # and ``\s`` is exactly ``str.isspace`` (tests/test_fast_tree.py checks it).
+
 @functools.lru_cache(maxsize=None)
 def _deep_line_res(quote_depth: int, indent: int) -> tuple[re.Pattern, re.Pattern]:
     """(a line quoted deeper than ``quote_depth``, a line that may be indented past ``indent``)."""
