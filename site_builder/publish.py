@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .output_lock import lock as _lock, unlock as _unlock
+
 MARKER = ".site-builder"
 """A file in every output folder we build: we only ever replace folders that have it."""
 
@@ -29,24 +31,6 @@ BACKGROUND_REMOVAL = 256
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
-
-
-def _lock(output: Path) -> int | None:
-    """Wait for, then hold, the lock on ``output``: one writer at a time (a
-    ``serve`` and a ``build`` of the same site must not interleave, or one
-    could trust a record the other has just made untrue)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        return None
-    fd = os.open(output.parent / f".{output.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
-
-
-def _unlock(fd: int | None) -> None:
-    if fd is not None:
-        os.close(fd)  # closing the descriptor releases the lock
 
 
 class PublishError(Exception):
