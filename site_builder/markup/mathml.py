@@ -3,14 +3,71 @@
 latex2mathml is lenient (an unknown command becomes an identifier, an
 unbalanced brace becomes a character), so we add the checks that turn such
 slips into errors with a line number instead of wrong maths on the page.
+
+It is also not a sanitiser: its string output copies ``\\text{...}`` verbatim
+(``\\text{<script>...}`` is markup), and ``\\href``, ``\\style`` and ``\\class``
+write a link, inline CSS and classes chosen by the author. So we never use
+that string. We take its element tree (``convert_to_element``) and write the
+MathML ourselves from an allowlist: presentation MathML elements only, a fixed
+set of attributes whose values must look like lengths, colours or keywords,
+and every text node and attribute value escaped. Whatever latex2mathml does
+with a formula, what reaches the page is inert maths. The commands whose only
+purpose is a link or raw styling are errors naming the command, not silently
+dropped, so an author learns why the formula changed.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from xml.etree.ElementTree import Element
 
-_UNKNOWN_COMMAND = re.compile(r"<m[io][^>]*>(\\[A-Za-z]+)</m[io]>")
+MATHML_NAMESPACE = "http://www.w3.org/1998/Math/MathML"
+
+ELEMENTS = frozenset({
+    "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "merror", "mpadded", "mphantom", "mstyle",
+    "mfrac", "msqrt", "mroot", "msub", "msup", "msubsup", "munder", "mover", "munderover",
+    "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd", "mlabeledtr", "menclose",
+})
+"""Presentation MathML (MathML Core and the parts of MathML 3 browsers draw):
+no ``semantics``/``annotation-xml`` (which can carry HTML), no ``maction``."""
+
+TOKEN_ELEMENTS = frozenset({"mi", "mn", "mo", "ms", "mtext"})
+"""Elements whose content is text only. In a page they are where HTML parsing
+resumes (MathML text integration points): an element written inside one would
+be parsed as an HTML element, so their content is written as text alone."""
+
+_KEYWORD = re.compile(r"[A-Za-z0-9 .+\-%]*")
+_COLOUR = re.compile(r"#[0-9A-Fa-f]{3,8}|[A-Za-z]{1,30}")
+
+ATTRIBUTES = {
+    **dict.fromkeys((
+        "display", "displaystyle", "scriptlevel", "mathvariant", "mathsize", "fence", "form", "separator",
+        "stretchy", "accent", "accentunder", "movablelimits", "largeop", "symmetric", "notation",
+        "columnalign", "rowalign", "columnlines", "rowlines", "columnspacing", "rowspacing", "frame",
+        "linebreak", "linethickness", "width", "height", "depth", "lspace", "rspace", "voffset",
+        "minsize", "maxsize", "columnspan", "rowspan",
+    ), _KEYWORD),
+    "mathcolor": _COLOUR,
+    "mathbackground": _COLOUR,
+}
+"""The attributes we write, each with the pattern its value must match in full:
+lengths, numbers, colours and keywords. No ``href``, ``style``, ``class``, ``id``
+or event handler can be written, whatever the formula."""
+
+DROPPED_ATTRIBUTES = frozenset({"border-color"})
+"""What latex2mathml writes that is no MathML attribute (``\\fcolorbox``'s frame
+colour): left out, as a browser would ignore it."""
+
+REFUSED_ATTRIBUTES = {
+    "href": ("\\href", "it makes a link"),
+    "style": ("\\style", "it sets inline CSS"),
+    "class": ("\\class", "it sets HTML classes"),
+}
+"""Attributes only these commands write: the formula is an error naming the command."""
+
+_UNKNOWN_COMMAND = re.compile(r"\\[A-Za-z]+")
+_CHARACTER_REFERENCE = re.compile(r"&#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}));")
 
 
 class LatexError(ValueError):
@@ -18,26 +75,98 @@ class LatexError(ValueError):
 
 
 def latex_to_mathml(latex: str, display: bool) -> str:
-    """Convert one formula; raise ``LatexError`` with a reader-facing reason."""
+    """Convert one formula to sanitised MathML; raise ``LatexError`` with a reader-facing reason."""
     source = latex.strip()
     if not source:
         raise LatexError("empty formula")
     _check_braces(source)
-    from latex2mathml.converter import convert  # here: a rebuild without maths never pays its 60 ms import
+    from latex2mathml.converter import convert_to_element  # here: a rebuild without maths never pays its 60 ms import
 
     try:
-        mathml = convert(source, display="block" if display else "inline")
+        tree = convert_to_element(source, display="block" if display else "inline")
     except RecursionError:
         raise LatexError("formula is nested too deeply") from None
     except Exception as exc:  # latex2mathml raises many unrelated types
         reason = str(exc) or type(exc).__name__
         raise LatexError(f"LaTeX does not parse: {reason}") from None
-    unknown = _UNKNOWN_COMMAND.search(mathml)
-    if unknown:
-        raise LatexError(f"unknown LaTeX command {unknown.group(1)}")
     # alttext lets screen readers without MathML support read the source.
-    alt = html.escape(" ".join(source.split()), quote=True)
-    return mathml.replace("<math ", f'<math alttext="{alt}" ', 1)
+    return serialise(tree, alttext=" ".join(source.split()))
+
+
+def serialise(tree: Element, alttext: str) -> str:
+    """Write latex2mathml's element tree as MathML, keeping only the allowlist.
+
+    Raises ``LatexError`` for anything outside it (see ``REFUSED_ATTRIBUTES``)."""
+    if tree.tag != "math" or tree.get("xmlns") != MATHML_NAMESPACE:
+        raise LatexError("formula did not convert to a MathML <math> element")
+    parts: list[str] = []
+    _write(tree, parts, root=True, alttext=alttext)
+    return "".join(parts)
+
+
+def _write(element: Element, parts: list[str], root: bool = False, alttext: str = "") -> None:
+    tag = element.tag
+    if not isinstance(tag, str) or tag not in ELEMENTS or (tag == "math") != root:
+        raise LatexError(f"formula produced <{tag}>, which is not allowed in maths")
+    parts.append(f"<{tag}")
+    if root:
+        parts.append(f' alttext="{_escape_attribute(alttext)}" xmlns="{MATHML_NAMESPACE}"')
+    for name, value in element.attrib.items():
+        if root and name == "xmlns":
+            continue
+        parts.append(_attribute(name, value))
+    if tag in TOKEN_ELEMENTS and len(element):
+        # latex2mathml nests rows in some tokens (\\mathrel{...}, \\mathop{...}): keep their text.
+        text = "".join(element.itertext())
+        parts.append(f">{_escape_text(text, tag)}</{tag}>" if text else " />")
+    elif element.text is None and not len(element):
+        parts.append(" />")  # as latex2mathml writes empty elements; foreign content in HTML allows it
+    else:
+        parts.append(">")
+        if element.text:
+            parts.append(_escape_text(element.text, tag))
+        for child in element:
+            _write(child, parts)
+            if child.tail:
+                parts.append(_escape_text(child.tail, tag))
+        parts.append(f"</{tag}>")
+
+
+def _attribute(name: str, value: str) -> str:
+    if name in DROPPED_ATTRIBUTES:
+        return ""
+    if name in REFUSED_ATTRIBUTES:
+        command, why = REFUSED_ATTRIBUTES[name]
+        raise LatexError(f"{command} is not allowed in maths: {why}")
+    pattern = ATTRIBUTES.get(name)
+    if pattern is None:
+        raise LatexError(f"formula sets the attribute {name!r}, which is not allowed in maths")
+    if not pattern.fullmatch(value):
+        raise LatexError(f"invalid value {value!r} for {name} in formula")
+    return f' {name}="{_escape_attribute(value)}"'
+
+
+def _escape_text(text: str, tag: str) -> str:
+    """Escape a text node, keeping the numeric character references latex2mathml
+    writes for symbols (``&#x003B1;``): a reference is always text, never markup."""
+    if tag in ("mi", "mo") and _UNKNOWN_COMMAND.fullmatch(text):
+        # latex2mathml turns an unknown command into an identifier named after it.
+        raise LatexError(f"unknown LaTeX command {text}")
+    parts = []
+    position = 0
+    for reference in _CHARACTER_REFERENCE.finditer(text):
+        parts.append(html.escape(text[position:reference.start()], quote=False))
+        code = int(reference.group(1), 16) if reference.group(1) else int(reference.group(2))
+        # A reference to no character (or to a surrogate) is written as text.
+        valid = 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF
+        parts.append(reference.group(0) if valid else html.escape(reference.group(0), quote=False))
+        position = reference.end()
+    parts.append(html.escape(text[position:], quote=False))
+    return "".join(parts)
+
+
+def _escape_attribute(value: str) -> str:
+    return html.escape(value, quote=True)
 
 
 def _check_braces(source: str) -> None:
