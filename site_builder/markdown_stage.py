@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import os
 from typing import Callable, Sequence
 
-from . import cache
+from . import cache, parallel
 from .config import SiteConfig
 from .content import Term
 from .markup.render import BodyRenderer, RenderedBody
@@ -27,6 +26,8 @@ def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool) -> N
 
 def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
     assert _worker is not None
+    if parallel.orphaned():  # the build is gone (killed): nobody wants this chunk
+        os._exit(1)
     return [(slug, _worker.render(body, line)) for slug, body, line in _items[bounds[0]:bounds[1]]]
 
 
@@ -120,7 +121,7 @@ def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int,
     """Render ``terms``' bodies; call ``meanwhile()`` in this process while workers run."""
     items = [(t.slug, t.body, t.body_line) for t in terms]
     # Without fork (Windows) workers would get every body pickled: render here.
-    if jobs <= 1 or len(items) < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or len(items) < PARALLEL_THRESHOLD or not parallel.can_pool():
         meanwhile()
         renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html)
         return {slug: renderer.render(body, line) for slug, body, line in items}
@@ -135,8 +136,7 @@ def _render(terms: list[Term], names: NameIndex, config: SiteConfig, jobs: int,
     # bounds of each chunk are sent.
     _items = items
     try:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init_worker,
-                                 initargs=(names, config.pretty_urls, config.allow_raw_html)) as pool:
+        with parallel.pool(jobs, _init_worker, (names, config.pretty_urls, config.allow_raw_html)) as pool:
             done = pool.map(_render_chunk, bounds)  # submitted now; collected below
             meanwhile()
             for rendered in done:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import functools
-import multiprocessing
 import os
 import unicodedata
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import jinja2
 
-from . import cache
+from . import cache, parallel
 from .assets import AssetStore
 from .config import SiteConfig
 from .content import Term
@@ -251,10 +249,10 @@ def write_pages(
         meanwhile()
 
     try:
-        if jobs > 1 and len(todo) >= PARALLEL_PAGES and "fork" in multiprocessing.get_all_start_methods():
+        if jobs > 1 and len(todo) >= PARALLEL_PAGES and parallel.can_pool():
             step = max(1, -(-len(todo) // (jobs * 4)))
             bounds = [(start, min(start + step, len(todo))) for start in range(0, len(todo), step)]
-            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            with parallel.pool(jobs) as pool:
                 reports = pool.map(_worker_pages, bounds)  # submitted now; collected below
                 rest()
                 for report in reports:
@@ -302,6 +300,8 @@ def card_digests(renderer: PageRenderer) -> Callable[[str], str]:
 
 def _worker_pages(bounds: tuple[int, int]):
     """In a forked worker: render one slice of the pages to render; report what was written."""
+    if parallel.orphaned():  # the build is gone (killed): nobody will swap these pages in
+        os._exit(1)
     staging = _shared_state[0]
     # A worker runs several slices: report only what this one added.
     since = staging.checkpoint()

@@ -11,7 +11,8 @@ load returns, pickled. The build takes it in place of its own load when that
 load would have started from nothing (no cached terms: a first build, or
 ``--no-cache``), which makes the two the same computation, only earlier.
 
-This module imports nothing heavy: it runs before everything else. A loader
+This module imports nothing heavy: it runs before everything else. Loaders
+fork through ``parallel.fork``, so that a killed build leaves none behind. A loader
 that fails (or a build that does not need it) costs nothing but the time it
 ran; the build then loads as it always did.
 """
@@ -24,6 +25,8 @@ import select
 import signal
 from pathlib import Path
 from typing import Callable
+
+from . import parallel
 
 FILES_PER_LOADER = 2500
 """A loader per this many term files, up to one per core: below it, a second
@@ -105,9 +108,11 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
     loaders = []
     for index in range(parts):
         reader, writer = os.pipe()
-        pid = os.fork()
+        pid = parallel.fork()  # guarded: it dies with this process, so a killed build leaves no loader
         if pid == 0:  # pragma: no cover - runs in the child; its result is tested
             os.close(reader)
+            for _pid, earlier in loaders:  # the other loaders' pipes: only their reader may hold them
+                os.close(earlier)
             _load(content, (index, parts), writer)
         os.close(writer)
         loaders.append((pid, reader))

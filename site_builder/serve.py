@@ -6,7 +6,8 @@ Three parts, each on its own thread or process::
                          │                                   ok: new token ──┐
                          │                            failed: problems ──────┤
     build worker     a warm ``python`` process that runs ``build_site``      │
-    (own session)    (killed and replaced on Ctrl-C or a package change)     │
+    (own session)    (killed and replaced on Ctrl-C or a package change;     │
+                      dies with ``serve``, even a SIGKILLed one)             │
                                                                              v
     HTTP threads     GET files from output/ (+ live-reload script)   /__livereload (SSE)
                                                                      sends "reload", "problems", "ok"
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
-from . import CACHE_FOLDER, hosting, watch
+from . import CACHE_FOLDER, hosting, parallel, watch
 from .publish import clean_leftovers
 
 KEEPALIVE_SECONDS = 15.0
@@ -358,8 +359,9 @@ class BuildWorker:
         """Start a fresh worker process that imports the package as it is now on disk."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE.parent), env.get("PYTHONPATH")]))
+        # It is told our pid, to die with us (parallel.guard): a killed serve leaves no worker.
         self.process = subprocess.Popen(
-            [sys.executable, "-c", "from site_builder.serve import worker_main; worker_main()"],
+            [sys.executable, "-c", f"from site_builder.serve import worker_main; worker_main({os.getpid()})"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True,
         )
 
@@ -421,8 +423,12 @@ def _kill_group(process: subprocess.Popen | None) -> None:
             pass
 
 
-def worker_main() -> None:
-    """The worker's loop: one JSON request per line in, one JSON result per line out."""
+def worker_main(parent: int | None = None) -> None:
+    """The worker's loop: one JSON request per line in, one JSON result per line out.
+
+    ``parent``: the pid of the ``serve`` that started it; the worker dies with it."""
+    if parent is not None:
+        parallel.guard(parent)
     from .build import BuildOptions, build_site
     from .cache import BuildCache
     from .errors import BuildFailed
@@ -433,6 +439,8 @@ def worker_main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     store: BuildCache | None = None
     for line in sys.stdin:
+        if parallel.orphaned():
+            return
         request = json.loads(line)
         # No package file (code, template, static file) changes under a running
         # worker: the watcher restarts it instead, so its caches of them hold.

@@ -1,0 +1,103 @@
+"""Forked workers that never outlive the build that forked them.
+
+Every process a build forks (the term loaders of ``preload.py``, the markdown
+and page workers) starts here: ``fork()`` for a single child, ``pool()`` for a
+``ProcessPoolExecutor``. Right after the fork the child
+
+1. asks the kernel for SIGKILL when its parent dies (Linux's
+   ``PR_SET_PDEATHSIG``; it fires when the *thread* that forked exits, so fork
+   from the thread that also waits for the workers, as every caller here does);
+2. checks that its parent is still the process that forked it: if the parent
+   died between the fork and step 1, no signal will ever come, so it exits;
+3. closes the descriptors of the output lock (``output_lock.close_inherited``).
+   An ``flock`` belongs to the open file, so a child that kept its inherited
+   copy would keep the lock after a killed build, and every later build would
+   wait for it.
+
+Without the lock descriptor a stray worker could not wedge the next build;
+with the death signal there is no stray worker. Elsewhere than Linux only
+step 3 happens. Long-running loops in a worker can also call ``orphaned()``.
+The background deletion of ``publish.remove_tree`` is meant to outlive the
+build: it forks on its own (it detaches and closes every descriptor).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+from typing import TYPE_CHECKING, Callable
+
+from . import output_lock
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+_PR_SET_PDEATHSIG = 1
+
+_parent: int | None = None
+"""In a child set up by ``guard``: the pid of the process that forked it."""
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        return None
+
+
+_prctl = _load_prctl()  # looked up here, in the parent: a child pays nothing for it
+
+
+def guard(parent: int) -> None:
+    """In a child just forked by ``parent``: die with it, and drop the output lock."""
+    global _parent
+    _parent = parent
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if orphaned():  # the parent died before the prctl: no signal will come
+        os._exit(1)
+    output_lock.close_inherited()
+
+
+def orphaned() -> bool:
+    """True in a guarded child whose parent has died (it was adopted by another process)."""
+    return _parent is not None and os.getppid() != _parent
+
+
+def fork() -> int:
+    """``os.fork()``, the child guarded (see the module's docstring)."""
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        guard(parent)
+    return pid
+
+
+def can_pool() -> bool:
+    """Whether ``pool()`` can fork here (not on Windows)."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def pool(jobs: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()) -> "ProcessPoolExecutor":
+    """A pool of ``jobs`` forked workers, each guarded before ``initializer(*initargs)``.
+
+    Forked (not spawned): workers inherit the imported modules and whatever
+    the caller set up for them, so starting one costs milliseconds.
+    """
+    import multiprocessing  # here: preload imports this module before anything heavy
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
+                               initargs=(os.getpid(), initializer, initargs))
+
+
+def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    guard(parent)
+    if initializer is not None:
+        initializer(*initargs)
