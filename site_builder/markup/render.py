@@ -12,6 +12,7 @@ import posixpath
 import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
+from html import unescape as unescape_html
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
@@ -29,7 +30,7 @@ from markdown.treeprocessors import Treeprocessor
 from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
 from . import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
-from .source import FENCE_RE, outside_fences, prepare_source
+from .source import FENCE_RE, SourceLocator, outside_fences, prepare_source
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")
 
@@ -84,8 +85,11 @@ class _State:
         self.first_line = first_line
         self.pretty_urls = pretty_urls
         self.result = RenderedBody(html="")
-        self.link_lines: dict[str, int] = {}
+        self.link_lines: dict[str, list[int]] = {}
+        self.links_placed: dict[str, int] = {}  # href -> how many of its link_lines are taken
         self.source: list[str] = []
+        self.prepared: list[str] = []  # the source after the line-aware pass (same lines)
+        self.locator: SourceLocator | None = None  # built when a problem needs a line (rare)
         self.level_one: list[tuple[int, str]] | None = None  # found on the first <h1> (rare)
         self.h1_seen = 0
 
@@ -101,6 +105,7 @@ class _SourcePass(Preprocessor):
         out, scan = prepare_source(lines, state.first_line, self.md.htmlStash.store, state.names.resolve)
         state.result.problems.extend(scan.problems)
         state.link_lines = scan.link_lines
+        state.prepared = out
         return out
 
 
@@ -173,28 +178,54 @@ class _LinkPass(Treeprocessor):
 
     def _rewrite(self, element: etree.Element, state: _State) -> None:
         href = element.get("href", "")
-        line = state.link_lines.get(href, state.first_line)
         target = _href_target(href)
         if target is None:
             return
         scheme, path, anchor, slug, fragment = target
         if scheme:
-            state.result.problems.append((line, f"link with unsupported scheme: {href}"))
+            state.result.problems.append((_refused_link_line(state, href), f"link with unsupported scheme: {href}"))
             return
         if not path:
             if anchor:
-                state.result.links.append(_as_link(Link, (None, anchor, line)))
+                state.result.links.append(_as_link(Link, (None, anchor, _link_line(state, href))))
             return
         if slug is None or slug not in state.names.slugs:
             what = f"unknown term '{slug}'" if slug else "a file that is not a term (links go to other terms as slug.md, or to external URLs)"
-            state.result.problems.append((line, f"link to {what}: {href}"))
+            state.result.problems.append((_refused_link_line(state, href), f"link to {what}: {href}"))
             return
-        state.result.links.append(_as_link(Link, (slug, anchor, line)))
+        state.result.links.append(_as_link(Link, (slug, anchor, _link_line(state, href))))
         page = f"../{slug}/" + ("" if state.pretty_urls else "index.html")
         element.set("href", page + (f"#{fragment}" if fragment else ""))
         element.set("data-term", slug)
         classes = element.get("class", "")
         element.set("class", (classes + " term-link").strip())
+
+
+def _link_line(state: _State, href: str) -> int:
+    """The line of the link to ``href`` met next in the tree: the source pass's
+    lines for it, in order (the last again for a reference used twice)."""
+    written = state.link_lines.get(href)
+    if written:
+        placed = state.links_placed.get(href, 0)
+        state.links_placed[href] = placed + 1
+        return written[min(placed, len(written) - 1)]
+    if href.startswith("#"):
+        return state.first_line  # footnote marks and their back links: never written as such
+    found = _locator(state).link(href)
+    return found if found is not None else state.first_line
+
+
+def _refused_link_line(state: _State, href: str) -> int:
+    """The line a refused link's destination is written on, whatever the construct
+    (inline, reference definition, attribute list, footnote, table, quote, list)."""
+    found = _locator(state).link(href)
+    return found if found is not None else _link_line(state, href)
+
+
+def _locator(state: _State) -> SourceLocator:
+    if state.locator is None:
+        state.locator = SourceLocator(state.prepared, state.first_line)
+    return state.locator
 
 
 @functools.lru_cache(maxsize=4096)
@@ -239,17 +270,22 @@ def _strip_unsafe_attributes(element: etree.Element, state: _State) -> None:
 
 
 def _has_script_scheme(url: str) -> bool:
-    scheme = urlsplit("".join(url.split()).lower()).scheme
+    # The browser decodes character references in attribute values before it
+    # reads the URL, and the serializer keeps them: "&#106;avascript:" is one.
+    scheme = urlsplit("".join(unescape_html(url).split()).lower()).scheme
     return bool(scheme) and scheme not in EXTERNAL_SCHEMES
 
 
 def _attribute_line(state: _State, name: str, value: str) -> int:
-    """The line that sets ``name`` to ``value`` (or failing that, holds ``value``), for the message."""
-    setter = re.compile(re.escape(name) + r"\s*=\s*[\"']?" + re.escape(value), re.IGNORECASE)
-    for pattern in (setter, re.compile(re.escape(value))):
-        for offset, line in enumerate(state.source):
-            if pattern.search(line):
-                return state.first_line + offset
+    """The line that sets ``name`` to ``value`` (the next such line when it is set
+    more than once; or failing that, the first holding ``value``), for the message."""
+    found = _locator(state).attribute(name, value)
+    if found is not None:
+        return found
+    anywhere = re.compile(re.escape(value))
+    for offset, line in enumerate(state.source):
+        if anywhere.search(line):
+            return state.first_line + offset
     return state.first_line
 
 
