@@ -7,10 +7,12 @@ silently.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
+from .content import control_character
 from .errors import Problem, display_path
 
 
@@ -56,6 +58,8 @@ def normalise_base_url(url: str) -> str:
 _TYPES = {f.name: f.type for f in fields(SiteConfig)}
 MAX_LENGTH = {"title": 200, "description": 1000, "footer": 1000}
 """Characters; these texts go into every page, card and preview image."""
+ONE_WORD = {"base_url": "one URL", "language": "one language tag"}
+"""Values that are a single token: a line break in base_url would add lines to robots.txt."""
 
 
 def load_config(content_dir: Path) -> tuple[SiteConfig, list[Problem]]:
@@ -79,6 +83,11 @@ def load_config(content_dir: Path) -> tuple[SiteConfig, list[Problem]]:
     text_lines = text.splitlines()
     for key, value in data.items():
         line = _key_line(text_lines, key)
+        # TOML writes any character from an escape ("\u0000"); none may reach a page.
+        found = control_character(key, f"key {key!r}") or control_character(value, repr(key))
+        if found is not None:
+            problems.append(Problem(shown, line, found))
+            continue
         if key not in _TYPES:
             known = ", ".join(sorted(_TYPES))
             problems.append(Problem(shown, line, f"unknown key {key!r} (known keys: {known})", "warning"))
@@ -90,6 +99,9 @@ def load_config(content_dir: Path) -> tuple[SiteConfig, list[Problem]]:
         if key in MAX_LENGTH and len(value) > MAX_LENGTH[key]:
             problems.append(Problem(shown, line, f"{key!r} is {len(value):,} characters long; the limit is {MAX_LENGTH[key]:,}"))
             continue
+        if key in ONE_WORD and (space := re.search(r"\s", value.strip())):
+            problems.append(Problem(shown, line, f"{key!r} contains whitespace (U+{ord(space.group()):04X}); it is {ONE_WORD[key]}, without spaces or line breaks"))
+            continue
         values[key] = value
     if "base_url" in values:
         values["base_url"] = normalise_base_url(values["base_url"])
@@ -97,14 +109,15 @@ def load_config(content_dir: Path) -> tuple[SiteConfig, list[Problem]]:
 
 
 def _key_line(lines: list[str], key: str) -> int:
+    """The line of the top-level ``key``: ``key = ...``, ``"key" = ...``, ``key.sub = ...`` or ``[key]``."""
+    written = "|".join(re.escape(form) for form in (key, f'"{key}"', f"'{key}'"))
+    pattern = re.compile(rf"\s*(?:\[+\s*)?(?:{written})\s*[.=\]]")
     for number, text in enumerate(lines, 1):
-        if text.strip().startswith(key) and "=" in text:
+        if pattern.match(text):
             return number
     return 1
 
 
 def _line_from_message(message: str) -> int:
-    import re
-
     match = re.search(r"line (\d+)", message)
     return int(match.group(1)) if match else 1

@@ -18,6 +18,7 @@ import yaml
 
 from . import simple_yaml
 from .errors import Problem, display_path
+from .names import normalise
 
 try:  # the C loader is ~10x faster; fall back where libyaml is missing
     _Loader = yaml.CSafeLoader
@@ -25,6 +26,10 @@ except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Loader = yaml.SafeLoader
 
 UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters no text on a page may hold: C0 but tab and line feed, DEL, C1.
+YAML and TOML refuse them written raw, but write them from escapes ("\\0", "\\x07",
+"\\u0000", "\\N"), so parsed values are checked, not only the file's bytes."""
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """A term larger than this is almost certainly a mistake (and would stall the build)."""
@@ -329,6 +334,10 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
 
     for key, first, again in _repeated_keys(front):
         problems.append(Problem(shown, again, f"{key!r} is given twice (first on line {first}); YAML would keep only the last"))
+    for key, value in data.items():
+        found = control_character(key, f"front matter key {str(key)!r}") or control_character(value, repr(str(key)))
+        if found is not None:
+            problems.append(Problem(shown, at(str(key)), found))
     for key in data:
         if key not in FIELDS:
             hint = _closest(str(key))
@@ -356,7 +365,7 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
         if too_long:
             problems.append(Problem(shown, at(key), f"{key!r} has an entry {len(too_long[0]):,} characters long; the limit is {MAX_LENGTH['title']:,}"))
             continue
-        meta[key] = [" ".join(v.split()) for v in value]
+        meta[key] = _drop_repeats(key, [" ".join(v.split()) for v in value], meta.get("title"), shown, at(key), problems)
     explainer = data.get("explainer")
     if explainer is not None:
         if not isinstance(explainer, str):
@@ -364,6 +373,47 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
         else:
             meta["explainer"] = explainer.strip()
     return meta, problems
+
+
+def control_character(value: object, where: str) -> str | None:
+    """Why ``value`` (a parsed value: text, or lists and mappings of them, nested
+    to any depth) may not be used because of a control character in it, or None;
+    ``where`` names the value in the message."""
+    todo = [(value, where)]
+    while todo:  # a loop, not recursion: YAML nests deeper than Python recurses
+        value, where = todo.pop()
+        if isinstance(value, str):
+            found = CONTROL_RE.search(value)
+            if found is not None:
+                return f"{where} contains the control character U+{ord(found.group()):04X}, which no page can show; remove it"
+        elif isinstance(value, list):
+            todo.extend((item, f"{where} entry {number}") for number, item in reversed(list(enumerate(value, 1))))
+        elif isinstance(value, dict):
+            for name, item in reversed(list(value.items())):
+                todo += [(item, f"{where} key {str(name)!r}"), (name, f"{where} key {str(name)!r}")]
+    return None
+
+
+def _drop_repeats(key: str, values: list[str], title: str | None, shown: str, line: int,
+                  problems: list[Problem]) -> list[str]:
+    """``values`` without the entries that repeat an earlier one (or, for aliases,
+    the title), each dropped one a warning. Related entries are slugs, compared as
+    written; aliases are names, compared as names are resolved (``normalise``)."""
+    same = normalise if key == "aliases" else str
+    earlier: dict[str, str | None] = {same(title): None} if key == "aliases" and title else {}
+    kept = []
+    for value in values:
+        if same(value) not in earlier:
+            earlier[same(value)] = value
+            kept.append(value)
+            continue
+        first = earlier[same(value)]
+        if first is None:
+            problems.append(Problem(shown, line, f"alias {value!r} is the term's own title; it is ignored", "warning"))
+        else:
+            what = f"{value!r} twice" if first == value else f"{first!r} and {value!r}, the same name"
+            problems.append(Problem(shown, line, f"{key!r} lists {what}; the repeat is ignored", "warning"))
+    return kept
 
 
 def _key_lines(front: str) -> dict[str, int]:
