@@ -142,6 +142,10 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
     if report.cache_failure:
         print(f"warning: the build cache in {options.cache_folder()} could not be saved "
               f"({report.cache_failure}); the next build starts from nothing", file=sys.stderr)
+    from .markup.upstream import mismatch_warning
+    slow_markdown = mismatch_warning()
+    if slow_markdown:
+        print(slow_markdown, file=sys.stderr)
     pages = report.written + report.unchanged
     if options.write:
         log(f"{verb} {report.terms} terms: {pages} files ({report.written} written, {report.unchanged} unchanged) in {report.seconds:.2f} s")

@@ -61,3 +61,10 @@ def cli(capsys):
         captured = capsys.readouterr()
         return status, captured.out, captured.err
     return run
+
+
+@pytest.fixture
+def fast_markdown_missing():
+    """Used by ``helpers.requires_fast`` under CI when the fast processors are off."""
+    from site_builder.markup.upstream import mismatch_warning
+    pytest.fail(f"the fast markdown processors are off under CI: {mismatch_warning()}")

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import textwrap
 from pathlib import Path
+
+import pytest
 
 
 def term(title: str, summary: str, body: str = "", **extra) -> str:
@@ -36,3 +39,17 @@ def manifest(folder: Path) -> dict[str, str]:
         str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(folder.rglob("*")) if p.is_file()
     }
+
+
+def under_ci() -> bool:
+    """True in CI (``CI=true``), where a test whose guard is off fails instead of skipping."""
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def requires_fast(module, what: str = "fast markdown processor"):
+    """Mark tests of a fast markdown processor: skipped locally where its guard
+    is off (another Python-Markdown release), failed under CI, which installs
+    the checked release (the ``fast`` extra), so the speed-up cannot die silently."""
+    if module.ENABLED or not under_ci():
+        return pytest.mark.skipif(not module.ENABLED, reason=f"{what} disabled on this Markdown")
+    return pytest.mark.usefixtures("fast_markdown_missing")

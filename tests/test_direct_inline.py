@@ -14,6 +14,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 
 import pytest
+
+from helpers import requires_fast
 from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown import util
@@ -22,7 +24,7 @@ from site_builder.markup import direct_inline, fast_inline
 from site_builder.markup.render import BodyRenderer
 from test_fast_inline import FUZZ, NAMES, PAIRS, STATE_PAIRS
 
-pytestmark = pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+pytestmark = requires_fast(fast_inline)
 
 SIMPLE = st.sampled_from([
     "token", "a", "LLM inference", "(paren)", "end.", "x > y", "caf\u00e9", "!", "^", "]", ":", "x,", "2+2",

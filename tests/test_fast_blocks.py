@@ -16,6 +16,8 @@ import xml.etree.ElementTree as etree
 
 import markdown
 import pytest
+
+from helpers import requires_fast
 from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown import blockprocessors as bp
@@ -27,7 +29,7 @@ from site_builder.markup.render import BodyRenderer
 
 from test_fast_inline import FUZZ, NAMES, Pair, corpus, load_terms  # noqa: F401  (corpus: a fixture)
 
-pytestmark = pytest.mark.skipif(not fast_blocks.ENABLED, reason="fast block parser disabled on this Markdown")
+pytestmark = requires_fast(fast_blocks)
 
 
 def pipeline_md(raw: bool = False) -> markdown.Markdown:

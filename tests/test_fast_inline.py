@@ -20,6 +20,8 @@ from pathlib import Path
 
 import markdown
 import pytest
+
+from helpers import requires_fast
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -86,7 +88,7 @@ def test_triggers_are_keyed_by_the_upstream_regexes():
         assert getattr(inlinepatterns, name) in TRIGGERS, name
 
 
-@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@requires_fast(fast_inline)
 @pytest.mark.parametrize("raw", [False, True])
 def test_every_pattern_of_the_pipeline_has_a_trigger(raw):
     """Otherwise the speed-up would quietly shrink (never the output)."""
@@ -138,7 +140,7 @@ def test_keys_stand_for_their_substrings_and_placeholders_hold_none():
             assert key.strip() if len(key) == 1 else not key.strip()  # one non-space char, or all whitespace
 
 
-@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@requires_fast(fast_inline)
 def test_candidates_and_whole_string_checks():
     snapshot = BodyRenderer(NameIndex([]), allow_raw_html=True).md.treeprocessors["inline"]._snapshot()
     names = [type(p).__name__ for p in snapshot.patterns]
@@ -152,7 +154,7 @@ def test_candidates_and_whole_string_checks():
     assert snapshot.busy(util.STX + "wzxhzdk:3" + util.ETX) is None  # raw HTML stash: not ours to expand
 
 
-@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@requires_fast(fast_inline)
 def test_snapshot_follows_the_registry():
     md = BodyRenderer(NameIndex([]), allow_raw_html=True).md
     inline = md.treeprocessors["inline"]
@@ -394,14 +396,14 @@ PLAIN_EXAMPLES = [
 ]
 
 
-@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@requires_fast(fast_inline)
 @pytest.mark.parametrize("raw", [False, True])
 @pytest.mark.parametrize("body", PLAIN_EXAMPLES)
 def test_same_tree_state_on_examples(body, raw):
     STATE_PAIRS[raw].check(body)
 
 
-@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@requires_fast(fast_inline)
 @FUZZ
 @given(body=st.one_of(MOSTLY_PLAIN, DOCUMENT), raw=st.booleans())
 def test_same_tree_state_on_generated_markdown(body, raw):
@@ -438,7 +440,7 @@ def _with_highlight(fast: bool) -> markdown.Markdown:
 HIGHLIGHT = {fast: _with_highlight(fast) for fast in (False, True)} if fast_inline.ENABLED else {}
 
 
-@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@requires_fast(fast_inline)
 @FUZZ
 @given(body=st.one_of(MOSTLY_PLAIN, MOSTLY_PLAIN.map(lambda s: s.replace("plain", "==hi *there*==")), DOCUMENT))
 @example(body="plain ==hi *there*== tail\n\n- `a` ==b== c")
@@ -451,7 +453,7 @@ def test_an_unknown_pattern_is_always_tried(body):
     assert html[True] == html[False]
 
 
-@pytest.mark.skipif(not fast_inline.ENABLED, reason="fast inline processor disabled on this Markdown")
+@requires_fast(fast_inline)
 def test_the_unknown_pattern_is_in_use():
     md = HIGHLIGHT[True]
     md.reset()

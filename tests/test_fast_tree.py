@@ -15,6 +15,8 @@ import xml.etree.ElementTree as etree
 
 import markdown
 import pytest
+
+from helpers import requires_fast
 from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown import serializers, util
@@ -32,7 +34,7 @@ from test_fast_inline import DOCUMENT, FUZZ, LINE, NAMES, Pair
 PAIRS = {(raw, pretty): Pair(NAMES, allow_raw_html=raw, pretty_urls=pretty)
          for raw in (False, True) for pretty in (False, True)}
 
-needs_fast = pytest.mark.skipif(not fast_tree.ENABLED, reason="fast tree processors disabled on this Markdown")
+needs_fast = requires_fast(fast_tree)
 
 
 # --- installation ----------------------------------------------------------------------

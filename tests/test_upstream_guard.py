@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import markdown
 import pytest
+
+from helpers import term, under_ci, write_tree
+from site_builder.cli import main
 
 from site_builder.markup import fast_blocks, fast_inline, fast_tree, upstream
 from site_builder.markup.render import BodyRenderer
@@ -19,8 +25,28 @@ def test_the_fast_processors_are_on_exactly_over_the_checked_markdown():
         assert enabled == {True}
     else:
         # Another release (an upgrade: check the fast_* modules against it, then
-        # update upstream.SOURCE_DIGESTS): the stock processors must run.
+        # update upstream.SOURCE_DIGESTS): the stock processors must run. Not in
+        # CI, which installs the checked release: there this must fail loudly.
+        assert not under_ci(), upstream.mismatch_warning()
         assert enabled == {False}
+
+
+def test_the_fast_extra_pins_the_checked_release():
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = project["project"]["optional-dependencies"]
+    assert extras["fast"] == [f"markdown=={upstream.CHECKED_RELEASE}"]
+    assert "site_builder[fast]" in extras["test"]
+    assert not any(d.startswith("markdown=") for d in project["project"]["dependencies"])  # never pinned in the core
+
+
+def test_a_mismatch_is_a_warning_in_the_build_log(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(upstream, "matches", lambda: False)
+    content = write_tree(tmp_path / "content", {"terms/a.md": term("A", "An a.")})
+    assert main(["build", "--content", str(content), "--output", str(tmp_path / "out"), "--quiet", "--strict"]) == 0
+    warning = capsys.readouterr().err
+    assert f"is not the release the fast markdown processors were checked against ({upstream.CHECKED_RELEASE})" in warning
+    monkeypatch.setattr(upstream, "matches", lambda: True)
+    assert upstream.mismatch_warning() is None
 
 
 @pytest.mark.parametrize("module", [fast_inline, fast_tree, fast_blocks])
