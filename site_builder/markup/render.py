@@ -26,6 +26,7 @@ from markdown.extensions.tables import TableExtension
 from markdown.extensions.toc import TocExtension, slugify_unicode
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
+from markdown.util import HTML_PLACEHOLDER_RE
 
 from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
@@ -90,6 +91,7 @@ class _State:
         self.source: list[str] = []
         self.prepared: list[str] = []  # the source after the line-aware pass (same lines)
         self.locator: SourceLocator | None = None  # built when a problem needs a line (rare)
+        self.stashed: list = []  # Python-Markdown's stash: what its placeholders stand for
         self.level_one: list[tuple[int, str]] | None = None  # found on the first <h1> (rare)
         self.h1_seen = 0
 
@@ -106,6 +108,7 @@ class _SourcePass(Preprocessor):
         state.result.problems.extend(scan.problems)
         state.link_lines = scan.link_lines
         state.prepared = out
+        state.stashed = self.md.htmlStash.rawHtmlBlocks
         return out
 
 
@@ -257,6 +260,8 @@ def _strip_unsafe_attributes(element: etree.Element, state: _State) -> None:
         if lower not in _CHECKED_ATTRIBUTES and not lower.startswith("on"):
             continue  # id, class, title...: allowed whatever their value
         value = element.get(name, "")
+        if "\x02" in value:  # a character reference ("&#106;") is stashed until the HTML is written
+            value = HTML_PLACEHOLDER_RE.sub(lambda m: _stashed_text(state, int(m.group(1))), value)
         if lower == "style" and element.tag in ("th", "td") and _TABLE_ALIGN.fullmatch(value):
             continue  # the tables extension's own column alignment
         if lower.startswith("on") or lower in ("style", "srcdoc"):
@@ -267,6 +272,11 @@ def _strip_unsafe_attributes(element: etree.Element, state: _State) -> None:
             continue
         del element.attrib[name]
         state.result.problems.append((_attribute_line(state, name, value), f"attribute {name}={value!r} is not allowed: {reason}"))
+
+
+def _stashed_text(state: _State, index: int) -> str:
+    stashed = state.stashed[index] if index < len(state.stashed) else ""
+    return stashed if isinstance(stashed, str) else ""
 
 
 def _has_script_scheme(url: str) -> bool:

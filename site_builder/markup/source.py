@@ -340,9 +340,12 @@ _ESCAPABLE = frozenset(string.punctuation)
 _VALUE_END = r"(?![^\s)>\"'}])"
 """A written value ends at a space, a line end, ')', '>', a quote or '}' (what
 closes a link destination, a reference definition or an attribute list)."""
-_DESTINATION = r"(?:\]\(|\]:|(?<![\w-])(?i:href)\s*=)\s*<?[\"']?"
+_IN_ATTRIBUTE_LIST = r"(?P<brace>\{)[^{}\n]*?(?<![\w-])"
+"""Inside ``{...}`` on one line, at the start of a name: where attr_list reads
+``name=value`` (if the list is where it takes effect: ``_takes_effect``)."""
+_DESTINATION = r"(?:\]\(|\]:|" + _IN_ATTRIBUTE_LIST + r"(?i:href)\s*=)\s*<?[\"']?"
 """What precedes a link destination: '](' (inline links, images), ']:' (reference
-definitions) or 'href=' (an attribute list on a link), then optional spaces,
+definitions) or 'href=' in an attribute list (on a link), then optional spaces,
 line breaks, '<' and quote."""
 
 
@@ -379,7 +382,7 @@ class SourceLocator:
     def attribute(self, name: str, value: str) -> int | None:
         """The line of the next ``name=value`` in an attribute list, else of ``value`` as a
         link destination (an image's ``src``); None when neither is written."""
-        setter = r"(?<![\w-])(?i:" + re.escape(name) + r")\s*=\s*[\"']?"
+        setter = _IN_ATTRIBUTE_LIST + "(?i:" + re.escape(name) + r")\s*=\s*[\"']?"
         found = self._next(("attribute " + name, value), setter)
         return found if found is not None else self.link(value)
 
@@ -389,13 +392,30 @@ class SourceLocator:
             return None
         if key not in self.handed:
             self.handed[key] = 0
-        pattern = re.compile(before + "(" + _written(value) + ")" + _VALUE_END)
-        starts = [match.start(1) for match in pattern.finditer(self.text)]
+        pattern = re.compile(before + "(?P<value>" + _written(value) + ")" + _VALUE_END)
+        starts = [match.start("value") for match in pattern.finditer(self.text)
+                  if match.start("brace") < 0 or _takes_effect(self.text, match.start("brace"))]
         if not starts:
             return None
         index = min(self.handed[key], len(starts) - 1)
         self.handed[key] += 1
         return self.first_line + self.text.count("\n", 0, starts[index])
+
+
+def _takes_effect(text: str, brace: int) -> bool:
+    """Whether attr_list applies the ``{...}`` opening at ``brace``: alone on its line
+    (after quote or list marks: the block's), right after an inline element's
+    closing mark (``[a](b){: ...}``, ``*em*{: ...}``), or ending a heading or a
+    table cell. Elsewhere (``word {: ...}`` in a paragraph) it stays text."""
+    start = text.rfind("\n", 0, brace) + 1
+    end = text.find("\n", brace)
+    before, after = text[start:brace], text[text.find("}", brace) + 1:end if end >= 0 else len(text)]
+    if not before.strip(" \t>-*+0123456789.)"):
+        return True
+    if before[-1] in ")*_`]>":
+        return True
+    heading_or_cell = before.lstrip(" >").startswith("#") or "|" in before
+    return before[-1] in " \t" and heading_or_cell and (after.strip(" \t#") in ("", "|") or after.lstrip().startswith("|"))
 
 
 def _written(value: str) -> str:
