@@ -32,7 +32,8 @@ OUTPUT_DEPENDENCIES = ("markdown", "jinja2", "latex2mathml", "pyyaml", "markupsa
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """Hash of the package's own code, templates and static files."""
+    """Hash of the package's own code, templates and static files, the versions
+    of the packages whose output is ours, and every installed explainer's version."""
     from importlib import metadata  # here, not at the top: --no-cache builds never need it (~20 ms)
 
     digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
@@ -41,12 +42,46 @@ def code_version() -> str:
             digest.update(f"{package} {metadata.version(package)}".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{package} -".encode())
-    root = resources.files("site_builder")
-    for path in sorted(Path(str(root)).rglob("*")):
-        if path.suffix in (".py", ".html", ".css", ".js") and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(str(root))).encode())
-            digest.update(path.read_bytes())
+    _hash_tree(digest, Path(str(resources.files("site_builder"))))
+    for version in explainer_versions():
+        digest.update(version.encode())
     return digest.hexdigest()
+
+
+CODE_SUFFIXES = (".py", ".html", ".css", ".js", ".json")
+"""Files that are code: a change to any of them may change the output."""
+
+
+def _hash_tree(digest, root: Path) -> None:
+    paths = sorted(root.rglob("*")) if root.is_dir() else [root]
+    for path in paths:
+        if path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(root.parent if root.is_file() else root)).encode())
+            digest.update(path.read_bytes())
+
+
+def explainer_versions() -> list[str]:
+    """One line per installed explainer: its name and declared version, and
+    for one outside ``site_builder`` a hash of its own package's files, so an
+    explainer that changes is never served from the cache. Every key holds the
+    code version, so this is part of every key (as Sphinx's ``env_version``)."""
+    import importlib.util
+
+    from .explainers.base import REGISTRY
+
+    lines = []
+    for explainer in REGISTRY.usable():
+        line = f"explainer {explainer.name} {explainer.version}"
+        top = REGISTRY.module_of(explainer.name).split(".")[0]
+        if top != "site_builder":
+            spec = importlib.util.find_spec(top)
+            origin = spec.submodule_search_locations[0] if spec and spec.submodule_search_locations else spec and spec.origin
+            if origin:
+                files = hashlib.sha256()
+                _hash_tree(files, Path(origin))
+                line += f" {files.hexdigest()}"
+        lines.append(line)
+    return lines
 
 
 def key(*parts: str | bytes) -> str:

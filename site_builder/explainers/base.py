@@ -1,35 +1,28 @@
 """The contract between the site generator and an explainer package.
 
-The build calls ``build(ctx)`` of the explainer a term names, once per build,
-after every term is loaded and validated and before anything is written.
+An explainer is found through the entry-point group ``site_builder.explainers``
+(``GROUP``): each entry point names an ``Explainer`` declaration, which says
+what the build may know before importing anything heavy: its name, the ids
+its markup gives elements, its version, and where its build step lives. The
+build calls that step, ``build(ctx) -> ExplainerBuild``, for each term that
+names the explainer, once per build, after every term is loaded and
+validated and before anything is written. See docs/explainers.md.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator, Union
 
-#: explainer name (as written in front matter) -> module that implements it
-REGISTRY: dict[str, str] = {
-    "speculative-decoding": "site_builder.explainers.speculative_decoding.page",
-}
-
+GROUP = "site_builder.explainers"
+"""The entry-point group explainers register in (``pyproject.toml``:
+``[project.entry-points."site_builder.explainers"]``)."""
 
 PREVIEW_SIZE = (1200, 630)
 """Width and height of every social preview image (``og:image``), an
 explainer's own (``ExplainerBuild.preview_png``) or the composed card."""
-
-#: explainer name -> every id its markup gives an element; a term body's
-#: headings never take one of these (see ``markup/render.py``), and a test
-#: checks the built page against this list.
-ELEMENT_IDS: dict[str, frozenset[str]] = {
-    "speculative-decoding": frozenset({
-        "sd-explainer", "sd-title", "sd-preset", "sd-speed",
-        "sd-alpha", "sd-alpha-hint", "sd-gamma", "sd-gamma-hint", "sd-c", "sd-c-hint",
-        "sd-plane-title", "sd-hist-title", "sd-lossless-title",
-    }),
-}
 
 
 @dataclass(frozen=True)
@@ -61,7 +54,153 @@ class ExplainerBuild:
     """Optional social preview image for the page, ``PREVIEW_SIZE`` pixels."""
 
 
+BuildStep = Callable[[ExplainerContext], ExplainerBuild]
+
+
+@dataclass(frozen=True)
+class Explainer:
+    """An explainer's declaration: the object its entry point names.
+
+    Keep the module that holds it light (no altair, numpy, ...): the build
+    imports every declaration to learn the ids they reserve, and imports
+    ``build`` only when a term names the explainer."""
+
+    name: str
+    """The name terms write in front matter (``explainer: <name>``); it must
+    equal the entry point's name."""
+    element_ids: frozenset[str]
+    """Every id the explainer's markup gives an element. A term body's
+    headings never take one of these (``markup/render.py``)."""
+    version: str
+    """Part of every cache key (``cache.code_version``): change it whenever the
+    output changes for a reason the build cannot see. For a package outside
+    ``site_builder`` the bytes of its files count too."""
+    build: Union[str, BuildStep]
+    """The build step, or ``"module:function"`` naming it, imported when needed."""
+
+    def build_step(self) -> BuildStep:
+        """The build step, importing its module first when given by name."""
+        if callable(self.build):
+            return self.build
+        module, _, attribute = self.build.partition(":")
+        return getattr(importlib.import_module(module), attribute or "build")
+
+
+class ExplainerError(Exception):
+    """An installed explainer that cannot be used (a broken entry point, two
+    packages claiming one name, a declaration that does not fit the contract)."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """One entry point of the group, as discovered."""
+
+    name: str
+    value: str
+    """``module:attribute`` of the declaration."""
+    distribution: str
+    """The name of the distribution that registers it."""
+    entry_point: object
+
+
+class Registry(Mapping):
+    """name -> ``Explainer``, for every installed explainer, discovered on
+    first use (scanning the installed distributions costs a few ms) and loaded
+    one declaration at a time."""
+
+    def __init__(self, group: str = GROUP):
+        self.group = group
+        self._found: dict[str, list[Found]] | None = None
+        self._loaded: dict[str, Explainer] = {}
+
+    def found(self) -> dict[str, list[Found]]:
+        """name -> the entry points that claim it (more than one is an error when used)."""
+        if self._found is None:
+            from importlib import metadata
+
+            found: dict[str, list[Found]] = {}
+            for entry in metadata.entry_points(group=self.group):
+                dist = getattr(entry, "dist", None)
+                dist_name = dist.metadata["Name"] if dist is not None else "?"
+                claims = found.setdefault(entry.name, [])
+                if all(f.distribution != dist_name or f.value != entry.value for f in claims):
+                    claims.append(Found(entry.name, entry.value, dist_name, entry))
+            self._found = found
+        return self._found
+
+    def __getitem__(self, name: str) -> Explainer:
+        if name in self._loaded:
+            return self._loaded[name]
+        claims = self.found()[name]  # KeyError: no such explainer
+        if len(claims) > 1:
+            owners = ", ".join(f"{f.distribution} ({f.value})" for f in claims)
+            raise ExplainerError(f"explainer {name!r} is registered by more than one package: {owners}")
+        claim = claims[0]
+        try:
+            declared = claim.entry_point.load()
+        except Exception as error:  # an outside package's import may fail any way it likes
+            raise ExplainerError(f"explainer {name!r} ({claim.value}, from {claim.distribution}) "
+                                 f"could not be imported: {error}") from error
+        if not isinstance(declared, Explainer):
+            raise ExplainerError(f"explainer {name!r}: {claim.value} is not a site_builder.explainers.Explainer")
+        if declared.name != name:
+            raise ExplainerError(f"explainer {name!r}: {claim.value} declares the name {declared.name!r}")
+        self._loaded[name] = declared
+        return declared
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.found()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self.found()))
+
+    def __len__(self) -> int:
+        return len(self.found())
+
+    def usable(self) -> Iterator[Explainer]:
+        """Every declaration that loads; a broken one is reported only where a term names it."""
+        for name in self:
+            try:
+                yield self[name]
+            except ExplainerError:
+                pass
+
+    def module_of(self, name: str) -> str:
+        """The module that holds ``name``'s declaration (its package's files are its code)."""
+        return self.found()[name][0].value.partition(":")[0]
+
+
+class _ElementIds(Mapping):
+    """explainer name -> the ids it declares, read from the declarations when first asked."""
+
+    def __init__(self, registry: Registry):
+        self._registry = registry
+
+    def _all(self) -> dict[str, frozenset[str]]:
+        return {e.name: frozenset(e.element_ids) for e in self._registry.usable()}
+
+    def __getitem__(self, name: str) -> frozenset[str]:
+        return frozenset(self._registry[name].element_ids)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def values(self):
+        return self._all().values()
+
+
+REGISTRY = Registry()
+"""Every installed explainer, by name (discovered on first use)."""
+
+ELEMENT_IDS: Mapping[str, frozenset[str]] = _ElementIds(REGISTRY)
+"""explainer name -> every id its markup gives an element; a term body's
+headings never take one of these (see ``markup/render.py``), and a test
+checks the built page against this list."""
+
+
 def build(name: str, ctx: ExplainerContext) -> ExplainerBuild:
-    """Import the explainer ``name`` (lazily: heavy imports live there) and build it."""
-    module = importlib.import_module(REGISTRY[name])
-    return module.build(ctx)
+    """Import the explainer ``name``'s build step (lazily: heavy imports live there) and run it."""
+    return REGISTRY[name].build_step()(ctx)

@@ -1,40 +1,42 @@
-"""Speculative decoding explainer: the numpy model behind the page.
+"""Speculative decoding explainer: the declaration, and the numpy model behind the page.
 
-Only numpy-based modules are imported here, so importing the package stays
-cheap; the page builder (``page``) with its chart libraries is imported by the
-build registry on its own.
+This module holds only the declaration (``EXPLAINER``, named by the entry
+point in ``pyproject.toml``), so discovering it imports nothing heavy. The
+model's functions are re-exported lazily (``from ...speculative_decoding
+import speedup`` imports numpy then); the page builder (``page``) with its
+chart libraries is imported only when a term names the explainer.
 """
 
-from .model import (
-    TIE_RTOL,
-    expected_tokens,
-    optimal_depth,
-    pays_off,
-    speedup,
-    threshold_cost,
-    turning_point,
-)
-from .sampler import (
-    Rounds,
-    Sample,
-    acceptance_rate,
-    mulberry32_uniforms,
-    simulate_rounds,
-    speculative_sample,
+from __future__ import annotations
+
+import importlib
+
+from ..base import Explainer
+
+EXPLAINER = Explainer(
+    name="speculative-decoding",
+    element_ids=frozenset({
+        "sd-explainer", "sd-title", "sd-preset", "sd-speed",
+        "sd-alpha", "sd-alpha-hint", "sd-gamma", "sd-gamma-hint", "sd-c", "sd-c-hint",
+        "sd-plane-title", "sd-hist-title", "sd-lossless-title",
+    }),
+    version="1",  # its files are site_builder's own: cache.code_version hashes them
+    build="site_builder.explainers.speculative_decoding.page:build",
 )
 
-__all__ = [
-    "TIE_RTOL",
-    "Rounds",
-    "Sample",
-    "acceptance_rate",
-    "expected_tokens",
-    "mulberry32_uniforms",
-    "optimal_depth",
-    "pays_off",
-    "simulate_rounds",
-    "speculative_sample",
-    "speedup",
-    "threshold_cost",
-    "turning_point",
-]
+_LAZY = {
+    "TIE_RTOL": "model", "expected_tokens": "model", "optimal_depth": "model", "pays_off": "model",
+    "speedup": "model", "threshold_cost": "model", "turning_point": "model",
+    "Rounds": "sampler", "Sample": "sampler", "acceptance_rate": "sampler", "mulberry32_uniforms": "sampler",
+    "simulate_rounds": "sampler", "speculative_sample": "sampler",
+}
+
+__all__ = ["EXPLAINER", *sorted(_LAZY)]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
