@@ -34,6 +34,9 @@ GIVE_UP_SECONDS = 8.0
 """With no live build named and no holder found (one this user cannot see),
 fail after this long rather than wait forever."""
 
+COMMAND_CHARACTERS = 200
+"""A leftover's command line is cut to this length in the error."""
+
 _held: set[int] = set()
 """Descriptors of lock files this process opened and has not closed."""
 
@@ -201,11 +204,14 @@ def _same_file(link: str, target: os.stat_result) -> bool:
 
 
 def _command_line(pid: int) -> str:
+    """The command line of ``pid`` on one line, at most ``COMMAND_CHARACTERS`` long."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return handle.read().rstrip(b"\0").replace(b"\0", b" ").decode("utf-8", "replace") or "?"
+            words = handle.read().replace(b"\0", b" ").decode("utf-8", "replace").split()  # one line
     except OSError:
         return "?"
+    line = " ".join(words) or "?"
+    return line if len(line) <= COMMAND_CHARACTERS else line[:COMMAND_CHARACTERS - 1] + "…"
 
 
 def _fail(path: Path, recorded: int | None, holders: list[tuple[int, str]]) -> None:
