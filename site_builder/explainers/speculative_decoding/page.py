@@ -18,18 +18,14 @@ charts as <img> SVGs with width and height until the runtime replaces them.
 
 from __future__ import annotations
 
-import html
-import json
 import math
-from decimal import ROUND_HALF_UP, Decimal
-import re
 import time
+from decimal import ROUND_HALF_UP, Decimal
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import vl_convert as vlc
-
-from .. import base
+from .. import base, vega
+from .. import markup as explainer_markup
 from . import charts, data
 from .model import expected_tokens, optimal_depth, pays_off, speedup
 from .sampler import simulate_rounds
@@ -44,6 +40,7 @@ DEFAULTS = {"alpha": 0.8, "gamma": 5, "c": 0.05, "seed": 1}
 HIST_INDEX = 0
 
 LAST_TIMINGS: dict[str, float] = {}
+COMMENT = "speculative decoding explainer"
 
 ALT = {
     "curve": "Line chart of speedup S against draft depth gamma from 0 to 16 for acceptance {alpha} and draft cost {c}: "
@@ -58,10 +55,6 @@ ALT = {
                 "probability p, the draft's q, and the share of each token in the output. The output matches p "
                 "whichever q the draft had; only the acceptance rate changes.",
 }
-
-
-def _e(text) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _fixed(x: float, places: int) -> str:
@@ -141,33 +134,9 @@ def chart_specs(page: dict) -> dict[str, dict]:
     return {name: {t: by_theme[t][name] for t in by_theme} for name in by_theme["live"]}
 
 
-_SVG_IDS = re.compile(r"\b(gradient_|clip)(\d+)\b")
-
-
-def stable_svg(svg: str) -> str:
-    """Renumber Vega's process-global gradient and clip ids in order of appearance,
-    so the same chart renders to the same bytes in every build."""
-    seen: dict[str, str] = {}
-
-    def sub(m: re.Match) -> str:
-        key = m.group(0)
-        if key not in seen:
-            seen[key] = f"{m.group(1)}{sum(1 for k in seen if k.startswith(m.group(1)))}"
-        return seen[key]
-
-    return _SVG_IDS.sub(sub, svg)
-
-
-def _svg_size(svg: str) -> tuple[int, int]:
-    head = svg[: svg.index(">")]
-    w = head.split(' width="', 1)[1].split('"', 1)[0]
-    h = head.split(' height="', 1)[1].split('"', 1)[0]
-    return round(float(w)), round(float(h))
-
-
 def preview_png(curve_svg: str, alpha: float, gamma: int, c: float) -> bytes:
     """The 1200x630 social preview: the light curve centred on a titled card."""
-    w, h = _svg_size(curve_svg)
+    w, h = vega.svg_size(curve_svg)
     pw, ph = base.PREVIEW_SIZE
     scale = min((pw - 120) / w, (ph - 150) / h)
     cw, ch = w * scale, h * scale
@@ -181,180 +150,94 @@ def preview_png(curve_svg: str, alpha: float, gamma: int, c: float) -> bytes:
         f'<svg x="{(pw - cw) / 2:.1f}" y="130" width="{cw:.1f}" height="{ch:.1f}" viewBox="0 0 {w} {h}">{inner}</svg>'
         "</svg>"
     )
-    return vlc.svg_to_png(card)
+    return vega.svg_to_png(card)
 
 
 # ---------------------------------------------------------------- markup
 
 
-def _slider(key: str, label: str, hint: str, lo, hi, step, value, shown: str, spoken: str) -> str:
-    return (
-        f'<div class="sd-control">'
-        f'<label for="sd-{key}">{label}</label>'
-        f'<input type="range" id="sd-{key}" name="{key}" data-key="{key}" min="{lo}" max="{hi}" step="{step}" '
-        f'value="{value}" aria-valuetext="{_e(spoken)}" aria-describedby="sd-{key}-hint">'
-        f'<output for="sd-{key}" data-val="{key}">{shown}</output>'
-        f'<span class="sd-hint" id="sd-{key}-hint">{hint}</span>'
-        f"</div>"
-    )
+SLIDERS = [
+    # key, label, hint, min, max, step
+    ("alpha", "Acceptance rate α", "chance the target accepts one drafted token", 0, 1, 0.001),
+    ("gamma", "Draft depth γ", "tokens the draft proposes per round", 1, 16, 1),
+    ("c", "Draft cost c", "one draft call, in target passes", 0, 1, 0.001),
+]
+SPEEDS = [("0.5", "0.5×"), ("1", "1×"), ("2", "2×"), ("4", "4×"), ("10", "10×")]
+CUSTOM = "Custom setting. Choose a published pairing to load its values and where each comes from."
 
 
-def _round_markup(alpha: float, gamma: int, seed: int) -> str:
+def _round(alpha: float, gamma: int, seed: int) -> dict:
     """The first round of the default run, drawn in the markup for no-JS readers."""
     r = simulate_rounds(alpha, gamma, 1, seed)
     accepted = int(r.accepted[0])
     rejected = int(r.first_rejection[0])
-    items = []
+    drafts = []
     for j in range(gamma):
         if j < accepted:
-            state, glyph, words = "accepted", "✓", "accepted"
+            drafts.append({"state": "accepted", "glyph": "✓", "words": "accepted"})
         elif j == rejected:
-            state, glyph, words = "rejected", "✗", "rejected by the target"
+            drafts.append({"state": "rejected", "glyph": "✗", "words": "rejected by the target"})
         else:
-            state, glyph, words = "discarded", "–", "discarded: drafted after the rejected token, never tested"
-        items.append(f'<li class="sd-tok" data-pos="{j + 1}" data-state="{state}"><span class="sd-glyph">{glyph}</span>'
-                     f'<span class="sd-num">{j + 1}</span><span class="sd-vh">{words}</span></li>')
+            drafts.append({"state": "discarded", "glyph": "–",
+                           "words": "discarded: drafted after the rejected token, never tested"})
     bonus = rejected < 0
-    items.append(
-        f'<li class="sd-tok sd-target" data-kind="{"bonus" if bonus else "correction"}" data-state="target">'
-        f'<span class="sd-glyph">{"★" if bonus else "↺"}</span><span class="sd-num">{"bonus" if bonus else "fix"}</span>'
-        f'<span class="sd-vh">{"bonus token from the target: every draft was accepted" if bonus else "correction token from the target, replacing the rejected draft"}</span></li>'
-    )
-    return (f'<ol class="sd-round sd-round-current" aria-label="Current round" data-round="1" data-gamma="{gamma}" '
-            f'data-accepted="{accepted}" data-tokens="{accepted + 1}">' + "".join(items) + "</ol>")
+    target = ({"kind": "bonus", "glyph": "★", "num": "bonus", "words": "bonus token from the target: every draft was accepted"}
+              if bonus else
+              {"kind": "correction", "glyph": "↺", "num": "fix",
+               "words": "correction token from the target, replacing the rejected draft"})
+    return {"accepted": accepted, "all_accepted": accepted == gamma, "drafts": drafts, "target": target}
 
 
-def _chart_block(name: str, title: str, caption: str, alt: str, size: tuple[int, int]) -> str:
-    w, h = size
-    return (
-        f'<section class="sd-panel" aria-labelledby="sd-{name}-title">'
-        f'<h2 class="sd-panel-title" id="sd-{name}-title">{title}</h2>'
-        f'<div class="sd-chart" data-chart="{name}">'
-        f'<picture><source media="(prefers-color-scheme: dark)" srcset="{name}-dark.svg">'
-        f'<img src="{name}.svg" width="{w}" height="{h}" alt="{_e(alt)}" decoding="async"></picture>'
-        f"</div>"
-        f'<p class="sd-caption">{caption}</p>'
-        f"</section>"
-    )
+def _spoken(key: str, value) -> str:
+    if key == "alpha":
+        return f"{value * 100:g} percent of drafts accepted"
+    if key == "c":
+        return f"draft call costs {_fixed(value, 2)} of a target pass"
+    return f"{value} drafted tokens per round"
 
 
 def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_src: str) -> str:
     """The explainer's HTML as it stands before any script runs: controls
     (disabled until the script enables them), one worked round, the readout
-    and the static SVG charts, all at ``DEFAULTS``. ``page`` is the page data
-    (``data.py``), ``sizes`` each chart's SVG size, ``vega_src``/``specs_src``
-    the URLs the script loads the Vega runtime and the chart specs from."""
+    and the static SVG charts, all at ``DEFAULTS`` (``figure.html``, with the
+    shared macros). ``page`` is the page data (``data.py``), ``sizes`` each
+    chart's SVG size, ``vega_src``/``specs_src`` the URLs the script loads the
+    Vega runtime and the chart specs from."""
     a, g, c, seed = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"], DEFAULTS["seed"]
     d = describe(a, g, c)
     best = int(optimal_depth(a, c, 16))
     hist = page["histograms"][HIST_INDEX]
-    presets = "".join(
-        f'<option value="{i}">{_e(p["label"])}</option>' for i, p in enumerate(page["presets"])
-    )
+    values = {"alpha": a, "gamma": g, "c": c}
+    shown = {"alpha": _fixed(a, 2), "gamma": str(g), "c": _fixed(c, 2)}
+    sliders = [
+        {"key": key, "label": label, "hint": hint, "min": lo, "max": hi, "step": step,
+         "value": values[key], "shown": shown[key], "spoken": _spoken(key, values[key])}
+        for key, label, hint, lo, hi, step in SLIDERS
+    ]
     tally = [
         ("rounds", "Rounds", "0"), ("tokens", "Tokens produced", "0"), ("passes", "Target passes", "0"),
         ("drafts", "Draft calls", "0"), ("time", "Time, in target passes", "0.00"),
-        ("mean", "Tokens per round (mean)", "–"), ("expected", "Expected tokens per round E", _fixed(d['E'], 3)),
-        ("realised", "Realised speedup", "–"), ("theory", "Theoretical speedup S", _fixed(d['S'], 3) + "×"),
+        ("mean", "Tokens per round (mean)", "–"), ("expected", "Expected tokens per round E", _fixed(d["E"], 3)),
+        ("realised", "Realised speedup", "–"), ("theory", "Theoretical speedup S", _fixed(d["S"], 3) + "×"),
     ]
-    tally_html = "".join(f'<div><dt>{label}</dt><dd data-tally="{key}">{value}</dd></div>' for key, label, value in tally)
     alts = {
         "curve": ALT["curve"].format(alpha=a, c=c, gamma=g, best=best, best_s=float(speedup(a, best, c)), s=d["S"]),
         "plane": ALT["plane"],
         "hist": ALT["hist"].format(alpha=hist["alpha"], gamma=hist["gamma"]),
         "lossless": ALT["lossless"],
     }
-    curve_w, curve_h = sizes["curve"]
-    return f"""<figure class="explainer sd-explainer" id="sd-explainer" data-vega-src="{_e(vega_src)}" data-specs-src="{_e(specs_src)}" aria-labelledby="sd-title">
-<figcaption class="sd-title" id="sd-title">Speculative decoding, one round at a time</figcaption>
-<noscript><p class="sd-note">JavaScript is off, so the controls are inactive: the figure shows one worked round and the charts for the default setting (α = {a}, γ = {g}, c = {c}).</p></noscript>
-<div class="sd-cols">
-<div class="sd-col sd-col-anim">
-<fieldset class="sd-controls explainer-controls" disabled>
-<legend>Draft and target</legend>
-{_slider("alpha", "Acceptance rate α", "chance the target accepts one drafted token", 0, 1, 0.001, a, _fixed(a, 2), f"{a * 100:g} percent of drafts accepted")}
-{_slider("gamma", "Draft depth γ", "tokens the draft proposes per round", 1, 16, 1, g, str(g), f"{g} drafted tokens per round")}
-{_slider("c", "Draft cost c", "one draft call, in target passes", 0, 1, 0.001, c, _fixed(c, 2), f"draft call costs {_fixed(c, 2)} of a target pass")}
-<div class="sd-control sd-control-wide">
-<label for="sd-preset">Published pairing</label>
-<select id="sd-preset" data-role="preset"><option value="">Custom setting</option>{presets}</select>
-</div>
-<p class="sd-citation" data-out="citation">Custom setting. Choose a published pairing to load its values and where each comes from.</p>
-</fieldset>
-<fieldset class="sd-transport explainer-controls" disabled>
-<legend>Rounds</legend>
-<div class="sd-buttons">
-<button type="button" data-action="play" aria-pressed="false">▶ Play</button>
-<button type="button" data-action="step">Step one round</button>
-<button type="button" data-action="skip">Run 100 rounds</button>
-<button type="button" data-action="reset">Reset</button>
-<button type="button" data-action="reseed">New seed</button>
-</div>
-<div class="sd-control sd-control-inline">
-<label for="sd-speed">Speed</label>
-<select id="sd-speed" data-role="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option><option value="2">2×</option><option value="4">4×</option><option value="10">10×</option></select>
-<span class="sd-seed">seed <span data-out="seed">{seed}</span></span>
-</div>
-</fieldset>
-<div class="sd-stage">
-<p class="sd-phase">A worked round at the default setting: {"every draft accepted, plus the target's bonus token." if int(simulate_rounds(a, g, 1, seed).accepted[0]) == g else "the accepted prefix, the first rejection, the discarded tail and the target's correction."}</p>
-<div class="sd-lane sd-lane-spec">
-<span class="sd-lane-label" data-out="lane">Speculative: draft {g} tokens, then one target pass</span>
-{_round_markup(a, g, seed)}
-<div class="sd-verify" data-active="false" aria-hidden="true">one batched target pass scores every draft</div>
-<div class="sd-clock sd-clock-spec" aria-hidden="true"><div class="sd-segs"></div><div class="sd-fill"></div></div>
-</div>
-<div class="sd-lane sd-lane-plain">
-<span class="sd-lane-label">Plain decoding on the same clock: one token per target pass</span>
-<div class="sd-clock sd-clock-plain" aria-hidden="true"><div class="sd-segs"></div><div class="sd-fill"></div></div>
-<p class="sd-plain"><span class="sd-plain-count">0.0</span> tokens from plain decoding in the same time</p>
-</div>
-<ol class="sd-history" aria-label="Previous rounds, newest first"></ol>
-<p class="sd-legend"><span class="sd-key" data-state="accepted">✓ accepted</span> <span class="sd-key" data-state="rejected">✗ rejected</span> <span class="sd-key" data-state="discarded">– discarded, never tested</span> <span class="sd-key" data-state="target">↺ correction / ★ bonus from the target</span></p>
-</div>
-<dl class="sd-tally">{tally_html}</dl>
-</div>
-<div class="sd-col sd-col-curve">
-<p class="sd-vh" role="status" aria-live="polite" aria-atomic="true" data-announce></p>
-<div class="sd-readout" data-verdict="{d['kind']}">
-<dl class="sd-numbers">
-<div><dt>Expected tokens per round E</dt><dd data-out="E">{_fixed(d['E'], 3)}</dd></div>
-<div><dt>Round cost 1 + γc, in target passes</dt><dd><span data-out="formula">1 + {g} × {_num(c)}</span> = <span data-out="cost">{_fixed(d['cost'], 2)}</span></dd></div>
-<div><dt>Speedup S = E / (1 + γc)</dt><dd data-out="S">{_fixed(d['S'], 3)}×</dd></div>
-<div><dt>Best whole depth for this pairing</dt><dd data-out="best">{_e(d['best_text'])}</dd></div>
-</dl>
-<p class="sd-verdict" data-out="verdict">{_e(d['verdict'])}</p>
-</div>
-<div class="sd-chart" data-chart="curve">
-<picture><source media="(prefers-color-scheme: dark)" srcset="curve-dark.svg"><img src="curve.svg" width="{curve_w}" height="{curve_h}" alt="{_e(alts['curve'])}" decoding="async"></picture>
-</div>
-</div>
-</div>
-<div class="sd-more">
-{_chart_block("plane", "Where speculation pays, and how deep", "Each cell is the best whole depth at its centre's acceptance rate and draft cost. Above the line c = α no whole depth helps; above the threshold curve c*(α) = α ln(1/α) / (1 − α) even the smooth speedup curve declines from γ = 0 on.", alts["plane"], sizes["plane"])}
-{_chart_block("hist", "Tokens per round, simulated and exact", f"The exact law is a capped geometric: P(k tokens) = α<sup>k−1</sup>(1 − α) up to γ, and α<sup>γ</sup> for γ + 1. Drawn from {hist['n_rounds']} simulated rounds at α = {hist['alpha']}, γ = {hist['gamma']}; once the script runs it follows your own run.", alts["hist"], sizes["hist"])}
-{_chart_block("lossless", "Lossless: the output follows the target", "The actual acceptance rule and correction step, run on a six-token toy vocabulary: whatever the draft proposes, the emitted tokens follow the target's p. A worse draft only lowers the acceptance rate, which costs speed, never quality.", alts["lossless"], sizes["lossless"])}
-</div>
-</figure>
-"""
+    readout = {"kind": d["kind"], "E": _fixed(d["E"], 3), "c": _num(c), "cost": _fixed(d["cost"], 2),
+               "S": _fixed(d["S"], 3) + "×", "best": d["best_text"], "verdict": d["verdict"]}
+    return explainer_markup.render(
+        __package__, "figure.html",
+        alpha=a, gamma=g, c=c, seed=seed, vega_src=vega_src, specs_src=specs_src,
+        sliders=sliders, presets=[("", "Custom setting")] + [(str(i), p["label"]) for i, p in enumerate(page["presets"])],
+        speeds=SPEEDS, words={"citation_custom": CUSTOM}, round=_round(a, g, seed), tally=tally,
+        readout=readout, alts=alts, sizes=sizes, hist=hist,
+    )
 
 
 # ---------------------------------------------------------------- build
-
-
-def _js_global(name: str, value) -> bytes:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
-    return f"/* generated by site_builder: speculative decoding explainer */\nwindow.{name}={text};\n".encode("ascii")
-
-
-def vega_runtime() -> bytes:
-    """vl-convert's bundle of Vega, Vega-Lite and vega-embed, exposing vegaEmbed only.
-
-    vl-convert 1.9 binds the snippet's ``vega`` name to a null default export,
-    so the Vega namespace itself is not reachable; vega-embed is, and with
-    ``ast: true`` it builds views with its bundled vega-interpreter.
-    """
-    return vlc.javascript_bundle("window.vegaEmbed = vegaEmbed;").encode("utf-8")
 
 
 def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
@@ -362,7 +245,7 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     pool = ThreadPoolExecutor(max_workers=1)
-    runtime_job = pool.submit(vega_runtime)  # the slowest call: bundle while the rest renders
+    runtime_job = pool.submit(vega.runtime)  # the slowest call: bundle while the rest renders
 
     page = data.page_data()
     data_json = data.page_data_json()
@@ -373,15 +256,9 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     timings["altair"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    vega_specs = {name: vlc.vegalite_to_vega(by_theme["live"]) for name, by_theme in specs.items()}
-    files: dict[str, bytes] = {"data.json": data_json}
-    sizes: dict[str, tuple[int, int]] = {}
-    for name, by_theme in specs.items():
-        light = stable_svg(vlc.vegalite_to_svg(by_theme["light"]))
-        dark = stable_svg(vlc.vegalite_to_svg(by_theme["dark"]))
-        files[f"{name}.svg"] = light.encode("utf-8")
-        files[f"{name}-dark.svg"] = dark.encode("utf-8")
-        sizes[name] = _svg_size(light)
+    vega_specs = {name: vega.to_vega(by_theme["live"]) for name, by_theme in specs.items()}
+    svgs, sizes = vega.static_charts(specs)
+    files: dict[str, bytes] = {"data.json": data_json, **svgs}
     png = preview_png(files["curve.svg"].decode("utf-8"), DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"])
     timings["vl-convert"] = time.perf_counter() - t
 
@@ -395,12 +272,12 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
         {k: p[k] for k in ("id", "label", "alpha", "c", "gamma", "measured_speedup", "model_speedup", "citation", "sources")}
         for p in page["presets"]
     ]
-    scripts = [ctx.add_asset("sd-data.js", _js_global("SD_EXPLAINER_DATA", {"defaults": DEFAULTS, "presets": slim_presets}))]
+    scripts = [ctx.add_asset("sd-data.js", vega.js_global("SD_EXPLAINER_DATA", {"defaults": DEFAULTS, "presets": slim_presets}, COMMENT))]
     for name in SCRIPTS:
         scripts.append(ctx.add_asset(name, (STATIC / name).read_bytes()))
     stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
-    vega_url = ctx.add_asset("vega-runtime.js", runtime)
-    specs_url = ctx.add_asset("sd-specs.js", _js_global("SD_VEGA_SPECS", vega_specs))
+    vega_url = vega.add_runtime(ctx, runtime)
+    specs_url = ctx.add_asset("sd-specs.js", vega.js_global("SD_VEGA_SPECS", vega_specs, COMMENT))
     html_text = markup(page, sizes, ctx.root + vega_url, ctx.root + specs_url)
     timings["assets"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - t0
