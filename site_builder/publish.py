@@ -15,6 +15,7 @@ import errno
 import json
 import os
 import shutil
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,8 +94,11 @@ class Staging(_Tree):
     A record kept beside the spare lists its files and the ones
     that differ from the live site, so a rebuild touches only those: its
     cost follows the size of the change, not of the site. Without a valid
-    record (first build, a killed build, a replaced output) every file is
-    checked instead.
+    record (first build, a killed build, a replaced output, a spare changed
+    since) the spare is listed instead, and whatever a build never makes
+    (symlinks, devices, FIFOs, sockets, empty folders) is removed from it.
+    Nothing in the trees is ever followed: a symlink is an entry to remove,
+    not a folder to write into or a file to link.
     """
 
     def __init__(self, output: Path):
@@ -121,19 +125,31 @@ class Staging(_Tree):
         except OSError:
             self.path.mkdir()
             self.recycled = False
+        if self.recycled and not stat.S_ISDIR(os.lstat(self.path).st_mode):
+            os.unlink(self.path)  # a symlink or file put where the spare goes: never write through it
+            self.path.mkdir()
+            self.recycled = False
         self.stats = WriteStats()
         self._root = str(self.path)
         self._old = str(self.output)
         self._dirs = {""}
+        self._old_dirs = {""}  # folders of the live site seen to be real folders
         self._paths: set[str] = set()
         self._written: set[str] = set()
-        self._record = _read_record(self.path, self.spare, self.output) if self.recycled else None
+        live, spare = _read_trees(self.output)
+        # The live site as it went live (or as serve's in-place writes left it): checked at commit().
+        self._live = live if live is not None and live.identity == _identity(self.output, True) else None
+        known = spare.paths if self.recycled and spare is not None and spare.holds(self.path, False) else None
+        self._record = _read_spare_record(self.path, self.spare, self.output, known, self._live)
+        if self.recycled and known is None:
+            # Unknown or changed since: list it, removing what a build never makes, before writing into it.
+            known = set(_sweep(self._root))
+        self._present: set[str] = known or set()
         # No live site (a first build): no old file to compare with or link to.
         # Checked once under the lock, which keeps other writers out.
         self._no_site = not self.output.exists()
-        if self._record is not None:
-            # Folders of every file the spare holds exist already.
-            self._dirs.update({p.rpartition("/")[0] for p in self._record.spare_paths})
+        # Folders of every file the spare holds exist already, as real folders.
+        self._dirs.update(_folders_of(self._present))
 
     def _target(self, relative: str) -> str:
         # Plain strings and os calls: at 10,000 pages pathlib's overhead shows.
@@ -144,7 +160,7 @@ class Staging(_Tree):
         if folder not in self._dirs:
             path = os.path.join(self._root, folder)
             if self.recycled:
-                os.makedirs(path, exist_ok=True)
+                _real_folder(self._root, folder)  # a file of the old site may be in the way
             else:
                 # One mkdir in the common case (a page's own folder in a fresh tree);
                 # another process (a page worker) may have made it already.
@@ -163,11 +179,27 @@ class Staging(_Tree):
         return (record is not None and relative in record.output_paths
                 and relative in record.spare_paths and relative not in record.stale)
 
+    def _live_file(self, relative: str, data: bytes | None = None) -> bool:
+        """True when the live site holds a regular file at ``relative`` (reached through
+        real folders only: a symlinked folder could lead anywhere), with ``data`` if given."""
+        folder = relative.rpartition("/")[0]
+        if folder not in self._old_dirs:
+            if not _is_real_folder(self._old, folder):
+                return False
+            self._old_dirs.add(folder)
+        path = os.path.join(self._old, relative)
+        if data is None:
+            try:
+                return stat.S_ISREG(os.lstat(path).st_mode)
+            except OSError:
+                return False
+        return _same_bytes(path, data)
+
     def add(self, relative: str, data: bytes) -> None:
         """Put ``data`` at ``relative``; hard-link the current file instead when identical."""
         target = self._target(relative)
         old = os.path.join(self._old, relative)
-        if not self._no_site and _same_bytes(old, data):
+        if not self._no_site and self._live_file(relative, data):
             if not self._in_sync(relative):
                 self._link(old, target)
             self.stats.unchanged += 1
@@ -177,11 +209,14 @@ class Staging(_Tree):
             self.stats.written += 1
 
     def reuse(self, relative: str) -> bool:
-        """Hard-link the current site's file at ``relative``; False when it is missing."""
+        """Hard-link the current site's file at ``relative``; False when it is missing
+        (or is anything but a regular file)."""
         if self._in_sync(relative):
             self._target(relative)
             self.stats.unchanged += 1
             return True
+        if self._no_site or not self._live_file(relative):
+            return False
         old = os.path.join(self._old, relative)
         target = self._target(relative)
         try:
@@ -193,16 +228,21 @@ class Staging(_Tree):
         return True
 
     def can_keep(self, paths: set[str]) -> bool:
-        """True when ``keep(paths)`` costs nothing per file: the spare's record
-        says those are exactly the live site's files, all present."""
-        return self._record is not None and self._record.output_paths == paths
+        """True when ``keep(paths)`` costs nothing per unchanged file: the spare's
+        record says those are exactly the live site's files, all present, and the
+        few the spare lacks are regular files in the live site, ready to link."""
+        record = self._record
+        if record is None or record.output_paths != paths:
+            return False
+        to_link = (paths - record.spare_paths) | (paths & record.stale)
+        return all(self._live_file(relative) for relative in to_link)
 
     def keep(self, paths: set[str]) -> None:
         """Keep the live site's files at ``paths`` as they are."""
         record = self._record
         if record is not None:
             # Files the spare already holds as the live site has them: nothing to
-            # do on disk, and their folders exist (see __init__), so count them at once.
+            # do on disk, and their folders exist (see _claim), so count them at once.
             in_sync = (paths & record.output_paths & record.spare_paths) - record.stale
             if not in_sync.isdisjoint(self._paths):
                 raise ValueError(f"{min(in_sync & self._paths)} written twice in one build")
@@ -214,18 +254,24 @@ class Staging(_Tree):
                 raise FileNotFoundError(os.path.join(self._old, relative))
 
     def _link(self, old: str, target: str) -> None:
-        """Make ``target`` the very file ``old`` is (same inode, so same mtime)."""
+        """Make ``target`` the very file ``old`` is (same inode, so same mtime).
+
+        ``old`` is a regular file of the live site (the callers check): links are
+        never followed, neither ``old`` nor whatever sits at ``target``."""
         if not self.recycled:
-            os.link(old, target)
+            os.link(old, target, follow_symlinks=False)
             return
         try:
-            if os.path.samefile(old, target):
-                return
+            have = os.lstat(target)
+            if stat.S_ISREG(have.st_mode):
+                want = os.lstat(old)
+                if (have.st_ino, have.st_dev) == (want.st_ino, want.st_dev):
+                    return
         except FileNotFoundError:
             pass
         _clear_obstacle(target)
         temporary = f"{target}.{os.getpid()}.link"
-        os.link(old, temporary)
+        os.link(old, temporary, follow_symlinks=False)
         os.replace(temporary, target)
 
     def _write(self, target: str, data: bytes) -> None:
@@ -234,18 +280,14 @@ class Staging(_Tree):
         if self.recycled:
             _clear_obstacle(target)
             temporary = f"{target}.{os.getpid()}.new"
-            with open(temporary, "wb") as handle:
-                handle.write(data)
-            os.replace(temporary, target)
-        else:
-            # os-level calls: a buffered file object costs more than the write at 10,000 pages.
-            descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+            _write_file(temporary, data, target)
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(descriptor, view):]
-            finally:
-                os.close(descriptor)
+                os.replace(temporary, target)
+            except OSError:
+                _unlink_quietly(temporary)
+                raise
+        else:
+            _write_file(target, data)
 
     def commit(self, prune: bool = True) -> WriteStats:
         """Swap the staged site in atomically; keep the old one as the next spare.
@@ -253,11 +295,10 @@ class Staging(_Tree):
         (``prune`` is for ``InPlace``; the staged tree is always made exact.)"""
         if MARKER not in self._paths:
             self.add(MARKER, MARKER_TEXT)
-        if self._record is not None:
-            _remove_paths(Path(self._root), self._record.spare_paths - self._paths)
-        elif self.recycled:
-            _prune(Path(self._root), self._paths)
-        record = self._record
+        _remove_paths(Path(self._root), self._present - self._paths)
+        # Describes the trees about to be swapped: gone before the swap, so that
+        # no failure after it can leave a record naming the wrong tree.
+        _unlink_quietly(_trees_path(self.output))
         try:
             if self.output.exists():
                 _exchange(self.path, self.output)
@@ -266,10 +307,10 @@ class Staging(_Tree):
                 except OSError:
                     remove_tree(self.path)
                 else:
-                    _write_record(self.spare, self.output, self._paths, self._written,
-                                  record.output_paths if record else None, record.output_folders if record else None)
+                    _write_records(self.spare, self.output, self._paths, self._written, self._live)
             else:
                 os.rename(self.path, self.output)
+                _write_records(None, self.output, self._paths, self._written, None)
         finally:
             _unlock(self._lock)
             self._lock = None
@@ -288,14 +329,74 @@ class Staging(_Tree):
         try:
             if self.recycled:
                 os.rename(self.path, self.spare)
-                folders = _folder_times(self.spare, self._record.spare_paths) if self._record else None
-                if folders is not None:
-                    _store_record(self.spare, self.output, self._record, folders)
+                if self._record is not None:  # still true: renaming a folder changes none of its entries
+                    _save(_record_path(self.spare), self._record.data)
             else:
                 shutil.rmtree(self.path, ignore_errors=True)
         finally:
             _unlock(self._lock)
             self._lock = None
+
+
+# The records: what lets a rebuild skip unchanged files without looking at them.
+#
+# ``.<output>.tree-record.json`` describes the entries of both trees, the live
+# site and the spare: their files and a snapshot of their folders, as the
+# build that swapped them, or serve's in-place writes, left them.
+# ``.<output>.spare-record.json`` says which of the spare's files differ from
+# the live site's; it is used up when a build claims the spare, and serve's
+# in-place writes drop it. Each names the inodes of the trees it describes,
+# and a tree is believed to be as described only if it still matches its
+# snapshot, which restoring timestamps cannot fool: it holds folder ctimes,
+# which utime cannot set.
+
+
+@dataclass
+class _Snapshot:
+    """What a tree's folders looked like when we left it, enough to tell without
+    listing them that no entry was added, removed or replaced since.
+
+    A folder's ctime changes whenever an entry in it is added, removed or
+    replaced (and on chmod, utime...), and no tool can set it back. Two kinds
+    of folder are listed instead, entry by entry (name, kind, inode): the root,
+    whose own ctime changes when it is renamed (which the claim and the
+    exchange do every build), and folders changed in the same clock tick as
+    the snapshot was taken ("racy", as git says of its index), which a change
+    right after could leave with the same ctime.
+    """
+
+    ctimes: dict[str, int]
+    listed: dict[str, dict[str, int]]
+
+
+@dataclass
+class _Side:
+    """One tree as the record describes it."""
+
+    identity: list[int]
+    """Inodes of its root (and of the live site's marker): they change when the
+    tree is replaced by anything but our own swap."""
+    paths: set[str]
+    """Every file in it."""
+    snapshot: _Snapshot
+
+    def to_json(self) -> dict:
+        return {"identity": self.identity, "paths": sorted(self.paths),
+                "ctimes": self.snapshot.ctimes, "listed": self.snapshot.listed}
+
+    @staticmethod
+    def from_json(data: dict | None) -> _Side | None:
+        if data is None:
+            return None
+        ctimes, listed = data["ctimes"], data["listed"]
+        if not isinstance(ctimes, dict) or not isinstance(listed, dict) or "" not in listed:
+            raise TypeError("malformed record")
+        return _Side(data["identity"], set(data["paths"]), _Snapshot(ctimes, listed))
+
+    def holds(self, root: Path, live: bool) -> bool:
+        """True when ``root`` is this very tree, entry for entry."""
+        return (self.identity == _identity(root, live)
+                and _survey(str(root), self.paths, None, before=self.snapshot) is not None)
 
 
 @dataclass
@@ -306,9 +407,8 @@ class _SpareRecord:
     """Every file in the live site."""
     stale: set[str]
     """Files of the live site the spare lacks or holds another version of."""
-    output_folders: dict[str, int]
-    """mtimes of the live site's folders when it went live: if they differ when it
-    is swapped out, someone changed its files and they must be listed again."""
+    data: dict
+    """The record as read, to give back unchanged (``release``)."""
 
 
 def _record_path(spare: Path) -> Path:
@@ -316,97 +416,278 @@ def _record_path(spare: Path) -> Path:
     return spare.with_name(spare.name + "-record.json")
 
 
-def _write_record(spare: Path, output: Path, output_paths: set[str], written: set[str],
-                  spare_paths: set[str] | None, spare_folders: dict[str, int] | None) -> None:
-    """Describe the spare just swapped out (the old site) against the new live site.
-
-    Files the build did not write are hard links shared by both trees; the rest
-    (written, or new) differ. ``spare_paths`` and ``spare_folders`` are what the
-    last record said of the old site when it went live; if its folders changed
-    since (a file added or removed by hand), or there was no record, its files
-    are listed from disk. Every folder's mtime is kept, so any file added,
-    removed or renamed in either tree afterwards voids the record.
-    """
-    folders = _folder_times(spare, spare_paths) if spare_paths is not None else None
-    if folders is None or folders != spare_folders:
-        spare_paths = _list_files(spare)
-        folders = _folder_times(spare, spare_paths)
-    output_folders = _folder_times(output, output_paths)
-    if folders is None or output_folders is None:
-        return
-    _store_record(spare, output, _SpareRecord(spare_paths, output_paths, written | (output_paths - spare_paths),
-                                              output_folders), folders)
+def _trees_path(output: Path) -> Path:
+    return output.with_name(f".{output.name}.tree-record.json")
 
 
-def _store_record(spare: Path, output: Path, record: _SpareRecord, folders: dict[str, int]) -> None:
-    identity = _identity(spare, output)
-    if identity is None:
-        return
-    data = {"identity": identity, "spare": sorted(record.spare_paths), "output": sorted(record.output_paths),
-            "stale": sorted(record.stale), "folders": folders, "output_folders": record.output_folders}
-    record = _record_path(spare)
-    temporary = record.with_name(record.name + ".tmp")
-    temporary.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(temporary, record)
+def _identity(root: Path, live: bool) -> list[int] | None:
+    """Inode of ``root``, and of its marker file for the live site."""
+    try:
+        inodes = [os.lstat(root).st_ino]
+        if live:
+            marker = os.lstat(root / MARKER)
+            if not stat.S_ISREG(marker.st_mode):
+                return None
+            inodes.append(marker.st_ino)
+        return inodes
+    except OSError:
+        return None
 
 
-def _read_record(staging: Path, spare: Path, output: Path) -> _SpareRecord | None:
-    """The record of the just-claimed spare (now ``staging``), if it still
-    describes that tree and the live site exactly; it is used up either way."""
+def _read_trees(output: Path) -> tuple[_Side | None, _Side | None]:
+    """(live site, spare) as the tree record describes them; not checked against the disk here."""
+    try:
+        data = json.loads(_trees_path(output).read_text(encoding="utf-8"))
+        return _Side.from_json(data["output"]), _Side.from_json(data["spare"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, None
+
+
+def _save_trees(output: Path, live: _Side, spare: _Side | None) -> None:
+    _save(_trees_path(output), {"output": live.to_json(), "spare": spare.to_json() if spare is not None else None})
+
+
+def _read_spare_record(staging: Path, spare: Path, output: Path, paths: set[str] | None,
+                       live: _Side | None) -> _SpareRecord | None:
+    """Which files of the just-claimed spare (now ``staging``, holding exactly
+    ``paths``) are the live site's (``live``), if the record says so of these
+    two trees; it is used up either way."""
     path = _record_path(spare)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        path.unlink()
     except (OSError, ValueError):
         return None
+    finally:
+        _unlink_quietly(path)
+    if paths is None or live is None or live.identity != _identity(output, True):
+        return None
     try:
-        if data["identity"] != _identity(staging, output):
+        if data["identity"] != [*_identity(staging, False), *live.identity]:
             return None  # the live site was replaced, or the record is not this spare's
-        spare_paths = set(data["spare"])
-        if _folder_times(staging, spare_paths) != data["folders"]:
-            return None  # someone changed the spare's files since
-        return _SpareRecord(spare_paths, set(data["output"]), set(data["stale"]), data["output_folders"])
+        return _SpareRecord(paths, live.paths, set(data["stale"]), data)
     except (KeyError, TypeError):
         return None
 
 
-def _folder_times(root: Path, paths: set[str]) -> dict[str, int] | None:
-    """mtime of every folder holding one of ``paths`` (and of ``root``), or None if one is gone."""
-    # Three calls per rebuild, 10,000 folders each: stat relative to an open
-    # root (no path walk from /) and split the "/"-joined paths by hand.
-    folders = {p.rpartition("/")[0] for p in paths}
-    folders.add("")
-    times = {}
+def _write_records(spare: Path | None, output: Path, output_paths: set[str], written: set[str],
+                   old: _Side | None) -> None:
+    """Describe the site just swapped in and the spare just swapped out (the old site).
+
+    Files the build did not write are hard links shared by both trees; the rest
+    (written, or new) differ. ``old`` is what the record said of the old site
+    when it went live (see ``_describe_spare``). Best effort: without records
+    the next build checks every file, so a failure here (a full disk) only
+    costs time.
+    """
     try:
-        root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        now = _clock(output.parent)
+        snapshot = _survey(str(output), output_paths, now)
+        identity = _identity(output, True)
+        if snapshot is None or identity is None:
+            _unlink_quietly(_trees_path(output))
+            return
+        live = _Side(identity, output_paths, snapshot)
+        described = _describe_spare(spare, output, output_paths, old, now, written) if spare is not None else None
+        _save_trees(output, live, described[0] if described is not None else None)
+        if described is not None and described[1] is not None:
+            _save(_record_path(spare), {"identity": described[0].identity + identity, "stale": sorted(described[1])})
+    except OSError:
+        _unlink_quietly(_trees_path(output))
+        if spare is not None:
+            _unlink_quietly(_record_path(spare))
+
+
+def _describe_spare(spare: Path, output: Path, output_paths: set[str], old: _Side | None, now: int,
+                    written: set[str] | None) -> tuple[_Side, set[str] | None] | None:
+    """The spare's side of the record, after making it hold only regular files
+    the live site (``output_paths``) has too; and which of those it lacks or holds
+    another version of (None when ``written``, the files of the live site the
+    spare cannot share, is unknown).
+
+    If the spare no longer matches ``old`` (an entry added, removed or replaced
+    by hand), or there is no ``old``, it is listed from disk, cleared of
+    whatever a build never makes, and compared with the live site inode by inode.
+    """
+    try:
+        if not stat.S_ISDIR(os.lstat(spare).st_mode):
+            os.unlink(spare)  # not even a folder: nothing to keep
+            return None
+    except FileNotFoundError:
+        return None
+    identity = _identity(spare, False)
+    root = str(spare)
+    snapshot = _survey(root, old.paths, now, before=old.snapshot) if old is not None else None
+    if snapshot is not None:
+        gone = old.paths - output_paths  # never needed again: the live site lacks them
+        paths = old.paths - gone
+        stale = written | (output_paths - paths) if written is not None else None
+        if gone:
+            _remove_paths(spare, gone)
+            snapshot = _survey(root, paths, _clock(spare.parent))
+    else:
+        found = _sweep(root, keep=output_paths)
+        paths = set(found)
+        stale = None
+        if written is not None:
+            ours = _sweep(str(output), clean=False)
+            stale = {relative for relative in output_paths if found.get(relative) != ours.get(relative)}
+        snapshot = _survey(root, paths, _clock(spare.parent))
+    if snapshot is None or identity is None:
+        return None
+    return _Side(identity, paths, snapshot), stale
+
+
+def _save(path: Path, data: dict) -> None:
+    """Write a record atomically (a reader sees the old one or the new one)."""
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        _write_file(str(temporary), json.dumps(data).encode("utf-8"))
+        os.replace(temporary, path)
+    except OSError:
+        _unlink_quietly(temporary)
+        raise
+
+
+def _clock(folder: Path) -> int:
+    """The file system's own clock, as ctimes show it: a snapshot's folders with a
+    ctime this recent may change again without their ctime showing it."""
+    probe = folder / ".site-builder-clock"
+    _unlink_quietly(probe)
+    descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        return os.fstat(descriptor).st_ctime_ns
+    finally:
+        os.close(descriptor)
+        _unlink_quietly(probe)
+
+
+def _folders_of(paths) -> set[str]:
+    """Every folder holding one of ``paths``, with its parents up to the root ("")."""
+    folders = {""}
+    for path in paths:
+        folder = path.rpartition("/")[0]
+        while folder not in folders:
+            folders.add(folder)
+            folder = folder.rpartition("/")[0]
+    return folders
+
+
+def _children(paths, folders: set[str]) -> dict[str, dict[str, bool]]:
+    """For each of ``folders``: the entries a tree holding exactly ``paths`` has
+    there, name -> True for a folder, False for a file."""
+    found: dict[str, dict[str, bool]] = {folder: {} for folder in folders}
+    for path in paths:
+        parent, _, name = path.rpartition("/")
+        is_folder = False
+        while True:
+            entries = found.get(parent)
+            if entries is not None:
+                entries[name] = is_folder
+            if not parent:
+                break
+            parent, _, name = parent.rpartition("/")
+            is_folder = True
+    return found
+
+
+def _survey(root: str, paths: set[str], now: int | None, before: _Snapshot | None = None,
+            only: set[str] | None = None) -> _Snapshot | None:
+    """Snapshot the tree at ``root``, which holds exactly ``paths`` (only the folders
+    ``only``, when given: the rest is known already); None when it does not.
+
+    With ``before``: None also unless every folder is still as ``before`` saw it.
+    ``now`` (from ``_clock``) decides which folders are racy and must be listed;
+    None: check against ``before`` only.
+    Every folder is looked at with lstat, so a symlink is never taken for one.
+    """
+    folders = _folders_of(paths) if only is None else only | {""}
+    ctimes: dict[str, int] = {}
+    to_list = {""}
+    try:
+        root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
         return None
     try:
-        for folder in sorted(folders):
-            times[folder] = os.stat(folder or ".", dir_fd=root_fd).st_mtime_ns
+        for folder in folders:
+            if not folder:
+                continue
+            info = os.stat(folder, dir_fd=root_fd, follow_symlinks=False)
+            if not stat.S_ISDIR(info.st_mode):
+                return None
+            ctime = info.st_ctime_ns
+            if before is not None:
+                if folder in before.listed:
+                    to_list.add(folder)
+                elif before.ctimes.get(folder) != ctime:
+                    return None
+            if now is not None and ctime >= now:
+                to_list.add(folder)  # racy: listed instead
+            else:
+                ctimes[folder] = ctime
+        children = _children(paths, to_list)
+        listed: dict[str, dict[str, int]] = {}
+        for folder in to_list:
+            expected = children[folder]
+            entries = _entries(root_fd, folder)
+            if entries.keys() != expected.keys():
+                return None
+            inodes = {}
+            for name, (inode, is_folder, is_file) in entries.items():
+                if not (is_folder if expected[name] else is_file):
+                    return None
+                inodes[name] = inode
+            if before is not None and folder in before.listed and before.listed[folder] != inodes:
+                return None
+            if folder not in ctimes:
+                listed[folder] = inodes
     except OSError:
         return None
     finally:
         os.close(root_fd)
-    return times
+    return _Snapshot(ctimes, listed)
 
 
-def _identity(spare: Path, output: Path) -> list[int] | None:
-    """Inode numbers of both folders and of the live marker file: they change when
-    either tree is replaced by anything but our own swap."""
+def _entries(root_fd: int, folder: str) -> dict[str, tuple[int, bool, bool]]:
+    """name -> (inode, is a real folder, is a regular file) of each entry in ``folder``."""
+    descriptor = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=root_fd)
     try:
-        return [os.stat(spare).st_ino, os.stat(output).st_ino, os.stat(output / MARKER).st_ino]
-    except OSError:
-        return None
+        with os.scandir(descriptor) as entries:
+            return {entry.name: (entry.inode(), entry.is_dir(follow_symlinks=False), entry.is_file(follow_symlinks=False))
+                    for entry in entries}
+    finally:
+        os.close(descriptor)
 
 
-def _list_files(root: Path) -> set[str]:
-    """Relative paths of every file under ``root``."""
-    found = set()
-    for folder, _subfolders, names in os.walk(root):
-        relative_base = os.path.relpath(folder, root)
-        for name in names:
-            found.add(name if relative_base == "." else f"{relative_base}/{name}".replace(os.sep, "/"))
+def _sweep(root: str, keep: set[str] | None = None, clean: bool = True) -> dict[str, int]:
+    """relative path -> inode of every regular file under ``root``.
+
+    ``clean``: first remove every entry that is neither a regular file nor a real
+    folder (symlinks, dangling or not, devices, FIFOs, sockets), every file not
+    in ``keep`` (when given), and the folders that leaves empty. Nothing is
+    followed. Only for a tree nobody serves (or serve's own output).
+    """
+    found: dict[str, int] = {}
+    folders: list[str] = []
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        with os.scandir(os.path.join(root, folder) if folder else root) as entries:
+            for entry in entries:
+                relative = f"{folder}/{entry.name}" if folder else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(relative)
+                    folders.append(relative)
+                elif entry.is_file(follow_symlinks=False) and (keep is None or relative in keep or not clean):
+                    found[relative] = entry.inode()
+                elif clean:
+                    os.unlink(entry.path)
+    if clean:
+        for folder in reversed(folders):  # a folder comes after its parent: children first
+            try:
+                os.rmdir(os.path.join(root, folder))
+            except OSError as error:
+                if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
     return found
 
 
@@ -437,13 +718,23 @@ class InPlace(_Tree):
     For ``serve`` only: each file is replaced atomically (write, then rename),
     but the site as a whole is not, which a dev server can afford in exchange
     for rebuilds that touch only what changed. ``build`` always stages.
+
+    Only a live site that still matches the tree record is updated this way
+    (``can_keep``): if anything was added, removed or replaced in it by hand
+    since, the full build runs instead. A spare that no longer matches is
+    cleared of what a build never makes. The record is brought up to date after.
     """
 
     def __init__(self, output: Path):
         self.output = output.absolute()
         self.output.mkdir(parents=True, exist_ok=True)
         _guard(self.output)
-        self._spare_record = _record_path(self.output.parent / f".{self.output.name}.spare")
+        self._root = str(self.output)
+        self._spare = self.output.parent / f".{self.output.name}.spare"
+        self._live: _Side | None = None
+        self._spare_side: _Side | None = None
+        self._spare_checked = True
+        self._voided = False
         self.stats = WriteStats()
         self._paths: set[str] = set()
         self._written: set[str] = set()
@@ -455,23 +746,45 @@ class InPlace(_Tree):
         if relative in self._paths:
             raise ValueError(f"{relative} written twice in one build")
         self._paths.add(relative)
-        target = self.output / relative
-        if _same_bytes(target, data):
+        folder = relative.rpartition("/")[0]
+        target = os.path.join(self._root, relative)
+        if _is_real_folder(self._root, folder) and _same_bytes(target, data):
             self.stats.unchanged += 1
             return
-        if not self._locked:  # from the first write to commit(): no staged build may interleave
-            self._lock, self._locked = _lock(self.output), True
-        # Files change under the spare's feet now: its record no longer holds.
-        self._spare_record.unlink(missing_ok=True)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(data)
-        os.replace(temporary, target)
+        self._take_lock()
+        self._void()
+        _real_folder(self._root, folder)
+        _clear_obstacle(target)  # a folder where the file goes
+        temporary = os.path.join(self._root, folder, f".{os.path.basename(relative)}.{os.getpid()}.tmp")
+        try:
+            _write_file(temporary, data, target)
+            os.replace(temporary, target)
+        except OSError:
+            _unlink_quietly(temporary)  # never leave it in the served site
+            raise
         self._written.add(relative)
         self.stats.written += 1
 
+    def _take_lock(self) -> None:
+        if not self._locked:  # from the first change to commit(): no staged build may interleave
+            self._lock, self._locked = _lock(self.output), True
+
+    def _void(self) -> None:
+        """Files change under the records' feet now: until commit() they no longer hold."""
+        if not self._voided:
+            _unlink_quietly(_record_path(self._spare))
+            _unlink_quietly(_trees_path(self.output))
+            self._voided = True
+
     def can_keep(self, paths: set[str]) -> bool:
-        """Always: kept files are simply left where they are."""
+        """True when the live site is exactly the files ``paths``, as the tree record
+        describes it and nobody changed since: then kept files can be left alone."""
+        live, spare = _read_trees(self.output)
+        if live is None or live.paths != paths or not live.holds(self.output, True):
+            return False
+        self._live = live
+        self._spare_side = spare if spare is not None and spare.holds(self._spare, False) else None
+        self._spare_checked = self._spare_side is not None or not os.path.lexists(self._spare)
         return True
 
     def keep(self, paths: set[str]) -> None:
@@ -480,12 +793,17 @@ class InPlace(_Tree):
         self.stats.unchanged += len(paths)
 
     def reuse(self, relative: str) -> bool:
-        """Keep the current file at ``relative``; False when it is missing."""
-        if (self.output / relative).is_file():
-            self._paths.add(relative)
-            self.stats.unchanged += 1
-            return True
-        return False
+        """Keep the current file at ``relative``; False when it is missing (or not a regular file)."""
+        if not _is_real_folder(self._root, relative.rpartition("/")[0]):
+            return False
+        try:
+            if not stat.S_ISREG(os.lstat(os.path.join(self._root, relative)).st_mode):
+                return False
+        except OSError:
+            return False
+        self._paths.add(relative)
+        self.stats.unchanged += 1
+        return True
 
     def commit(self, prune: bool = True) -> WriteStats:
         """Remove files the new site no longer has (unless the caller knows there are none)."""
@@ -493,10 +811,47 @@ class InPlace(_Tree):
             if MARKER not in self._paths:
                 self.add(MARKER, MARKER_TEXT)
             if prune:
-                _prune(self.output, self._paths)
+                self._take_lock()
+                self._void()
+                _sweep(self._root, keep=self._paths)
+                self._live = None
+            if self._voided or not self._spare_checked:
+                self._take_lock()
+                self._void()
+                self._update_records()
         finally:
             self.abort()
         return self.stats
+
+    def _update_records(self) -> None:
+        """The tree record again, after the writes: of the live site only the
+        written files' folders are looked at (all of them after a prune); a spare
+        that changed since is cleared and listed."""
+        output = self.output
+        try:
+            now = _clock(output.parent)
+            live = self._live
+            if live is not None:
+                fresh = _survey(self._root, self._paths, now, only=_folders_of(self._written))
+                if fresh is None:
+                    return
+                ctimes = {folder: ctime for folder, ctime in live.snapshot.ctimes.items() if folder not in fresh.listed}
+                ctimes.update(fresh.ctimes)
+                listed = {folder: inodes for folder, inodes in live.snapshot.listed.items() if folder not in fresh.ctimes}
+                listed.update(fresh.listed)
+                snapshot = _Snapshot(ctimes, listed)
+            else:
+                snapshot = _survey(self._root, self._paths, now)
+            identity = _identity(output, True)
+            if snapshot is None or identity is None:
+                return
+            spare = self._spare_side
+            if not self._spare_checked:
+                described = _describe_spare(self._spare, output, self._paths, None, now, None)
+                spare = described[0] if described is not None else None
+            _save_trees(output, _Side(identity, self._paths, snapshot), spare)
+        except OSError:
+            _unlink_quietly(_trees_path(output))
 
     def release(self) -> None:
         """Nothing was written: only let go of the lock."""
@@ -583,31 +938,86 @@ def _guard(output: Path) -> None:
 
 def _clear_obstacle(target: str) -> None:
     """A folder where a file must go (a slug that became a file name): remove it."""
-    if os.path.isdir(target) and not os.path.islink(target):
-        shutil.rmtree(target)
+    try:
+        if stat.S_ISDIR(os.lstat(target).st_mode):
+            shutil.rmtree(target)
+    except FileNotFoundError:
+        pass
 
 
-def _prune(root: Path, keep: set[str]) -> None:
-    """Delete every file under ``root`` not in ``keep``, then empty folders."""
-    for folder, _subfolders, names in os.walk(root, topdown=False):
-        base = Path(folder)
-        relative_base = base.relative_to(root).as_posix()
-        for name in names:
-            relative = name if relative_base == "." else f"{relative_base}/{name}"
-            if relative not in keep:
-                (base / name).unlink(missing_ok=True)
-        if base != root and not any(base.iterdir()):
-            base.rmdir()
+def _is_real_folder(root: str, folder: str) -> bool:
+    """True when ``root/folder`` is a folder reached through real folders only (no symlink on the way)."""
+    path = root
+    for part in folder.split("/") if folder else ():
+        path = os.path.join(path, part)
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _real_folder(root: str, folder: str) -> None:
+    """Make ``root/folder`` a real folder, replacing whatever else is on the way
+    (a symlink, a file): never write through a link."""
+    path = root
+    for part in folder.split("/") if folder else ():
+        path = os.path.join(path, part)
+        try:
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                continue
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        try:
+            os.mkdir(path)
+        except FileExistsError:  # another process (a page worker) made it meanwhile
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                raise
 
 
 def _same_bytes(path: Path | str, data: bytes) -> bool:
+    """True when ``path`` is a regular file (not a link to one) holding exactly ``data``."""
     try:
-        if os.stat(path).st_size != len(data):
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
             return False
-        with open(path, "rb") as handle:
-            return handle.read() == data
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            with open(descriptor, "rb", closefd=False) as handle:
+                return handle.read() == data
+        finally:
+            os.close(descriptor)
     except OSError:
         return False
+
+
+def _write_file(path: str, data: bytes, name: str | None = None) -> None:
+    """Create (or truncate) the file ``path`` with ``data``, never through a symlink.
+
+    An error names the file (``name``, else ``path``): a full disk fails in
+    write(), whose OSError would otherwise name nothing."""
+    try:
+        # os-level calls: a buffered file object costs more than the write at 10,000 pages.
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view):]
+        finally:
+            os.close(descriptor)
+    except OSError as error:
+        if error.filename is None:
+            error.filename = name or path
+        raise
+
+
+def _unlink_quietly(path: Path | str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _exchange(new: Path, current: Path) -> None:
