@@ -14,7 +14,7 @@ in this one process:
 - peak memory of the whole process tree (parent and workers), sampled
   from /proc every 10 ms.
 
-It prints the ratios the README quotes. Absolute times drift on shared
+It prints the ratios docs/performance.md quotes. Absolute times drift on shared
 machines; ratios measured in the same run are what to compare.
 
 Every timed cold build writes into a folder never used before (the edits
