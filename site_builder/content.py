@@ -380,13 +380,18 @@ def control_character(value: object, where: str) -> str | None:
     to any depth) may not be used because of a control character in it, or None;
     ``where`` names the value in the message."""
     todo = [(value, where)]
+    seen: set[int] = set()  # YAML anchors share one list many times over (billion laughs): look once
     while todo:  # a loop, not recursion: YAML nests deeper than Python recurses
         value, where = todo.pop()
         if isinstance(value, str):
             found = CONTROL_RE.search(value)
             if found is not None:
                 return f"{where} contains the control character U+{ord(found.group()):04X}, which no page can show; remove it"
-        elif isinstance(value, list):
+            continue
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, list):
             todo.extend((item, f"{where} entry {number}") for number, item in reversed(list(enumerate(value, 1))))
         elif isinstance(value, dict):
             for name, item in reversed(list(value.items())):

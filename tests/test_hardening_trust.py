@@ -369,3 +369,14 @@ def test_a_script_url_in_angle_brackets_is_not_a_link(tmp_path):
     assert (status, problems) == (0, set())
     page = (output / "links" / "index.html").read_text()
     assert "&lt;javascript:alert(1)&gt;" in page and 'href="javascript' not in page
+
+
+def test_a_control_character_under_billion_laughs_anchors_is_found_at_once(tmp_path):
+    """Anchors share one list 9^10 times over: each is looked at once, not expanded."""
+    anchors = ['a0: &a0 ["\\0", x, x, x, x, x, x, x, x]'] + [
+        f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    status, problems, _ = build(tmp_path, {"good.md": GOOD, "bad.md": term("title: T", "summary: S.", *anchors)})
+    assert status == 1
+    expected = {("bad.md", 4 + i, f"'a{i}'" + " entry 1" * (i + 1) + f" contains the control character {controlled(0)}")
+                for i in range(10)}
+    assert {p for p in problems if "control" in p[2]} == expected
