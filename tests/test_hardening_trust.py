@@ -326,6 +326,8 @@ LINKS = {
         (13, "attribute onclick='y()' is not allowed: scripts and inline styles are not allowed in markdown")}),
     "character reference in an attribute": (["para", '{: cite="&#106;avascript:alert(13)" }'],
                                             {(6, "attribute cite='&#106;avascript:alert(13)' is not allowed: script URLs are not allowed")}),
+    "character reference in a link": (["text", "[a](&#106;avascript:alert(15))"],
+                                       {(6, SCHEME + "&#106;avascript:alert(15)")}),
     "image": (["text", "", "![pic](javascript:alert(14))"],
               {(7, "attribute src='javascript:alert(14)' is not allowed: script URLs are not allowed")}),
     "after code holding the same text": (["`[a](javascript:x)` in code", "", "```", "[a](javascript:x)", "```", "",
@@ -380,3 +382,11 @@ def test_a_control_character_under_billion_laughs_anchors_is_found_at_once(tmp_p
     expected = {("bad.md", 4 + i, f"'a{i}'" + " entry 1" * (i + 1) + f" contains the control character {controlled(0)}")
                 for i in range(10)}
     assert {p for p in problems if "control" in p[2]} == expected
+
+
+def test_an_e_mail_autolink_is_a_link_not_a_problem(tmp_path):
+    """Its href is "mailto:..." written as character references: read as the browser reads it."""
+    body = "Write to <someone@example.org>, or [me](mailto:me@example.org).\n"
+    status, problems, output = build(tmp_path, {"good.md": GOOD, "mail.md": term("title: Mail", "summary: S.", body=body)})
+    assert (status, problems) == (0, set())
+    assert "&#109;&#97;&#105;&#108;&#116;&#111;&#58;" in (output / "mail" / "index.html").read_text()

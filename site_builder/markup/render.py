@@ -26,7 +26,7 @@ from markdown.extensions.tables import TableExtension
 from markdown.extensions.toc import TocExtension, slugify_unicode
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
-from markdown.util import HTML_PLACEHOLDER_RE
+from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 
 from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
@@ -181,7 +181,14 @@ class _LinkPass(Treeprocessor):
 
     def _rewrite(self, element: etree.Element, state: _State) -> None:
         href = element.get("href", "")
-        target = _href_target(href)
+        read = href
+        if "&" in href or AMP_SUBSTITUTE in href:
+            # As written (the serializer turns the placeholder back into "&"), and as
+            # the browser reads it: character references decoded (an e-mail autolink's
+            # "&#109;&#97;..." is "mailto:...", "&#106;avascript:" is "javascript:").
+            href = href.replace(AMP_SUBSTITUTE, "&")
+            read = unescape_html(href)
+        target = _href_target(read)
         if target is None:
             return
         scheme, path, anchor, slug, fragment = target
