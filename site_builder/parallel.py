@@ -2,13 +2,15 @@
 
 Every process a build forks (the term loaders of ``preload.py``, the markdown
 and page workers) starts here: ``fork()`` for a single child, ``pool()`` for a
-``ProcessPoolExecutor``. Right after the fork the child
+``ProcessPoolExecutor`` (its initializer). ``serve``'s build worker, a fresh
+interpreter, calls ``guard`` first thing. Then the child
 
 1. asks the kernel for SIGKILL when its parent dies (Linux's
-   ``PR_SET_PDEATHSIG``; it fires when the *thread* that forked exits, so fork
-   from the thread that also waits for the workers, as every caller here does);
+   ``PR_SET_PDEATHSIG``). It fires when the *thread* that forked exits: fork
+   from the thread that also waits for the workers, as every caller here
+   does (a fork-context pool forks all its workers at the first submit);
 2. checks that its parent is still the process that forked it: if the parent
-   died between the fork and step 1, no signal will ever come, so it exits;
+   died before step 1, no signal will ever come, so it exits at once;
 3. closes the descriptors of the output lock (``output_lock.close_inherited``).
    An ``flock`` belongs to the open file, so a child that kept its inherited
    copy would keep the lock after a killed build, and every later build would
@@ -16,9 +18,9 @@ and page workers) starts here: ``fork()`` for a single child, ``pool()`` for a
 
 Without the lock descriptor a stray worker could not wedge the next build;
 with the death signal there is no stray worker. Elsewhere than Linux only
-step 3 happens. Long-running loops in a worker can also call ``orphaned()``.
+steps 2 and 3 happen. Loops in a worker can also ask ``orphaned()``.
 The background deletion of ``publish.remove_tree`` is meant to outlive the
-build: it forks on its own (it detaches and closes every descriptor).
+build: it forks on its own, detaches and closes its descriptors.
 """
 
 from __future__ import annotations
