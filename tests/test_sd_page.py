@@ -32,6 +32,12 @@ def built():
     return page.build(_ctx(assets)), assets
 
 
+def _data(script: str, key: str):
+    """The JSON a generated script puts in SpeculativeDecoding.<key>."""
+    head = f"(self.SpeculativeDecoding = self.SpeculativeDecoding || {{}}).{key} = "
+    return json.loads(script.split(head, 1)[1].split(";\n", 1)[0])
+
+
 class _Collect(HTMLParser):
     def __init__(self):
         super().__init__()
@@ -54,7 +60,7 @@ def test_contract_output(built):
     assert set(b.files) >= {"data.json", "curve.svg", "curve-dark.svg", "plane.svg", "hist.svg", "lossless.svg"}
     assert json.loads(b.files["data.json"]) == json.loads(data.page_data_json())
     assert all(url in assets for url in b.scripts + b.stylesheets)
-    assert [u.split("/")[1].split(".")[0] for u in b.scripts] == ["sd-data"] + [s[:-3] for s in page.SCRIPTS]
+    assert [u.split("/")[1].split(".")[0] for u in b.scripts] == ["speculative-decoding"], "one script"
     assert b.preview_png[:8] == b"\x89PNG\r\n\x1a\n"
     w, h = int.from_bytes(b.preview_png[16:20], "big"), int.from_bytes(b.preview_png[20:24], "big")
     assert (w, h) == (1200, 630)
@@ -81,8 +87,8 @@ def test_lazy_sources_point_at_assets(built):
     specs = re.search(r'data-specs-src="\.\./(assets/[^"]+)"', b.html).group(1)
     assert b"vegaEmbed" in assets[vega]
     text = assets[specs].decode()
-    assert text.startswith("/*") and "window.SD_VEGA_SPECS=" in text
-    specs_obj = json.loads(text.split("window.SD_VEGA_SPECS=", 1)[1].rstrip().rstrip(";"))
+    assert text.startswith("/*")
+    specs_obj = _data(text, "specs")
     assert set(specs_obj) == {"curve", "plane", "hist", "lossless"}
     assert any(d["name"] == "curve" for d in specs_obj["curve"]["data"])
     assert any(d["name"] == "current" for d in specs_obj["plane"]["data"])
@@ -124,11 +130,27 @@ def test_curve_rows_draw_no_diamond_off_the_chart():
     assert "γ = 40 at" in page.describe(0.95, 5, 0.01)["best_text"]
 
 
-def test_defaults_agree_with_the_script():
-    js = (STATIC / "sd-state.js").read_text()
-    m = re.search(r"DEFAULTS = \{ alpha: ([\d.]+), gamma: (\d+), c: ([\d.]+), seed: (\d+) \}", js)
-    assert m
-    assert {"alpha": float(m[1]), "gamma": int(m[2]), "c": float(m[3]), "seed": int(m[4])} == page.DEFAULTS
+def test_one_script_the_page_data_then_the_parts_in_order(built):
+    b, assets = built
+    script = assets[b.scripts[0]].decode()
+    shipped = _data(script, "data")
+    assert shipped["defaults"] == page.DEFAULTS == page.SETTINGS["defaults"]
+    assert shipped["words"] == page.WORDS and [p["id"] for p in shipped["presets"]] == [p["id"] for p in data_presets()]
+    rest = script.split(";\n", 1)[1]
+    assert rest == "".join((STATIC / name).read_text() for name in page.SCRIPTS)
+
+
+def test_defaults_and_words_have_one_source():
+    # settings.json: page.py reads it, and the build writes it into the script;
+    # no part of the script spells a default or a verdict itself.
+    for name in page.SCRIPTS:
+        js = (STATIC / name).read_text()
+        assert "alpha: 0.8" not in js and "Pays off" not in js and "Custom setting" not in js, name
+    assert page.describe(0.8, 5, 0.05)["verdict"].startswith(page.WORDS["win"].split("{", 1)[0])
+
+
+def data_presets():
+    return data.page_data()["presets"]
 
 
 @pytest.mark.parametrize("alpha,gamma,c,kind", [(0.8, 5, 0.05, "win"), (0.1, 4, 0.5, "slowdown"), (0.5, 1, 0.5, "even")])
@@ -170,7 +192,7 @@ def test_plane_cells_draw_the_grid_exactly():
 def test_plane_keeps_its_lines_and_stays_small(built):
     b, assets = built
     specs = next(blob for url, blob in assets.items() if "/sd-specs." in url).decode()
-    plane = json.loads(specs.split("window.SD_VEGA_SPECS=", 1)[1].rstrip().rstrip(";"))["plane"]
+    plane = _data(specs, "specs")["plane"]
     text = json.dumps(plane, separators=(",", ":"))
     assert len(text) < 40_000, len(text)
     lines = next(d for d in plane["data"] if d["name"] == "lines")["values"]

@@ -1,7 +1,7 @@
 """The speculative decoding explainer in real headless Chromium.
 
 Everything is read from the DOM (data attributes) or through the test hook
-window.__sdExplainer; no test asserts a timing.
+SpeculativeDecoding.instance; no test asserts a timing.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def wait_live(page):
 
 
 def curve_current(page):
-    return page.evaluate("window.__sdExplainer.views.curve.data('curve').filter(r => r.current)")
+    return page.evaluate("SpeculativeDecoding.instance.views.curve.data('curve').filter(r => r.current)")
 
 
 def set_range(page, key, value):
@@ -86,7 +86,7 @@ def test_controls_drive_readout_and_chart(browser, http_server):
     set_range(page, "alpha", 0.3)
     page.wait_for_timeout(50)
     assert page.inner_text("[data-out=S]") != before
-    assert math.isclose(curve_current(page)[0]["S"], page.evaluate("SDModel.speedup(0.3, 5, 0.05)"))
+    assert math.isclose(curve_current(page)[0]["S"], page.evaluate("SpeculativeDecoding.model.speedup(0.3, 5, 0.05)"))
     set_range(page, "gamma", 9)
     page.wait_for_timeout(50)
     assert curve_current(page)[0]["gamma"] == 9
@@ -95,18 +95,18 @@ def test_controls_drive_readout_and_chart(browser, http_server):
     page.wait_for_timeout(50)
     assert page.get_attribute(".sd-readout", "data-verdict") == "slowdown"
     assert "slowdown" in page.inner_text("[data-out=verdict]")
-    page.evaluate("window.__sdExplainer.charts.flushed()")  # the plane's marker follows once the slider rests
-    assert page.evaluate("window.__sdExplainer.views.plane.data('current')[0].c") == 0.6
+    page.evaluate("SpeculativeDecoding.instance.charts.flushed()")  # the plane's marker follows once the slider rests
+    assert page.evaluate("SpeculativeDecoding.instance.views.plane.data('current')[0].c") == 0.6
     # a published preset sets all three and shows its citation
     page.select_option("#sd-preset", "0")
     page.wait_for_timeout(50)
-    state = page.evaluate("window.__sdExplainer.store.get()")
-    preset = page.evaluate("SD_EXPLAINER_DATA.presets[0]")
+    state = page.evaluate("SpeculativeDecoding.instance.store.get()")
+    preset = page.evaluate("SpeculativeDecoding.data.presets[0]")
     assert (state["alpha"], state["gamma"], state["c"]) == (preset["alpha"], preset["gamma"], preset["c"])
     assert "Leviathan" in page.inner_text("[data-out=citation]")
     assert f"this model gives {preset['model_speedup']}×" in page.inner_text("[data-out=citation]")
     # a pairing whose α was solved from its measured speedup says so, instead of claiming agreement
-    derived = page.evaluate("SD_EXPLAINER_DATA.presets.findIndex(p => p.sources.alpha.startsWith('derived'))")
+    derived = page.evaluate("SpeculativeDecoding.data.presets.findIndex(p => p.sources.alpha.startsWith('derived'))")
     assert derived > 0
     page.select_option("#sd-preset", str(derived))
     page.wait_for_timeout(50)
@@ -123,11 +123,11 @@ def test_url_state_and_junk(browser, built_site):
     context, page = open_page(browser, base)
     page.goto(base + "?alpha=0.42&gamma=7&c=0.125&seed=99")
     page.wait_for_selector(READY, state="attached")
-    assert page.evaluate("window.__sdExplainer.store.get()") == {"alpha": 0.42, "gamma": 7, "c": 0.125, "seed": 99}
+    assert page.evaluate("SpeculativeDecoding.instance.store.get()") == {"alpha": 0.42, "gamma": 7, "c": 0.125, "seed": 99}
     assert page.input_value("#sd-gamma") == "7"
     page.goto(base + "?alpha=NaN&gamma=1e9&c=-1&seed=text")
     page.wait_for_selector(READY, state="attached")
-    assert page.evaluate("window.__sdExplainer.store.get()") == page.evaluate("SDState.DEFAULTS")
+    assert page.evaluate("SpeculativeDecoding.instance.store.get()") == page.evaluate("SpeculativeDecoding.state.DEFAULTS")
     context.close()
 
 
@@ -174,7 +174,7 @@ def test_many_rounds_converge_to_E(browser, http_server):
     page.wait_for_selector(READY, state="attached")
     for _ in range(20):
         page.click("[data-action=skip]")  # 100 rounds each
-    run = page.evaluate("(() => { const r = window.__sdExplainer.animation.run(); return {n: r.rounds, tokens: r.tokens, s: r.realisedSpeedup()}; })()")
+    run = page.evaluate("(() => { const r = SpeculativeDecoding.instance.animation.run(); return {n: r.rounds, tokens: r.tokens, s: r.realisedSpeedup()}; })()")
     n = run["n"]
     assert n == 2000
     a, g = 0.7, 4
@@ -193,13 +193,13 @@ def test_keyboard(browser, http_server):
     page.wait_for_selector(READY, state="attached")
     page.focus("#sd-alpha")
     page.keyboard.press("ArrowLeft")
-    assert page.evaluate("window.__sdExplainer.store.get().alpha") == 0.79
+    assert page.evaluate("SpeculativeDecoding.instance.store.get().alpha") == 0.79
     page.keyboard.press("PageDown")  # 0.1 steps on the 0.1 grid
-    assert page.evaluate("window.__sdExplainer.store.get().alpha") == 0.7
+    assert page.evaluate("SpeculativeDecoding.instance.store.get().alpha") == 0.7
     assert "70 percent" in page.get_attribute("#sd-alpha", "aria-valuetext")
     page.focus("#sd-gamma")
     page.keyboard.press("ArrowRight")
-    assert page.evaluate("window.__sdExplainer.store.get().gamma") == 6
+    assert page.evaluate("SpeculativeDecoding.instance.store.get().gamma") == 6
     # tab to the step button and press it with the keyboard
     page.focus("[data-action=play]")
     page.keyboard.press("Tab")
@@ -304,7 +304,7 @@ def test_live_region_waits_for_the_slider_to_rest(browser, http_server):
     page.wait_for_timeout(700)
     said = page.evaluate("window.__said")
     assert len(said) == 1, said
-    expected = page.evaluate("SDReadout.summary(window.__sdExplainer.store.get())")
+    expected = page.evaluate("SpeculativeDecoding.readout.summary(SpeculativeDecoding.instance.store.get())")
     assert said[0] == expected and "speedup" in expected and "0.72" in expected
     context.close()
 
@@ -398,9 +398,9 @@ def test_text_contrast(browser, http_server, scheme):
     wait_live(page)
     for _ in range(4):  # accepted, rejected, discarded and target tokens, in the lane and the history
         page.click("[data-action=step]")
-    page.evaluate("window.__sdExplainer.animation.play()")  # and a round in flight: pending and drafted ones
+    page.evaluate("SpeculativeDecoding.instance.animation.play()")  # and a round in flight: pending and drafted ones
     page.wait_for_timeout(300)
-    page.evaluate("window.__sdExplainer.animation.pause()")
+    page.evaluate("SpeculativeDecoding.instance.animation.pause()")
     page.evaluate("document.querySelector('.sd-more').scrollIntoView()")  # the lower charts render
     page.wait_for_timeout(300)
     results = page.evaluate(CONTRAST, CONTRAST_TEXT)

@@ -6,9 +6,10 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const path = require("node:path");
 
-const STATIC = path.resolve(__dirname, "..", "..", "site_builder/explainers/speculative_decoding/static");
-const C = require(path.join(STATIC, "sd-charts.js"));
-const M = require(path.join(STATIC, "sd-model.js"));
+const { load } = require("./widget.js");
+const SD = load(["sd-model.js", "sd-charts.js"]);
+const C = SD.charts;
+const M = SD.model;
 
 test("curve rows: the smooth grid, whole depths, one peak and one current point", () => {
   const rows = C.curveRows(0.8, 0.05, 5);

@@ -7,7 +7,7 @@ const path = require("node:path");
 const { execFileSync } = require("node:child_process");
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const M = require(path.join(ROOT, "site_builder/explainers/speculative_decoding/static/sd-model.js"));
+const M = require("./widget.js").load(["sd-model.js"]).model;
 
 const PY = `
 import json, numpy as np

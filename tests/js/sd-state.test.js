@@ -6,10 +6,10 @@ const path = require("node:path");
 const { execFileSync } = require("node:child_process");
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const STATIC = path.join(ROOT, "site_builder/explainers/speculative_decoding/static");
-const S = require(path.join(STATIC, "sd-state.js"));
-const R = require(path.join(STATIC, "sd-readout.js"));
-const M = require(path.join(STATIC, "sd-model.js"));
+const SD = require("./widget.js").load(["sd-model.js", "sd-state.js", "sd-readout.js"]);
+const S = SD.state;
+const R = SD.readout;
+const M = SD.model;
 
 test("junk URL values fall back to defaults", () => {
   const junk = ["NaN", "Infinity", "-1", "17.5", "abc", "", "0x10", "1e400", "%E0%A4%A", "0.5.5"];

@@ -8,16 +8,18 @@ each timed in ``LAST_TIMINGS``:
    and rendered to light and dark SVGs for the static first paint;
 3. runtime: vl-convert's JavaScript bundle, exposing only ``vegaEmbed``
    (which builds views with the AST expression interpreter: no eval, CSP-safe);
-4. assets: the classic scripts and stylesheet under ``static/``, hashed.
+4. assets: the parts under ``static/`` joined into one classic script after
+   the page data (``settings.json`` and the presets), and the stylesheet, hashed.
 
 Delivery (works from file://, under a strict CSP): classic deferred scripts
-only, data as scripts that set globals (sd-data.js eagerly, sd-specs.js lazily
-with the Vega runtime), no inline script or style anywhere in the markup, the
+only, data in scripts (the page data at the head of the widget's script,
+sd-specs.js loaded lazily with the Vega runtime), no inline script or style anywhere in the markup, the
 charts as <img> SVGs with width and height until the runtime replaces them.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from decimal import ROUND_HALF_UP, Decimal
@@ -31,16 +33,25 @@ from .model import expected_tokens, optimal_depth, pays_off, speedup
 from .sampler import simulate_rounds
 
 STATIC = Path(__file__).with_name("static")
-#: the classic scripts, in load order (each is one widget piece; see their headers)
+#: the widget's parts, in the order the build joins them into one classic
+#: script (each registers itself in window.SpeculativeDecoding; see their headers)
 SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-animation.js", "sd-charts.js", "sd-explainer.js"]
+SCRIPT = "speculative-decoding.js"
 STYLESHEET = "sd-explainer.css"
-#: the default setting, as DEFAULTS in static/sd-state.js (a test keeps them equal)
-DEFAULTS = {"alpha": 0.8, "gamma": 5, "c": 0.05, "seed": 1}
+SETTINGS = json.loads(Path(__file__).with_name("settings.json").read_text(encoding="utf-8"))
+"""The one source of the defaults and the readout's words: read here, and
+written into the script as SpeculativeDecoding.data for the browser."""
+#: the default setting
+DEFAULTS = SETTINGS["defaults"]
+#: the readout's words (templates filled here by describe(), in the browser by sd-readout.js)
+WORDS = SETTINGS["words"]
 #: the histogram of data.py drawn by the same run the page starts with
 HIST_INDEX = 0
 
 LAST_TIMINGS: dict[str, float] = {}
 COMMENT = "speculative decoding explainer"
+NAMESPACE = "SpeculativeDecoding"
+"""The widget's one global: window.SpeculativeDecoding.{data, specs, model, state, ...}."""
 
 ALT = {
     "curve": "Line chart of speedup S against draft depth gamma from 0 to 16 for acceptance {alpha} and draft cost {c}: "
@@ -83,7 +94,7 @@ def _ratio(s: float) -> str:
 def _share(x: float) -> str:
     """A fraction as a whole percentage, rounded half up as JavaScript's Math.round;
     "less than 1%" rather than "0%" for a real but tiny loss."""
-    return "less than 1%" if x * 100 < 0.5 else f"{math.floor(x * 100 + 0.5)}%"
+    return WORDS["tiny_loss"] if x * 100 < 0.5 else f"{math.floor(x * 100 + 0.5)}%"
 
 
 def describe(alpha: float, gamma: int, c: float) -> dict:
@@ -96,30 +107,25 @@ def describe(alpha: float, gamma: int, c: float) -> dict:
     best_s = float(speedup(alpha, best, c))
     # A free draft gains at every depth (less and less): no whole depth is best.
     finite = not (c == 0 and alpha > 0)
+    w = WORDS
     if bool(pays_off(alpha, gamma, c)):
         kind = "win"
-        verdict = (f"Pays off: a round costs {_fixed(cost, 2)} target passes and yields {_fixed(e, 2)} tokens on average, "
-                   f"{_ratio(s)}× the speed of plain decoding.")
+        verdict = w["win"].format(cost=_fixed(cost, 2), E=_fixed(e, 2), S=_ratio(s))
     elif abs(s - 1.0) <= 1e-12:
         kind = "even"
-        verdict = (f"Break-even: a round costs exactly what it yields ({_fixed(e, 2)} tokens for {_fixed(cost, 2)} passes). "
-                   "Speculating here buys nothing.")
+        verdict = w["even"].format(cost=_fixed(cost, 2), E=_fixed(e, 2))
     else:
         kind = "slowdown"
-        verdict = (f"This is a slowdown: a round costs {_fixed(cost, 2)} target passes but yields only {_fixed(e, 2)} tokens, "
-                   f"so generation runs at {_ratio(s)}× plain decoding, {_share(1 - s)} fewer tokens per second "
-                   "than not speculating at all."
-                   + (f" With the draft's cost ({_num(c)}) at or above its acceptance rate ({_num(alpha)}), no depth pays off."
-                      if c >= alpha else " A shallower depth would do better."))
+        verdict = (w["slowdown"].format(cost=_fixed(cost, 2), E=_fixed(e, 2), S=_ratio(s), loss=_share(1 - s))
+                   + (w["no_depth"].format(c=_num(c), alpha=_num(alpha)) if c >= alpha else w["shallower"]))
     if not finite:
-        best_text = ("none: a free draft that is always right gains without limit" if alpha >= 1 else
-                     f"none: a free draft gains a little at every depth, approaching {_fixed(1 / (1 - alpha), 2)}×")
+        best_text = w["best_unbounded"] if alpha >= 1 else w["best_approaching"].format(limit=_fixed(1 / (1 - alpha), 2))
     elif best == 0:
-        best_text = "none: do not speculate (plain decoding, 1.00×, is best)"
+        best_text = w["best_none"]
     elif best >= BEST_SEARCH:
-        best_text = f"γ = {BEST_SEARCH} or deeper, at {_fixed(best_s, 2)}× or more (far beyond this slider)"
+        best_text = w["best_beyond"].format(max=BEST_SEARCH, best_s=_fixed(best_s, 2))
     else:
-        best_text = f"γ = {best} at {_fixed(best_s, 2)}×" + (" (deeper than this slider goes)" if best > 16 else "")
+        best_text = w["best_at"].format(best=best, best_s=_fixed(best_s, 2)) + (w["best_deeper"] if best > 16 else "")
     return {"E": e, "cost": cost, "S": s, "best": best, "best_s": best_s, "finite": finite, "kind": kind,
             "verdict": verdict, "best_text": best_text}
 
@@ -163,7 +169,6 @@ SLIDERS = [
     ("c", "Draft cost c", "one draft call, in target passes", 0, 1, 0.001),
 ]
 SPEEDS = [("0.5", "0.5×"), ("1", "1×"), ("2", "2×"), ("4", "4×"), ("10", "10×")]
-CUSTOM = "Custom setting. Choose a published pairing to load its values and where each comes from."
 
 
 def _round(alpha: float, gamma: int, seed: int) -> dict:
@@ -232,12 +237,20 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
         __package__, "figure.html",
         alpha=a, gamma=g, c=c, seed=seed, vega_src=vega_src, specs_src=specs_src,
         sliders=sliders, presets=[("", "Custom setting")] + [(str(i), p["label"]) for i, p in enumerate(page["presets"])],
-        speeds=SPEEDS, words={"citation_custom": CUSTOM}, round=_round(a, g, seed), tally=tally,
+        speeds=SPEEDS, words=WORDS, round=_round(a, g, seed), tally=tally,
         readout=readout, alts=alts, sizes=sizes, hist=hist,
     )
 
 
 # ---------------------------------------------------------------- build
+
+
+def widget_script(page_data: dict) -> bytes:
+    """The one classic script of the widget: the page data, then the parts in
+    ``SCRIPTS`` order, each registering itself in ``window.SpeculativeDecoding``."""
+    parts = [vega.js_data(NAMESPACE, "data", page_data, f"{COMMENT}: page data, then static/{', '.join(SCRIPTS)}").decode()]
+    parts += [(STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS]
+    return "".join(parts).encode("utf-8")
 
 
 def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
@@ -272,12 +285,10 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
         {k: p[k] for k in ("id", "label", "alpha", "c", "gamma", "measured_speedup", "model_speedup", "citation", "sources")}
         for p in page["presets"]
     ]
-    scripts = [ctx.add_asset("sd-data.js", vega.js_global("SD_EXPLAINER_DATA", {"defaults": DEFAULTS, "presets": slim_presets}, COMMENT))]
-    for name in SCRIPTS:
-        scripts.append(ctx.add_asset(name, (STATIC / name).read_bytes()))
+    scripts = [ctx.add_asset(SCRIPT, widget_script({**SETTINGS, "presets": slim_presets}))]
     stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
     vega_url = vega.add_runtime(ctx, runtime)
-    specs_url = ctx.add_asset("sd-specs.js", vega.js_global("SD_VEGA_SPECS", vega_specs, COMMENT))
+    specs_url = ctx.add_asset("sd-specs.js", vega.js_data(NAMESPACE, "specs", vega_specs, COMMENT))
     html_text = markup(page, sizes, ctx.root + vega_url, ctx.root + specs_url)
     timings["assets"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - t0

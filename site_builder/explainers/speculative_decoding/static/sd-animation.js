@@ -1,6 +1,6 @@
 /* sd-animation.js: the round animation (left column) and its running tally.
  *
- * Each round is decided up front by the seeded run (SDModel.createRun), then
+ * Each round is decided up front by the seeded run (SpeculativeDecoding.model.createRun), then
  * played as a timeline of visual steps on a clock measured in target passes:
  *
  *   idle --play/step--> drafting: token j appears at (j+1) c  (sequential)
@@ -19,11 +19,15 @@
  * steps that fell due applied; the clocks move with a transform (no layout);
  * token and history nodes are recycled, texts edited in place; nothing reads
  * layout.
+ *
+ * One part of the widget's script: registers SpeculativeDecoding.animation;
+ * the DOM is touched only from create() and the functions it is given nodes for.
  */
 (function (root) {
   "use strict";
-  var M = root.SDModel;
-  var setText = root.SDReadout.setText;
+  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  var M = SD.model;
+  var setText = SD.readout.setText;
 
   var PASS_MS = 900; // one target pass at speed 1
   var JUDGE_MS = 140; // visual stagger per judged position at speed 1
@@ -379,5 +383,5 @@
     };
   }
 
-  root.SDAnimation = { create: create, renderRound: renderRound };
+  SD.animation = { create: create, renderRound: renderRound, targetWords: targetWords, fmt: fmt, GLYPH: GLYPH, WORDS: WORDS };
 })(typeof self !== "undefined" ? self : this);

@@ -5,7 +5,7 @@
  *   static (the <img> SVGs rendered at build time)
  *     --the figure nears the viewport, or the page is idle after `load`-->
  *   loading: inject the Vega runtime (vl-convert's bundle, exposing vegaEmbed)
- *            and the compiled specs (window.SD_VEGA_SPECS), embed every view
+ *            and the compiled specs (SpeculativeDecoding.specs), embed every view
  *     --every view built--> live (data-charts="live", data-live on each chart)
  *     --a script fails-->   static (data-charts="static"; the SVGs stay)
  *
@@ -26,14 +26,13 @@
  * The curve is the one view a drag must move every frame; repainting the plane
  * (hundreds of cells) for its marker would cost more than the curve itself.
  *
- * Classic script; under node it exports the pure parts for the unit tests.
+ * One part of the widget's script: registers SpeculativeDecoding.charts. The
+ * DOM is touched only from create(); the pure parts are tested under node.
  */
 (function (root, factory) {
   "use strict";
-  var M = typeof module === "object" && module.exports ? require("./sd-model.js") : root.SDModel;
-  var api = factory(root, M);
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.SDCharts = api;
+  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  SD.charts = factory(root, SD.model);
 })(typeof self !== "undefined" ? self : this, function (root, M) {
   "use strict";
 
@@ -337,7 +336,8 @@
           return Promise.all(
             Array.prototype.map.call(containers, function (c) {
               var name = c.getAttribute("data-chart");
-              var spec = root.SD_VEGA_SPECS && root.SD_VEGA_SPECS[name];
+              var all = root.SpeculativeDecoding.specs || {}; // set by sd-specs.js
+              var spec = all[name];
               if (!spec) return null;
               return embed(c, spec).then(function (view) {
                 views[name] = view;

@@ -7,15 +7,19 @@
  *
  * Marks <html> with the class "sd-js" so the CSS can show what needs
  * JavaScript; the markup works without it (static SVGs, a worked round).
- * Test hook: window.__sdExplainer.
+ *
+ * The last part of the widget's script: registers SpeculativeDecoding.init
+ * and .boot, and boots when there is a document (not under node, whose tests
+ * call the pure helpers). Test hook: SpeculativeDecoding.instance.
  */
 (function (root) {
   "use strict";
-  var S = root.SDState;
+  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  var S = SD.state;
   var ANNOUNCE_MS = 500; // the live region speaks once a slider has rested this long
-  var setText = root.SDReadout.setText;
+  var setText = SD.readout.setText;
 
-  var CUSTOM = "Custom setting. Choose a published pairing to load its values and where each comes from.";
+  var CUSTOM = SD.data.words.custom;
 
   /** What was measured and what was worked out: a value derived from the
    * measured speedup reproduces it by construction, so it is not a check. */
@@ -36,6 +40,28 @@
     return { text: String(v), spoken: String(v) };
   }
 
+  /** The index (as a string) of the preset that is exactly state s, or "". */
+  function presetIndex(presets, s) {
+    var match = "";
+    presets.forEach(function (p, i) {
+      if (Math.abs(p.alpha - s.alpha) < 1e-9 && p.gamma === s.gamma && Math.abs(p.c - s.c) < 1e-9) match = String(i);
+    });
+    return match;
+  }
+
+  /** alpha and c keep a fine step (published values have three decimals); the
+   * keyboard moves them by delta (0.01, 0.1) onto that coarser grid, within [0, 1]. */
+  function keyStep(v, delta) {
+    var unit = Math.abs(delta);
+    var next = delta > 0 ? Math.floor(v / unit + 1e-6) * unit + unit : Math.ceil(v / unit - 1e-6) * unit - unit;
+    return Math.min(1, Math.max(0, Number(next.toFixed(3))));
+  }
+
+  /** The seed "New seed" moves to (a linear congruential step, kept in range). */
+  function nextSeed(seed) {
+    return S.clean("seed", (seed * 1103515245 + 12345) % 4294967296, 1);
+  }
+
   function init(figure) {
     var store = S.createStore(S.parseParams(root.location.search, root.location.hash));
     var inputs = {};
@@ -44,7 +70,7 @@
     });
     var preset = figure.querySelector("select[data-role=preset]");
     var citation = figure.querySelector("[data-out=citation]");
-    var presets = (root.SD_EXPLAINER_DATA && root.SD_EXPLAINER_DATA.presets) || [];
+    var presets = SD.data.presets || [];
 
     function showState(s) {
       Object.keys(inputs).forEach(function (key) {
@@ -55,10 +81,7 @@
         var out = figure.querySelector("output[data-val=" + key + "]");
         if (out) setText(out, f.text);
       });
-      var match = "";
-      presets.forEach(function (p, i) {
-        if (Math.abs(p.alpha - s.alpha) < 1e-9 && p.gamma === s.gamma && Math.abs(p.c - s.c) < 1e-9) match = String(i);
-      });
+      var match = presetIndex(presets, s);
       if (preset && preset.value !== match) preset.value = match;
       if (citation && citation.getAttribute("data-preset") !== match) {
         var p = match === "" ? null : presets[Number(match)];
@@ -88,11 +111,8 @@
           var delta = { ArrowRight: 0.01, ArrowUp: 0.01, ArrowLeft: -0.01, ArrowDown: -0.01, PageUp: 0.1, PageDown: -0.1 }[ev.key];
           if (!delta) return;
           ev.preventDefault();
-          var v = store.get()[key];
-          var unit = Math.abs(delta);
-          var next = delta > 0 ? Math.floor(v / unit + 1e-6) * unit + unit : Math.ceil(v / unit - 1e-6) * unit - unit;
           var patch = {};
-          patch[key] = Math.min(1, Math.max(0, Number(next.toFixed(3))));
+          patch[key] = keyStep(store.get()[key], delta);
           store.set(patch);
         });
       }
@@ -113,13 +133,13 @@
 
     var readoutEl = figure.querySelector(".sd-readout");
     var announceEl = figure.querySelector("[data-announce]");
-    var say = announceEl ? root.SDReadout.announcer(announceEl, ANNOUNCE_MS, root) : function () {};
-    var animation = root.SDAnimation.create(figure, store);
-    var charts = root.SDCharts.create(figure, store, animation);
+    var say = announceEl ? SD.readout.announcer(announceEl, ANNOUNCE_MS, root) : function () {};
+    var animation = SD.animation.create(figure, store);
+    var charts = SD.charts.create(figure, store, animation);
     store.subscribe(function (s, changed) {
-      root.SDReadout.render(readoutEl, s); // at once, on every input
+      SD.readout.render(readoutEl, s); // at once, on every input
       showState(s);
-      if (changed.some(function (k) { return k !== "seed"; })) say(root.SDReadout.summary(s)); // once it settles
+      if (changed.some(function (k) { return k !== "seed"; })) say(SD.readout.summary(s)); // once it settles
     });
     S.syncUrl(store, root, 200);
 
@@ -138,8 +158,7 @@
       skip: function () { animation.skip(100); },
       reset: function () { animation.pause(); animation.reset(); },
       reseed: function () {
-        var next = S.clean("seed", (store.get().seed * 1103515245 + 12345) % 4294967296, 1);
-        store.set({ seed: next });
+        store.set({ seed: nextSeed(store.get().seed) });
       },
       defaults: function () { store.set(S.DEFAULTS); },
     };
@@ -155,17 +174,25 @@
       animation.setSpeed(Number(speed.value) || 1);
     }
 
-    root.SDReadout.render(readoutEl, store.get());
+    SD.readout.render(readoutEl, store.get());
     showState(store.get());
     showPlaying();
     var fieldsets = figure.querySelectorAll("fieldset[disabled]");
     Array.prototype.forEach.call(fieldsets, function (f) { f.disabled = false; });
     figure.setAttribute("data-ready", "true");
 
-    return { store: store, animation: animation, charts: charts, views: charts.views, state: S, model: root.SDModel };
+    return { store: store, animation: animation, charts: charts, views: charts.views, state: S, model: SD.model };
   }
 
-  document.documentElement.classList.add("sd-js");
-  var figure = document.querySelector(".sd-explainer");
-  if (figure) root.__sdExplainer = init(figure);
+  /** Wire the page's figure, if it has one (SpeculativeDecoding.instance is the test hook). */
+  function boot(doc) {
+    doc.documentElement.classList.add("sd-js");
+    var figure = doc.querySelector(".sd-explainer");
+    if (figure) SD.instance = init(figure);
+  }
+
+  SD.init = init;
+  SD.boot = boot;
+  SD.explainer = { provenance: provenance, fmtValue: fmtValue, presetIndex: presetIndex, keyStep: keyStep, nextSeed: nextSeed, CUSTOM: CUSTOM };
+  if (typeof document !== "undefined") boot(document);
 })(typeof self !== "undefined" ? self : this);

@@ -1,8 +1,8 @@
 /* sd-model.js: the closed-form model of speculative decoding and the seeded
  * round simulation, mirroring model.py / sampler.py of the Python package.
  *
- * Classic script (UMD): in the browser it sets window.SDModel; under node it
- * is require()-able for the unit tests. No DOM access here.
+ * One part of the widget's script: registers SpeculativeDecoding.model. Pure
+ * (no DOM access), so node's tests load it as it is.
  *
  *   E(alpha, gamma)    = sum_{k=0..gamma} alpha^k   (tokens per round)
  *   cost(gamma, c)     = 1 + gamma c                 (target-pass units)
@@ -10,9 +10,8 @@
  */
 (function (root, factory) {
   "use strict";
-  var api = factory();
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.SDModel = api;
+  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  SD.model = factory();
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 

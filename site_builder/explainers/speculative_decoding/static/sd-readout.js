@@ -5,18 +5,27 @@
  * input. The visible readout is not a live region (it would chatter during a
  * slider drag); announcer() speaks summary() from a separate visually hidden
  * polite region once the value has settled.
+ *
+ * The words are templates from settings.json (SpeculativeDecoding.data.words),
+ * the ones page.describe() fills for the page as built: one source for both.
+ * One part of the widget's script: registers SpeculativeDecoding.readout.
  */
 (function (root, factory) {
   "use strict";
-  var M = typeof module === "object" && module.exports ? require("./sd-model.js") : root.SDModel;
-  var api = factory(M);
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.SDReadout = api;
-})(typeof self !== "undefined" ? self : this, function (M) {
+  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  SD.readout = factory(SD.model, SD.data.words);
+})(typeof self !== "undefined" ? self : this, function (M, W) {
   "use strict";
 
   var MAX_DEPTH = 64; // the depths searched for the best one, as page.BEST_SEARCH
   var SLIDER_MAX = 16;
+
+  /** A template of settings.json with its {name} holes filled from `values`. */
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (hole, name) {
+      return String(values[name]);
+    });
+  }
 
   /** Up to three decimals, no trailing zeros beyond two: 0.05, 0.015, 0.8 -> "0.80". */
   function num(x) {
@@ -26,7 +35,7 @@
 
   /** A fraction as a whole percentage; "less than 1%" rather than "0%" for a real but tiny loss. */
   function pct(x) {
-    return x * 100 < 0.5 ? "less than 1%" : Math.round(x * 100) + "%";
+    return x * 100 < 0.5 ? W.tiny_loss : Math.round(x * 100) + "%";
   }
 
   /** S for the verdict: three decimals near 1, so "pays off" never reads 1.00×. */
@@ -47,28 +56,20 @@
     var verdict, kind;
     if (pays) {
       kind = "win";
-      verdict = "Pays off: a round costs " + cost.toFixed(2) + " target passes and yields " + E.toFixed(2) +
-        " tokens on average, " + ratio(S) + "× the speed of plain decoding.";
+      verdict = fill(W.win, { cost: cost.toFixed(2), E: E.toFixed(2), S: ratio(S) });
     } else if (tie) {
       kind = "even";
-      verdict = "Break-even: a round costs exactly what it yields (" + E.toFixed(2) + " tokens for " + cost.toFixed(2) +
-        " passes). Speculating here buys nothing.";
+      verdict = fill(W.even, { cost: cost.toFixed(2), E: E.toFixed(2) });
     } else {
       kind = "slowdown";
-      verdict = "This is a slowdown: a round costs " + cost.toFixed(2) + " target passes but yields only " + E.toFixed(2) +
-        " tokens, so generation runs at " + ratio(S) + "× plain decoding, " + pct(1 - S) + " fewer tokens per second than not speculating at all." +
-        (c >= alpha
-          ? " With the draft's cost (" + num(c) + ") at or above its acceptance rate (" + num(alpha) + "), no depth pays off."
-          : " A shallower depth would do better.");
+      verdict = fill(W.slowdown, { cost: cost.toFixed(2), E: E.toFixed(2), S: ratio(S), loss: pct(1 - S) }) +
+        (c >= alpha ? fill(W.no_depth, { c: num(c), alpha: num(alpha) }) : W.shallower);
     }
     var bestText;
-    if (!finite) {
-      bestText = alpha >= 1
-        ? "none: a free draft that is always right gains without limit"
-        : "none: a free draft gains a little at every depth, approaching " + (1 / (1 - alpha)).toFixed(2) + "×";
-    } else if (best === 0) bestText = "none: do not speculate (plain decoding, 1.00×, is best)";
-    else if (best >= MAX_DEPTH) bestText = "γ = " + MAX_DEPTH + " or deeper, at " + bestS.toFixed(2) + "× or more (far beyond this slider)";
-    else bestText = "γ = " + best + " at " + bestS.toFixed(2) + "×" + (best > SLIDER_MAX ? " (deeper than this slider goes)" : "");
+    if (!finite) bestText = alpha >= 1 ? W.best_unbounded : fill(W.best_approaching, { limit: (1 / (1 - alpha)).toFixed(2) });
+    else if (best === 0) bestText = W.best_none;
+    else if (best >= MAX_DEPTH) bestText = fill(W.best_beyond, { max: MAX_DEPTH, best_s: bestS.toFixed(2) });
+    else bestText = fill(W.best_at, { best: best, best_s: bestS.toFixed(2) }) + (best > SLIDER_MAX ? W.best_deeper : "");
     return { E: E, cost: cost, S: S, best: best, bestS: bestS, finite: finite, pays: pays, kind: kind, verdict: verdict, bestText: bestText };
   }
 
@@ -132,5 +133,5 @@
     return d;
   }
 
-  return { describe: describe, render: render, summary: summary, announcer: announcer, setText: setText, MAX_DEPTH: MAX_DEPTH };
+  return { describe: describe, fill: fill, render: render, summary: summary, announcer: announcer, setText: setText, MAX_DEPTH: MAX_DEPTH };
 });

@@ -7,14 +7,15 @@
  * browsers throttle replaceState), falling back to the hash where the query
  * cannot be replaced.
  *
- * Classic script (UMD): window.SDState in the browser, require()-able in node.
+ * One part of the widget's script: registers SpeculativeDecoding.state. The
+ * defaults come from SpeculativeDecoding.data (settings.json, which page.py
+ * reads too). Touches `window` only in syncUrl(), given it.
  */
 (function (root, factory) {
   "use strict";
-  var api = factory();
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.SDState = api;
-})(typeof self !== "undefined" ? self : this, function () {
+  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  SD.state = factory(SD.data);
+})(typeof self !== "undefined" ? self : this, function (data) {
   "use strict";
 
   var LIMITS = {
@@ -23,7 +24,7 @@
     c: { min: 0, max: 1, step: 0.001 },
     seed: { min: 0, max: 4294967295, step: 1 },
   };
-  var DEFAULTS = { alpha: 0.8, gamma: 5, c: 0.05, seed: 1 };
+  var DEFAULTS = data.defaults; // from settings.json, written into the script by the build
   var URL_KEYS = { alpha: "alpha", gamma: "gamma", c: "c", seed: "seed" };
   var NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 
