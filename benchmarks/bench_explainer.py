@@ -43,7 +43,7 @@ from site_builder.explainers import base  # noqa: E402
 from site_builder.explainers.speculative_decoding import page as sd_page  # noqa: E402
 
 MEASURE_INPUTS = """async (n) => {
-  const h = window.__sdExplainer, input = document.querySelector('#sd-alpha');
+  const h = window.SpeculativeDecoding.instance, input = document.querySelector('#sd-alpha');
   const line = () => document.querySelector('[data-chart=curve] .mark-line path').getAttribute('d');
   const frame = () => new Promise(r => requestAnimationFrame(r));
   const nextTask = () => new Promise(r => { const ch = new MessageChannel(); ch.port1.onmessage = () => r(performance.now()); ch.port2.postMessage(0); });
@@ -59,7 +59,7 @@ MEASURE_INPUTS = """async (n) => {
     const t1 = performance.now();             // the handler: store, readout, run reset
     const frameStart = await frame();         // runs after the charts' callback of the same frame
     const readout = document.querySelector('[data-out=S]').textContent;
-    const expected = SDModel.speedup(Number(v), h.store.get().gamma, h.store.get().c).toFixed(3) + '×';
+    const expected = SpeculativeDecoding.model.speedup(Number(v), h.store.get().gamma, h.store.get().c).toFixed(3) + '×';
     const inFrame = readout === expected && line() !== before;
     const t2 = await nextTask();              // after that frame's style, layout and paint
     out.push({handler: t1 - t0, frame: t2 - frameStart, work: (t1 - t0) + (t2 - frameStart), inFrame});
