@@ -15,6 +15,7 @@ a clean build lacks.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import re
@@ -229,6 +230,15 @@ BUILDS = [_body_edit, _full_build, _no_cache, _no_change, _in_place]
 
 def _name(value) -> str:
     return value.__name__.strip("_")
+
+
+@pytest.fixture(autouse=True)
+def _close_caches():
+    """Each in-process build leaves its cache's SQLite handles to the garbage
+    collector: collect them, or this module's ~700 builds run the process out of
+    the descriptors select() can watch (test_watch fails after it)."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture
