@@ -13,12 +13,15 @@ from __future__ import annotations
 import ctypes
 import errno
 import json
+import marshal
 import os
+import re
 import shutil
 import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .output_lock import lock as _lock, unlock as _unlock
 
@@ -340,7 +343,7 @@ class Staging(_Tree):
 
 # The records: what lets a rebuild skip unchanged files without looking at them.
 #
-# ``.<output>.tree-record.json`` describes the entries of both trees, the live
+# ``.<output>.tree-record`` describes the entries of both trees, the live
 # site and the spare: their files and a snapshot of their folders, as the
 # build that swapped them, or serve's in-place writes, left them.
 # ``.<output>.spare-record.json`` says which of the spare's files differ from
@@ -349,6 +352,10 @@ class Staging(_Tree):
 # and a tree is believed to be as described only if it still matches its
 # snapshot, which restoring timestamps cannot fool: it holds folder ctimes,
 # which utime cannot set.
+
+
+_UNSAFE_PATH = re.compile(r"(^|/)\.{1,2}(/|$)|^/|//|/$|^$|\x00", re.MULTILINE)
+"""A path in a record that could lead out of its tree (``..``), or is not one a build writes."""
 
 
 @dataclass
@@ -380,18 +387,19 @@ class _Side:
     """Every file in it."""
     snapshot: _Snapshot
 
-    def to_json(self) -> dict:
+    def to_data(self) -> dict:
         return {"identity": self.identity, "paths": sorted(self.paths),
                 "ctimes": self.snapshot.ctimes, "listed": self.snapshot.listed}
 
     @staticmethod
-    def from_json(data: dict | None) -> _Side | None:
+    def from_data(data: dict | None) -> _Side | None:
         if data is None:
             return None
-        ctimes, listed = data["ctimes"], data["listed"]
-        if not isinstance(ctimes, dict) or not isinstance(listed, dict) or "" not in listed:
-            raise TypeError("malformed record")
-        return _Side(data["identity"], set(data["paths"]), _Snapshot(ctimes, listed))
+        paths, ctimes, listed = data["paths"], data["ctimes"], data["listed"]
+        if (not isinstance(ctimes, dict) or not isinstance(listed, dict) or "" not in listed
+                or not all(isinstance(path, str) for path in paths) or _UNSAFE_PATH.search("\n".join(paths))):
+            raise ValueError("malformed record")
+        return _Side(data["identity"], set(paths), _Snapshot(ctimes, listed))
 
     def holds(self, root: Path, live: bool) -> bool:
         """True when ``root`` is this very tree, entry for entry."""
@@ -417,7 +425,7 @@ def _record_path(spare: Path) -> Path:
 
 
 def _trees_path(output: Path) -> Path:
-    return output.with_name(f".{output.name}.tree-record.json")
+    return output.with_name(f".{output.name}.tree-record")
 
 
 def _identity(root: Path, live: bool) -> list[int] | None:
@@ -437,14 +445,16 @@ def _identity(root: Path, live: bool) -> list[int] | None:
 def _read_trees(output: Path) -> tuple[_Side | None, _Side | None]:
     """(live site, spare) as the tree record describes them; not checked against the disk here."""
     try:
-        data = json.loads(_trees_path(output).read_text(encoding="utf-8"))
-        return _Side.from_json(data["output"]), _Side.from_json(data["spare"])
-    except (OSError, ValueError, KeyError, TypeError):
+        # marshal, as the build cache: at 10,000 pages JSON took 25 ms each way, marshal 5.
+        data = marshal.loads(_trees_path(output).read_bytes())
+        return _Side.from_data(data["output"]), _Side.from_data(data["spare"])
+    except Exception:  # noqa: BLE001 - unreadable or damaged, in any way: no record
         return None, None
 
 
 def _save_trees(output: Path, live: _Side, spare: _Side | None) -> None:
-    _save(_trees_path(output), {"output": live.to_json(), "spare": spare.to_json() if spare is not None else None})
+    _save(_trees_path(output), {"output": live.to_data(), "spare": spare.to_data() if spare is not None else None},
+          marshal.dumps)
 
 
 def _read_spare_record(staging: Path, spare: Path, output: Path, paths: set[str] | None,
@@ -537,11 +547,11 @@ def _describe_spare(spare: Path, output: Path, output_paths: set[str], old: _Sid
     return _Side(identity, paths, snapshot), stale
 
 
-def _save(path: Path, data: dict) -> None:
+def _save(path: Path, data: dict, encode: Callable[[dict], bytes] = lambda data: json.dumps(data).encode("utf-8")) -> None:
     """Write a record atomically (a reader sees the old one or the new one)."""
     temporary = path.with_name(path.name + ".tmp")
     try:
-        _write_file(str(temporary), json.dumps(data).encode("utf-8"))
+        _write_file(str(temporary), encode(data))
         os.replace(temporary, path)
     except OSError:
         _unlink_quietly(temporary)
@@ -563,30 +573,35 @@ def _clock(folder: Path) -> int:
 
 def _folders_of(paths) -> set[str]:
     """Every folder holding one of ``paths``, with its parents up to the root ("")."""
-    folders = {""}
-    for path in paths:
-        folder = path.rpartition("/")[0]
-        while folder not in folders:
-            folders.add(folder)
+    direct = {path.rpartition("/")[0] for path in paths}  # at 10,000 pages: one comprehension, not a loop
+    folders = direct | {""}
+    for folder in direct:
+        while "/" in folder:
             folder = folder.rpartition("/")[0]
+            if folder in folders:
+                break
+            folders.add(folder)
     return folders
 
 
-def _children(paths, folders: set[str]) -> dict[str, dict[str, bool]]:
+def _children(paths, folders: set[str]) -> dict[str, tuple[set[str], set[str]]]:
     """For each of ``folders``: the entries a tree holding exactly ``paths`` has
-    there, name -> True for a folder, False for a file."""
-    found: dict[str, dict[str, bool]] = {folder: {} for folder in folders}
+    there, as (names of folders, names of files)."""
+    if folders == {""}:  # the common case, and 10,000 entries: comprehensions
+        files = {path for path in paths if "/" not in path}
+        return {"": ({path.partition("/")[0] for path in paths} - files, files)}
+    found: dict[str, tuple[set[str], set[str]]] = {folder: (set(), set()) for folder in folders}
     for path in paths:
         parent, _, name = path.rpartition("/")
-        is_folder = False
+        kind = 1
         while True:
             entries = found.get(parent)
             if entries is not None:
-                entries[name] = is_folder
+                entries[kind].add(name)
             if not parent:
                 break
             parent, _, name = parent.rpartition("/")
-            is_folder = True
+            kind = 0
     return found
 
 
@@ -627,15 +642,9 @@ def _survey(root: str, paths: set[str], now: int | None, before: _Snapshot | Non
         children = _children(paths, to_list)
         listed: dict[str, dict[str, int]] = {}
         for folder in to_list:
-            expected = children[folder]
-            entries = _entries(root_fd, folder)
-            if entries.keys() != expected.keys():
-                return None
-            inodes = {}
-            for name, (inode, is_folder, is_file) in entries.items():
-                if not (is_folder if expected[name] else is_file):
-                    return None
-                inodes[name] = inode
+            inodes, subfolders, files = _entries(root_fd, folder)
+            if (subfolders, files) != children[folder] or len(inodes) != len(subfolders) + len(files):
+                return None  # something else is there: a symlink, a FIFO, a stray file...
             if before is not None and folder in before.listed and before.listed[folder] != inodes:
                 return None
             if folder not in ctimes:
@@ -647,15 +656,24 @@ def _survey(root: str, paths: set[str], now: int | None, before: _Snapshot | Non
     return _Snapshot(ctimes, listed)
 
 
-def _entries(root_fd: int, folder: str) -> dict[str, tuple[int, bool, bool]]:
-    """name -> (inode, is a real folder, is a regular file) of each entry in ``folder``."""
+def _entries(root_fd: int, folder: str) -> tuple[dict[str, int], set[str], set[str]]:
+    """The entries in ``folder``: (name -> inode of each, names of the real folders,
+    names of the regular files), from the folder's listing alone (d_type)."""
     descriptor = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=root_fd)
+    inodes: dict[str, int] = {}
+    folders: set[str] = set()
+    files: set[str] = set()
     try:
         with os.scandir(descriptor) as entries:
-            return {entry.name: (entry.inode(), entry.is_dir(follow_symlinks=False), entry.is_file(follow_symlinks=False))
-                    for entry in entries}
+            for entry in entries:
+                inodes[entry.name] = entry.inode()
+                if entry.is_dir(follow_symlinks=False):
+                    folders.add(entry.name)
+                elif entry.is_file(follow_symlinks=False):
+                    files.add(entry.name)
     finally:
         os.close(descriptor)
+    return inodes, folders, files
 
 
 def _sweep(root: str, keep: set[str] | None = None, clean: bool = True) -> dict[str, int]:
