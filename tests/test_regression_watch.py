@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from site_builder import watch
+from site_builder.serve import watch
 from site_builder.build import BuildOptions, build_site
 
 from helpers import manifest, term, write_tree

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.serve import content_type, inject_reload_script, resolve_request_path
+from site_builder.serve.http import content_type, inject_reload_script, resolve_request_path
 
 REPO = Path(__file__).resolve().parents[1]
 SECRET = "TOP-SECRET-do-not-serve"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import watch
+from site_builder.serve import watch
 
 WATCHERS = [watch.PollingWatcher, watch.InotifyWatcher]
 
