@@ -497,7 +497,7 @@ def _write_records(spare: Path | None, output: Path, output_paths: set[str], wri
     costs time.
     """
     try:
-        now = _clock(output.parent)
+        now = _clock(output)
         snapshot = _survey(str(output), output_paths, now)
         identity = _identity(output, True)
         if snapshot is None or identity is None:
@@ -540,7 +540,7 @@ def _describe_spare(spare: Path, output: Path, output_paths: set[str], old: _Sid
         stale = written | (output_paths - paths) if written is not None else None
         if gone:
             _remove_paths(spare, gone)
-            snapshot = _survey(root, paths, _clock(spare.parent))
+            snapshot = _survey(root, paths, _clock(output))
     else:
         found = _sweep(root, keep=output_paths)
         paths = set(found)
@@ -548,7 +548,7 @@ def _describe_spare(spare: Path, output: Path, output_paths: set[str], old: _Sid
         if written is not None:
             ours = _sweep(str(output), clean=False)
             stale = {relative for relative in output_paths if found.get(relative) != ours.get(relative)}
-        snapshot = _survey(root, paths, _clock(spare.parent))
+        snapshot = _survey(root, paths, _clock(output))
     if snapshot is None or identity is None:
         return None
     return _Side(identity, paths, snapshot), stale
@@ -565,10 +565,10 @@ def _save(path: Path, data: dict, encode: Callable[[dict], bytes] = lambda data:
         raise
 
 
-def _clock(folder: Path) -> int:
+def _clock(output: Path) -> int:
     """The file system's own clock, as ctimes show it: a snapshot's folders with a
     ctime this recent may change again without their ctime showing it."""
-    probe = folder / ".site-builder-clock"
+    probe = output.with_name(f".{output.name}.clock-{os.getpid()}")
     _unlink_quietly(probe)
     descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
@@ -854,7 +854,7 @@ class InPlace(_Tree):
         that changed since is cleared and listed."""
         output = self.output
         try:
-            now = _clock(output.parent)
+            now = _clock(output)
             live = self._live
             if live is not None:
                 fresh = _survey(self._root, self._paths, now, only=_folders_of(self._written))
@@ -929,7 +929,9 @@ def clean_leftovers(output: Path) -> None:
         except OSError:
             continue
     old = output.parent / f".{output.name}.old"
-    if old.exists() and output.exists():
+    if old.is_symlink() or (old.exists() and not old.is_dir()):
+        old.unlink()  # not ours: never restore a link as the site
+    elif old.exists() and output.exists():
         shutil.rmtree(old, ignore_errors=True)
     elif old.exists():
         os.rename(old, output)  # a two-step swap was interrupted: restore

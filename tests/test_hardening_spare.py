@@ -390,3 +390,35 @@ def test_a_full_disk_in_serve_in_place_writes_names_the_file_and_leaves_no_tempo
     clean = tmp_path / "clean" / "out"
     build_site(BuildOptions(content=content, output=clean, cache=False, jobs=1))
     assert _tree(output)[0] == _tree(clean)[0]
+
+
+def test_a_forged_record_cannot_lead_out_of_the_tree(site, tmp_path):
+    """The tree record names files; one naming ``..`` is refused, not followed."""
+    import marshal
+
+    victim = site.output.parent / "victim.txt"
+    victim.write_text("not the site's")
+    record = site.output.parent / ".out.tree-record"
+    data = marshal.loads(record.read_bytes())
+    data["spare"]["paths"].append("../victim.txt")
+    record.write_bytes(marshal.dumps(data))
+    site.edit()
+    site.build()
+    site.check("forged record")
+    assert victim.read_text() == "not the site's"
+
+
+def test_a_symlink_left_as_an_interrupted_swap_is_not_restored(tmp_path):
+    """``.out.old`` is how the two-rename fallback leaves the old site when killed
+    between its renames; a symlink there is never made the site."""
+    site = Site(tmp_path)
+    site.build()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / ".site-builder").write_text("")
+    os.rename(site.output, tmp_path / "moved-away")
+    os.symlink(outside, site.output.parent / ".out.old")
+    site.build()
+    assert not site.output.is_symlink()
+    site.check("after an .out.old symlink")
+    assert sorted(p.name for p in outside.iterdir()) == [".site-builder"]
