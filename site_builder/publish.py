@@ -931,7 +931,13 @@ def remove_tree(path: Path) -> None:
             return
     if os.fork() == 0:  # pragma: no cover - runs in the child
         try:
-            os.closerange(3, 1 << 16)  # never hold the build's lock (or any other file) while deleting
+            # Hold nothing of the build's: not its lock (or any other file), and
+            # not its standard streams, or a caller reading the build's output
+            # (CI, $(...), subprocess) would wait for the deletion to finish.
+            quiet = os.open(os.devnull, os.O_RDWR)
+            for standard in (0, 1, 2):
+                os.dup2(quiet, standard)
+            os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # ``quiet`` too
             os.setsid()
             shutil.rmtree(doomed, ignore_errors=True)
         finally:

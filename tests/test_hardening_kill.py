@@ -93,6 +93,8 @@ class Started:
             session = int(stat[3])
             if session == pid and pid != self.pid:
                 assert not _holds_file(pid, self.lock), f"the background deletion {pid} holds the output lock"
+                pipes = _pipes(pid)
+                assert not pipes, f"the background deletion {pid} holds the build's pipes {pipes}"
                 continue
             found.append((pid, _command_line(pid)))
         return found
@@ -162,6 +164,23 @@ def _command_line(pid: int) -> str:
             return handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
     except OSError:
         return "?"
+
+
+def _pipes(pid: int) -> list[str]:
+    """The pipes ``pid`` holds open (a build's standard streams are pipes here)."""
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{name}")
+        except OSError:
+            continue
+        if target.startswith("pipe:"):
+            found.append(f"{name} -> {target}")
+    return found
 
 
 def _holds_file(pid: int, path: Path | None) -> bool:
