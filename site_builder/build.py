@@ -19,16 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import CACHE_FOLDER, cache, content, incremental, validate
-from .assets import SITE_ASSETS, AssetStore
-from .linking import Linker, check_aliases
-from .config import SiteConfig, load_config
+from . import CACHE_FOLDER, cache, incremental, validate
+from .load import content
+from .render.assets import SITE_ASSETS, AssetStore
+from .outputs import Linker, check_aliases
+from .load.config import SiteConfig, load_config
 from .errors import BuildFailed, Problem
 from .explainers import base as explainers
-from .markdown_stage import fill_html, render_bodies, shared_body_key
+from .markup.stage import fill_html, render_bodies, shared_body_key
 from .names import NameIndex
-from .pages import PageRenderer, compile_templates, write_pages
-from .preload import Preload
+from .render.pages import PageRenderer, compile_templates, write_pages
+from .load.preload import Preload
 from .publish import InPlace, Staging, check_output
 
 

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import CACHE_FOLDER, __version__, preload
+from . import CACHE_FOLDER, __version__
+from .load import preload
 
 if TYPE_CHECKING:
     from .build import BuildOptions
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve(args, log)
     if args.command == "check" and args.links_in is not None:
-        from .linking.linkcheck import run
+        from .integrations.linkcheck import run
 
         if not args.glossary:
             make_parser().error("check --links-in needs --glossary PATH_OR_URL")
@@ -142,7 +143,7 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
     if report.cache_failure:
         print(f"warning: the build cache in {options.cache_folder()} could not be saved "
               f"({report.cache_failure}); the next build starts from nothing", file=sys.stderr)
-    from .markup.upstream import mismatch_warning
+    from .markup.accel.upstream import mismatch_warning
     slow_markdown = mismatch_warning()
     if slow_markdown:
         print(slow_markdown, file=sys.stderr)

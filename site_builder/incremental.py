@@ -25,17 +25,17 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import cache
-from .assets import SITE_ASSETS, AssetStore
-from .config import SiteConfig
-from .content import RECORD_FIELDS, Term
-from .linking import Linker
-from .markdown_stage import body_key, fill_html, render_one
+from .render.assets import SITE_ASSETS, AssetStore
+from .load.config import SiteConfig
+from .load.content import RECORD_FIELDS, Term
+from .outputs import Linker
+from .markup.stage import body_key, fill_html, render_one
 from .errors import Problem
-from .linking.redirects import plan_redirects
+from .outputs.redirects import plan_redirects
 from .markup.render import Link, RenderedBody
 from .publish import WriteStats
 from .names import NameIndex
-from .pages import PageRenderer, card_digests, page_key, shared_page_key, untouched
+from .render.pages import PageRenderer, card_digests, page_key, shared_page_key, untouched
 
 STATE_TABLE = "site"
 """Cache table with what the fast path needs from the last full or fast build."""

@@ -1,5 +1,5 @@
-"""Short import path for the Python-Markdown extension: see ``site_builder.linking.mdext``."""
+"""Short import path for the Python-Markdown extension: see ``site_builder.integrations.mdext``."""
 
-from .linking.mdext import GlossaryLinkError, GlossaryLinkExtension, makeExtension
+from .integrations.mdext import GlossaryLinkError, GlossaryLinkExtension, makeExtension
 
 __all__ = ["GlossaryLinkError", "GlossaryLinkExtension", "makeExtension"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .content import Term
+from .load.content import Term
 from .errors import Problem
 from .explainers.base import REGISTRY
 from .markup.render import RenderedBody

@@ -66,5 +66,5 @@ def cli(capsys):
 @pytest.fixture
 def fast_markdown_missing():
     """Used by ``helpers.requires_fast`` under CI when the fast processors are off."""
-    from site_builder.markup.upstream import mismatch_warning
+    from site_builder.markup.accel.upstream import mismatch_warning
     pytest.fail(f"the fast markdown processors are off under CI: {mismatch_warning()}")

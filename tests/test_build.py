@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from helpers import manifest, term, write_tree
-from site_builder import pages
+from site_builder.render import pages
 
 
 def test_builds_every_page(small_site: Path, tmp_path: Path, cli):

@@ -10,7 +10,7 @@ import pytest
 
 from site_builder import cache
 from site_builder.build import BuildOptions, build_site
-from site_builder.pages import make_environment
+from site_builder.render.pages import make_environment
 
 from helpers import manifest, term, write_tree
 
@@ -72,7 +72,7 @@ def spared_site(tmp_path: Path) -> tuple[Path, Path]:
 
 def count_reads(monkeypatch) -> list[str]:
     """The names of the term files read from now on."""
-    from site_builder import content as content_module
+    from site_builder.load import content as content_module
 
     reads: list[str] = []
     original = content_module.read_term
@@ -200,7 +200,7 @@ def test_in_place_builds_equal_clean_builds(tmp_path: Path):
 
 
 def test_parallel_page_rendering_incremental_equals_clean(tmp_path: Path):
-    from site_builder.pages import PARALLEL_PAGES
+    from site_builder.render.pages import PARALLEL_PAGES
 
     count = PARALLEL_PAGES + 20
     content = write_tree(tmp_path / "content", {
@@ -285,7 +285,7 @@ def test_unchanged_term_files_are_not_read_again(tmp_path: Path, monkeypatch):
     that keeps the size and restores the mtime is still seen."""
     import os
 
-    from site_builder import content as content_module
+    from site_builder.load import content as content_module
 
     monkeypatch.setattr(content_module, "SETTLED_NS", 0)  # the files here are seconds old at most
     reads = count_reads(monkeypatch)
@@ -323,7 +323,7 @@ def test_serve_hints_name_the_only_files_looked_at(tmp_path: Path, monkeypatch):
     cache without a look; files in it are read again; symlinks always are."""
     import os
 
-    from site_builder import content as content_module
+    from site_builder.load import content as content_module
 
     monkeypatch.setattr(content_module, "SETTLED_NS", 0)
     content = make_content(tmp_path / "content")

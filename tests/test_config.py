@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from site_builder.config import SiteConfig, load_config
+from site_builder.load.config import SiteConfig, load_config
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from site_builder.content import load_terms, read_term, split_front_matter
+from site_builder.load.content import load_terms, read_term, split_front_matter
 
 from helpers import term, write_tree
 
@@ -98,7 +98,7 @@ def test_watcher_hints_match_a_relative_content_folder(tmp_path, monkeypatch):
 
 
 def test_printable_names_shortcut_agrees_with_the_escaping_pattern():
-    from site_builder.content import UNPRINTABLE_RE, _printable
+    from site_builder.load.content import UNPRINTABLE_RE, _printable
 
     for code in range(0x110000):
         char = chr(code)
@@ -121,7 +121,7 @@ def test_content_path_through_a_symlink_and_dotdot_reads_the_folder_the_os_reach
 def test_a_term_record_round_trips_field_by_field():
     from dataclasses import fields
 
-    from site_builder.content import RECORD_FIELDS, Term
+    from site_builder.load.content import RECORD_FIELDS, Term
 
     # Every field a different value: a record in another order than the fields cannot round-trip.
     term = Term(slug="s", title="T", summary="S.", body="b", path="p.md", body_line=7, aliases=["a"],

@@ -20,7 +20,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown import util
 
-from site_builder.markup import direct_inline, fast_inline
+from site_builder.markup.accel import direct_inline, fast_inline
 from site_builder.markup.render import BodyRenderer
 from test_fast_inline import FUZZ, NAMES, PAIRS, STATE_PAIRS
 

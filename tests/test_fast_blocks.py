@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from markdown import blockprocessors as bp
 from markdown.blockparser import BlockParser
 
-from site_builder.markup import fast_blocks
-from site_builder.markup.fast_blocks import KNOWN, FastBlockParser, condition_for
+from site_builder.markup.accel import fast_blocks
+from site_builder.markup.accel.fast_blocks import KNOWN, FastBlockParser, condition_for
 from site_builder.markup.render import BodyRenderer
 
 from test_fast_inline import FUZZ, NAMES, Pair, corpus, load_terms  # noqa: F401  (corpus: a fixture)

@@ -27,7 +27,8 @@ from markdown.postprocessors import RawHtmlPostprocessor
 from markdown.preprocessors import NormalizeWhitespace
 from markdown.treeprocessors import PrettifyTreeprocessor, UnescapeTreeprocessor
 
-from site_builder.markup import fast_tree, source
+from site_builder.markup.accel import fast_tree
+from site_builder.markup import source
 from site_builder.markup.render import BodyRenderer
 from test_fast_inline import DOCUMENT, FUZZ, LINE, NAMES, Pair
 

@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from site_builder.cli import main
-from site_builder.content import MAX_FILE_BYTES
+from site_builder.load.content import MAX_FILE_BYTES
 
 from helpers import manifest, write_tree
 

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 import site_builder
-from site_builder import simple_yaml
+from site_builder.load import simple_yaml
 from site_builder.cli import main
 
 from helpers import manifest, write_tree

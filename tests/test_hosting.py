@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import hosting, serve
+from site_builder.outputs import hosting
+from site_builder import serve
 
 
 def _rules(text: str) -> list[tuple[str, dict[str, str]]]:

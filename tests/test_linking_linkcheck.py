@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.linking import published
+from site_builder.integrations import published
 from test_linking_outputs import BASE, build_glossary, write_tree
 
 DOCS = {

@@ -14,8 +14,8 @@ from pathlib import Path
 import markdown
 import pytest
 
-from site_builder.linking import published
-from site_builder.linking.mdext import GlossaryLinkError, GlossaryLinkExtension
+from site_builder.integrations import published
+from site_builder.integrations.mdext import GlossaryLinkError, GlossaryLinkExtension
 from test_linking_outputs import BASE, EVIL_SUMMARY, build_glossary
 
 
@@ -84,7 +84,7 @@ def test_anchor_links(glossary_dir: Path):
 
 
 def test_unknown_term_or_anchor_warns_and_stays_as_written(glossary_dir: Path, caplog):
-    with caplog.at_level(logging.WARNING, logger="site_builder.linking.mdext"):
+    with caplog.at_level(logging.WARNING, logger="site_builder.integrations.mdext"):
         html = render("A [[Nonexistent thing]] and [[Inference#nowhere]].", glossary=str(glossary_dir))
     assert "<a" not in html and "[[Nonexistent thing]]" in html and "[[Inference#nowhere]]" in html
     messages = [r.getMessage() for r in caplog.records]
@@ -119,7 +119,7 @@ def test_hostile_summary_is_an_escaped_attribute(glossary_dir: Path):
 
 
 def test_by_module_name_and_short_alias(glossary_dir: Path):
-    for name in ("site_builder.linking.mdext", "site_builder.markdown_ext"):
+    for name in ("site_builder.integrations.mdext", "site_builder.markdown_ext"):
         md = markdown.Markdown(extensions=[name], extension_configs={name: {"glossary": str(glossary_dir)}})
         assert f'href="{BASE}model/"' in md.convert("[[model]]")
 
@@ -192,7 +192,7 @@ def _mkdocs_site(root: Path, glossary: Path, page: str) -> Path:
     (root / "mkdocs.yml").write_text(
         "site_name: Consumer\n"
         "markdown_extensions:\n"
-        "  - site_builder.linking.mdext:\n"
+        "  - site_builder.integrations.mdext:\n"
         f"      glossary: {json.dumps(str(glossary / 'glossary.json'))}\n"
         "      strict: true\n", encoding="utf-8")
     return root

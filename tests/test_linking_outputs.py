@@ -171,7 +171,7 @@ def test_hostile_text_is_inert_in_glossary_json(site: Path):
 
 
 def test_dumps_inert_escapes_what_could_end_a_script():
-    from site_builder.linking.glossary_json import dumps_inert
+    from site_builder.outputs.glossary_json import dumps_inert
 
     value = {"t": "</script><!-- ]]> {{ x }} \u2028 \u2029 & é"}
     text = dumps_inert(value)
@@ -205,7 +205,7 @@ def test_objects_inv_header_and_sphinx_reader(site: Path):
 
 
 def test_hostile_text_cannot_break_the_inventory_lines(site: Path):
-    from site_builder.linking.inventory import read_inventory
+    from site_builder.outputs.inventory import read_inventory
 
     entries = read_inventory((site / "objects.inv").read_bytes())
     evil = [e for e in entries if e[1] == "std:label" and e[0] == "evil"]
@@ -216,8 +216,8 @@ def test_hostile_text_cannot_break_the_inventory_lines(site: Path):
 def test_inventory_collapses_line_breaks_in_names():
     from sphinx.util.inventory import InventoryFile
 
-    from site_builder.linking.glossary_json import Entry
-    from site_builder.linking.inventory import objects_inv
+    from site_builder.outputs.glossary_json import Entry
+    from site_builder.outputs.inventory import objects_inv
 
     entry = Entry("x", "Two\u2028lines\nhere", "s", aliases=("a\rb",))
     data = objects_inv("P\nQ", "1", [entry])
@@ -273,7 +273,7 @@ def test_alias_slug_shared_by_two_terms_gets_no_redirect(tmp_path: Path, cli):
 
 
 def test_alias_slug():
-    from site_builder.linking.redirects import alias_slug
+    from site_builder.outputs.redirects import alias_slug
 
     assert alias_slug("LLM inference") == "llm-inference"
     assert alias_slug("  Draft-and-verify   decoding ") == "draft-and-verify-decoding"
@@ -297,8 +297,8 @@ def test_no_sitemap_or_robots_without_base_url(relative_site: Path):
 
 
 def test_sitemap_escapes_urls():
-    from site_builder.linking.discovery import sitemap_xml
-    from site_builder.linking.glossary_json import Entry
+    from site_builder.outputs.discovery import sitemap_xml
+    from site_builder.outputs.glossary_json import Entry
 
     data = sitemap_xml("https://e.org/a&b]]>/", [Entry("x", "X", "s")])
     locs = [e.text for e in ET.fromstring(data).iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
@@ -368,7 +368,7 @@ def test_previews_can_be_turned_off(tmp_path: Path):
 
 
 def test_card_svg_escapes_and_wraps_text():
-    from site_builder.linking.preview import card_svg, text_width, wrap
+    from site_builder.outputs.preview import card_svg, text_width, wrap
 
     svg = card_svg(EVIL_TITLE, EVIL_SUMMARY * 5, "Site <&>")
     ET.fromstring(svg)  # well-formed: every text escaped
@@ -379,11 +379,11 @@ def test_card_svg_escapes_and_wraps_text():
 
 
 def test_explainer_preview_replaces_the_composed_one(tmp_path: Path):
-    from site_builder.assets import AssetStore
-    from site_builder.config import SiteConfig
-    from site_builder.content import load_terms
+    from site_builder.render.assets import AssetStore
+    from site_builder.load.config import SiteConfig
+    from site_builder.load.content import load_terms
     from site_builder.explainers.base import ExplainerBuild
-    from site_builder.linking import Linker
+    from site_builder.outputs import Linker
     from site_builder.markup.render import RenderedBody
 
     content = write_tree(tmp_path / "content", CONTENT)
@@ -438,10 +438,10 @@ def test_no_inline_scripts_styles_or_handlers_anywhere(site: Path):
 
 
 def test_preview_cache_skips_unchanged_cards(tmp_path: Path, monkeypatch):
-    from site_builder.assets import AssetStore
-    from site_builder.config import SiteConfig
-    from site_builder.content import load_terms
-    from site_builder.linking import Linker, preview
+    from site_builder.render.assets import AssetStore
+    from site_builder.load.config import SiteConfig
+    from site_builder.load.content import load_terms
+    from site_builder.outputs import Linker, preview
     from site_builder.markup.render import RenderedBody
 
     terms, _ = load_terms(write_tree(tmp_path / "content", CONTENT))

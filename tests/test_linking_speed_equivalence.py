@@ -19,9 +19,9 @@ from dataclasses import replace
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from site_builder.config import SiteConfig
-from site_builder.linking.glossary_json import GENERATOR, VERSION, Entry, dumps_inert, glossary_json, inert
-from site_builder.linking.inventory import PRIORITY, _clean, inventory_lines, objects_inv
+from site_builder.load.config import SiteConfig
+from site_builder.outputs.glossary_json import GENERATOR, VERSION, Entry, dumps_inert, glossary_json, inert
+from site_builder.outputs.inventory import PRIORITY, _clean, inventory_lines, objects_inv
 
 # The reference implementations (as they were before the fast ones).
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from helpers import manifest, term, write_tree
-from site_builder import build, content, preload
+from site_builder import build
+from site_builder.load import content, preload
 from site_builder.build import BuildOptions, build_site
 
 ROOT = Path(__file__).resolve().parent.parent

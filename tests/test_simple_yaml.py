@@ -18,8 +18,8 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from site_builder import simple_yaml
-from site_builder.content import split_front_matter
+from site_builder.load import simple_yaml
+from site_builder.load.content import split_front_matter
 
 MAKE_CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "make_corpus.py"
 

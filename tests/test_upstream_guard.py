@@ -11,7 +11,7 @@ import pytest
 from helpers import term, under_ci, write_tree
 from site_builder.cli import main
 
-from site_builder.markup import fast_blocks, fast_inline, fast_tree, upstream
+from site_builder.markup.accel import fast_blocks, fast_inline, fast_tree, upstream
 from site_builder.markup.render import BodyRenderer
 from site_builder.names import NameIndex
 

@@ -30,7 +30,7 @@ from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 
 from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
-from . import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
+from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
 from .source import FENCE_RE, SourceLocator, outside_fences, prepare_source
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
-from .. import hosting
+from ..outputs import hosting
 
 KEEPALIVE_SECONDS = 15.0
 RELOAD_SCRIPT = "/__livereload.js"

@@ -10,12 +10,12 @@ from typing import Callable, Mapping
 
 import jinja2
 
-from . import cache, parallel
+from .. import cache, parallel
 from .assets import AssetStore
-from .config import SiteConfig
-from .content import Term
-from .explainers.base import ExplainerBuild
-from .markup.render import RenderedBody
+from ..load.config import SiteConfig
+from ..load.content import Term
+from ..explainers.base import ExplainerBuild
+from ..markup.render import RenderedBody
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class PageRenderer:
         self.index_page = "" if config.pretty_urls else "index.html"
         self.page_extras: Callable[[Term | None], dict] = lambda term: {}
         """Extra template values for a term page (None: the index): social meta tags,
-        JSON-LD, hover-card scripts. Set by the build from ``site_builder.linking``."""
+        JSON-LD, hover-card scripts. Set by the build from ``site_builder.outputs``."""
 
     def term_href(self, slug: str) -> str:
         """Root-relative URL of a term page."""

@@ -37,8 +37,8 @@ from json.encoder import encode_basestring
 from typing import Iterable
 
 from .. import __version__
-from ..config import SiteConfig
-from ..content import Term
+from ..load.config import SiteConfig
+from ..load.content import Term
 from ..markup.render import RenderedBody
 from .redirects import Redirect
 

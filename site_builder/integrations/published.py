@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-from ..config import normalise_base_url
+from ..load.config import normalise_base_url
 from ..names import NameIndex
 
 SUPPORTED_VERSION = 1

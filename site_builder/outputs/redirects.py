@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Iterable
 
-from ..content import Term
+from ..load.content import Term
 from ..errors import Problem
 from ..names import normalise
 

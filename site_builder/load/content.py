@@ -17,8 +17,8 @@ from pathlib import Path
 import yaml
 
 from . import simple_yaml
-from .errors import Problem, display_path
-from .names import normalise
+from ..errors import Problem, display_path
+from ..names import normalise
 
 try:  # the C loader is ~10x faster; fall back where libyaml is missing
     _Loader = yaml.CSafeLoader

@@ -8,7 +8,7 @@ source file they depend on to be byte-identical to the one they were checked
 against. When one differs, they are not installed and the stock processors
 run: the output never changes with an upgrade, only the speed-up is lost
 until the modules are checked against the new release and these digests are
-updated (``python -m site_builder.markup.upstream`` prints the current ones).
+updated (``python -m site_builder.markup.accel.upstream`` prints the current ones).
 """
 
 from __future__ import annotations

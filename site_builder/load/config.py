@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from .content import control_character
-from .errors import Problem, display_path
+from ..errors import Problem, display_path
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from typing import Callable, Sequence
 
-from . import cache, parallel
-from .config import SiteConfig
-from .content import Term
-from .markup.render import BodyRenderer, RenderedBody
-from .names import NameIndex
+from .. import cache, parallel
+from ..load.config import SiteConfig
+from ..load.content import Term
+from .render import BodyRenderer, RenderedBody
+from ..names import NameIndex
 
 PARALLEL_THRESHOLD = 200
 """Below this many terms, starting worker processes costs more than it saves."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Iterable
 
-from ..config import SiteConfig
+from ..load.config import SiteConfig
 from ..explainers.base import PREVIEW_SIZE
 from .glossary_json import Entry, dumps_inert
 

@@ -7,14 +7,14 @@ of a glossary's ``glossary.json``::
 
     # mkdocs.yml
     markdown_extensions:
-      - site_builder.linking.mdext:
+      - site_builder.integrations.mdext:
           glossary: https://example.org/glossary/glossary.json
 
 ``[[speculative decoding]]``, ``[[Speculative decoding|the text]]`` and
 ``[[Inference#two-phases-prefill-and-decode]]`` become links to the entry,
 with its summary as the title attribute. Names match as in the glossary
 itself: any case, titles, aliases, slugs and simple plurals. An unknown term
-or anchor is logged as a warning (logger ``site_builder.linking.mdext``) and
+or anchor is logged as a warning (logger ``site_builder.integrations.mdext``) and
 left as written, or raises ``GlossaryLinkError`` with ``strict: true``.
 Code spans and code blocks are left alone.
 
@@ -108,5 +108,5 @@ class GlossaryLinkExtension(Extension):
 
 
 def makeExtension(**kwargs) -> GlossaryLinkExtension:  # noqa: N802 - Python-Markdown's name
-    """Entry point for ``extensions=["site_builder.linking.mdext"]`` and mkdocs.yml."""
+    """Entry point for ``extensions=["site_builder.integrations.mdext"]`` and mkdocs.yml."""
     return GlossaryLinkExtension(**kwargs)

@@ -26,7 +26,7 @@ import signal
 from pathlib import Path
 from typing import Callable
 
-from . import parallel
+from .. import parallel
 
 FILES_PER_LOADER = 2500
 """A loader per this many term files, up to one per core: below it, a second

@@ -19,11 +19,11 @@ from __future__ import annotations
 import functools
 from typing import Mapping, MutableMapping
 
-from ..assets import AssetStore
-from ..config import SiteConfig
-from ..content import Term
+from ..render.assets import AssetStore
+from ..load.config import SiteConfig
+from ..load.content import Term
 from ..explainers.base import ExplainerBuild
-from ..hosting import headers_file
+from .hosting import headers_file
 from ..markup.render import RenderedBody
 from . import cards, discovery, preview
 from .glossary_json import Entry, glossary_json, make_entry, redirect_sources

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import Problem, display_path
 from ..markup.source import CODE_SPAN_RE, LINK_TARGET_RE, WIKILINK_RE, outside_fences
-from . import cards
+from ..outputs import cards
 from .published import GlossaryLoadError, PublishedGlossary, load_glossary, split_target
 
 SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
