@@ -19,18 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import CACHE_FOLDER, cache, incremental, validate
-from .load import content
-from .render.assets import SITE_ASSETS, AssetStore
-from .outputs import Linker, check_aliases
-from .load.config import SiteConfig, load_config
+from . import CACHE_FOLDER, validate
+from .cache import incremental
+from .cache import store as cache
 from .errors import BuildFailed, Problem
 from .explainers import base as explainers
+from .load import content
+from .load.config import SiteConfig, load_config
+from .load.preload import Preload
 from .markup.stage import fill_html, render_bodies, shared_body_key
 from .names import NameIndex
-from .render.pages import PageRenderer, compile_templates, write_pages
-from .load.preload import Preload
+from .outputs import Linker
 from .publish import InPlace, Staging, check_output
+from .render.assets import AssetStore
+from .render.pages import compile_templates, write_pages
+from .render.site import site_assets, site_renderer
 
 
 @dataclass
@@ -181,7 +184,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
 
     with _stage("validate", log):
         problems += validate.check_terms(terms)
-        problems += check_aliases(terms)
+        problems += validate.check_aliases(terms)
         if not terms and not any(p.severity == "error" for p in problems):
             problems.append(Problem(str(options.content / "terms"), 1, "no term files (*.md) found"))
         _raise_if_failing(problems, options.strict)
@@ -196,9 +199,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         backlinks = validate.backlinks(terms, bodies)
     report.warnings = [p for p in problems if p.severity == "warning"]
 
-    assets = AssetStore()
-    for name in SITE_ASSETS:
-        assets.add_packaged(name)
+    assets = site_assets()
 
     with _stage("compute", log):
         built = {
@@ -213,9 +214,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     with _stage("render", log):
         staging = Staging(options.output)
         try:
-            renderer = PageRenderer(config, terms, assets)
-            linker = Linker(config, terms, bodies, backlinks, built, assets)
-            renderer.page_extras = linker.page_extras
+            renderer, linker = site_renderer(config, terms, bodies, backlinks, built, assets)
             manifest = store.table("pages")
 
             def site_files() -> None:

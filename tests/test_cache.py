@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import cache
+from site_builder.cache import store as cache
 from site_builder.build import BuildOptions, build_site
 from site_builder.render.pages import make_environment
 
 from helpers import manifest, term, write_tree
 
-TEMPLATE = Path(cache.__file__).parent / "templates" / "term.html"
+TEMPLATE = Path(cache.__file__).parents[1] / "templates" / "term.html"
 
 
 def make_content(root: Path) -> Path:

@@ -95,7 +95,7 @@ def test_the_declared_version_is_part_of_the_page_key(tmp_path, outside):
     assert again.returncode == 0 and page_keys(out) == before, "nothing changed: same keys"
     declaration = outside / "example_explainer" / "__init__.py"
     declaration.write_text(declaration.read_text().replace('version="1"', 'version="2"'))
-    versions = run(outside, code="from site_builder import cache; print(cache.explainer_versions())")
+    versions = run(outside, code="from site_builder.cache import store; print(store.explainer_versions())")
     assert "explainer doubling 2 " in versions.stdout, versions.stdout + versions.stderr
     rebuilt = run(outside, "build", "--content", folder, "--output", out)
     assert rebuilt.returncode == 0, rebuilt.stderr

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Callable, Sequence
 
-from .. import cache, parallel
+from ..cache import store as cache
+from .. import parallel
 from ..load.config import SiteConfig
 from ..load.content import Term
 from .render import BodyRenderer, RenderedBody

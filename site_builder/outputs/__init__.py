@@ -1,15 +1,17 @@
-"""Linking: every route a docs author takes to the glossary.
+"""Outputs beside the pages: every route a docs author takes to the glossary.
 
 - permalinks ``/<slug>/`` and a redirect page for every alias (``redirects``);
 - ``glossary.json``, the versioned machine-readable index (``glossary_json``);
 - ``objects.inv`` for Sphinx intersphinx (``inventory``);
-- a Python-Markdown extension for ``[[Term]]`` links on other sites (``mdext``)
-  and a checker for those links (``linkcheck``);
+- ``_headers`` for static hosts (``hosting``);
 - hover cards, here and on any site (``cards``, static/glossary-cards.js);
 - sitemap.xml, robots.txt, JSON-LD, Open Graph tags and preview images
   (``discovery``, ``preview``).
 
-The build calls ``check_aliases`` while validating, hands
+What other sites run (the Markdown extension, ``check --links-in``) is in
+``site_builder.integrations``.
+
+The validate stage checks aliases (``redirects.check_aliases``); the build hands
 ``Linker.page_extras`` to the page renderer, then adds ``Linker.files()`` and
 ``Linker.previews()`` to the output.
 """
@@ -28,9 +30,9 @@ from ..markup.render import RenderedBody
 from . import cards, discovery, preview
 from .glossary_json import Entry, glossary_json, make_entry, redirect_sources
 from .inventory import objects_inv
-from .redirects import check_aliases, plan_redirects, redirect_page
+from .redirects import plan_redirects, redirect_page
 
-__all__ = ["Linker", "check_aliases"]
+__all__ = ["Linker"]
 
 PREVIEW = "preview.png"
 

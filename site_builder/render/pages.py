@@ -10,7 +10,8 @@ from typing import Callable, Mapping
 
 import jinja2
 
-from .. import cache, parallel
+from ..cache import store as cache
+from .. import parallel
 from .assets import AssetStore
 from ..load.config import SiteConfig
 from ..load.content import Term
@@ -64,7 +65,8 @@ def compile_templates() -> None:
 class PageRenderer:
     """Renders every page of one site from already validated inputs."""
 
-    def __init__(self, config: SiteConfig, terms: list[Term], assets: AssetStore):
+    def __init__(self, config: SiteConfig, terms: list[Term], assets: AssetStore,
+                 page_extras: Callable[[Term | None], dict] = lambda term: {}):
         self.config = config
         self.terms = {term.slug: term for term in terms}
         self.assets = assets
@@ -74,9 +76,9 @@ class PageRenderer:
         # each worker would otherwise compile its own copy on its first page.
         self.env.get_template("base.html")
         self.index_page = "" if config.pretty_urls else "index.html"
-        self.page_extras: Callable[[Term | None], dict] = lambda term: {}
+        self.page_extras = page_extras
         """Extra template values for a term page (None: the index): social meta tags,
-        JSON-LD, hover-card scripts. Set by the build from ``site_builder.outputs``."""
+        JSON-LD, hover-card scripts (``site_builder.outputs.Linker.page_extras``)."""
 
     def term_href(self, slug: str) -> str:
         """Root-relative URL of a term page."""

@@ -128,7 +128,7 @@ def worker_main(parent: int | None = None) -> None:
     if parent is not None:
         parallel.guard(parent)
     from ..build import BuildOptions, build_site
-    from ..cache import BuildCache
+    from ..cache.store import BuildCache
     from ..errors import BuildFailed
     from ..publish import PublishError
 

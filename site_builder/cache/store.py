@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from . import __version__
+from .. import __version__
 
 
 OUTPUT_DEPENDENCIES = ("markdown", "jinja2", "latex2mathml", "pyyaml", "markupsafe", "numpy",
@@ -67,7 +67,7 @@ def explainer_versions() -> list[str]:
     code version, so this is part of every key (as Sphinx's ``env_version``)."""
     import importlib.util
 
-    from .explainers.base import REGISTRY
+    from ..explainers.base import REGISTRY
 
     lines = []
     for explainer in REGISTRY.usable():

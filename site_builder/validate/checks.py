@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .load.content import Term
-from .errors import Problem
-from .explainers.base import REGISTRY
-from .markup.render import RenderedBody
-from .names import normalise
+from ..load.content import Term
+from ..errors import Problem
+from ..explainers.base import REGISTRY
+from ..markup.render import RenderedBody
+from ..names import normalise
 
 
 def check_terms(terms: list[Term]) -> list[Problem]:

@@ -24,18 +24,18 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
-from . import cache
-from .render.assets import SITE_ASSETS, AssetStore
-from .load.config import SiteConfig
-from .load.content import RECORD_FIELDS, Term
-from .outputs import Linker
-from .markup.stage import body_key, fill_html, render_one
-from .errors import Problem
-from .outputs.redirects import plan_redirects
-from .markup.render import Link, RenderedBody
-from .publish import WriteStats
-from .names import NameIndex
-from .render.pages import PageRenderer, card_digests, page_key, shared_page_key, untouched
+from ..errors import Problem
+from ..load.config import SiteConfig
+from ..load.content import RECORD_FIELDS, Term
+from ..markup.render import Link, RenderedBody
+from ..markup.stage import body_key, fill_html, render_one
+from ..names import NameIndex
+from ..outputs.redirects import plan_redirects
+from ..publish import WriteStats
+from ..render.assets import AssetStore
+from ..render.pages import card_digests, page_key, shared_page_key, untouched
+from ..render.site import site_assets, site_renderer
+from . import store as cache
 
 STATE_TABLE = "site"
 """Cache table with what the fast path needs from the last full or fast build."""
@@ -161,13 +161,9 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         return None
     bodies = _Bodies(markdown, body_keys)
     bodies.update((slug, body) for slug, body in fresh.items() if body is not None)
-    assets = AssetStore()
-    for name in SITE_ASSETS:
-        assets.add_packaged(name)
+    assets = site_assets()
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
-    renderer = PageRenderer(config, terms, assets)
-    linker = Linker(config, terms, bodies, backlinks, built, assets)
-    renderer.page_extras = linker.page_extras
+    renderer, _linker = site_renderer(config, terms, bodies, backlinks, built, assets)
     warnings = plan_redirects(terms)[1]  # the only warnings the cross-term checks give
     if strict and warnings:
         return None

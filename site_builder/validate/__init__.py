@@ -1,0 +1,12 @@
+"""Validate stage: the checks that need every term at once.
+
+Per-file checks happen while loading (``load.content``); these look across
+files (``checks``: duplicate names, unknown related terms and explainers, and
+after the markdown stage, links to missing terms and anchors) and at aliases,
+which become public addresses (``check_aliases``).
+"""
+
+from ..outputs.redirects import check_aliases
+from .checks import backlinks, check_links, check_terms
+
+__all__ = ["backlinks", "check_aliases", "check_links", "check_terms"]
