@@ -2,7 +2,7 @@
 
 ``_headers`` is the file Netlify and Cloudflare Pages read from the root of
 the published folder; every build writes it (other hosts serve it as an
-inert file, and the README gives the same rules for nginx). ``serve`` sends
+inert file, and docs/hosting.md gives the same rules for nginx). ``serve`` sends
 the same security headers, so a page that breaks the policy breaks there
 first.
 """
