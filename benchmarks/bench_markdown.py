@@ -27,7 +27,7 @@ import yaml
 # runnable from a plain checkout, without installing the package
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from site_builder.load.content import split_front_matter  # noqa: E402
+from site_builder.load.front_matter import split_front_matter  # noqa: E402
 from site_builder.markup.render import BodyRenderer  # noqa: E402
 from site_builder.names import NameIndex  # noqa: E402
 

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from site_builder.load.content import load_terms, read_term, split_front_matter
+from site_builder.load.content import load_terms, read_term
+from site_builder.load.front_matter import split_front_matter
 
 from helpers import term, write_tree
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from markdown import inlinepatterns, util
 from markdown.treeprocessors import InlineProcessor
 
-from site_builder.load.content import split_front_matter
+from site_builder.load.front_matter import split_front_matter
 from site_builder.markup.accel import fast_inline
 from site_builder.markup.accel.fast_inline import TRIGGERS, FastInlineProcessor, trigger_for
 from site_builder.markup.render import BodyRenderer

@@ -19,7 +19,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from site_builder.load import simple_yaml
-from site_builder.load.content import split_front_matter
+from site_builder.load.front_matter import split_front_matter
 
 MAKE_CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "make_corpus.py"
 

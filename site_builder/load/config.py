@@ -12,7 +12,7 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from .content import control_character
+from .front_matter import control_character
 from ..errors import Problem, display_path
 
 
