@@ -31,7 +31,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Callable
 
-from . import output_lock
+from .publish import lock as output_lock
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor

@@ -33,7 +33,8 @@ import pytest
 from helpers import manifest, write_tree
 from test_hardening_crash import corpus
 
-from site_builder import output_lock, parallel
+from site_builder import parallel
+from site_builder.publish import lock as output_lock
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK = "SITE_BUILDER_KILL_TEST"
@@ -309,7 +310,7 @@ def test_a_killed_serve_leaves_no_worker(content, reference, tmp_path):
 HOLDER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from site_builder.output_lock import lock
+    from site_builder.publish.lock import lock
 
     lock(Path(sys.argv[1]))
     print("locked", flush=True)

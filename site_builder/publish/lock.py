@@ -215,8 +215,8 @@ def _command_line(pid: int) -> str:
 
 
 def _fail(path: Path, recorded: int | None, holders: list[tuple[int, str]]) -> None:
-    # PublishError is publish.py's, which imports this module: imported here, when it is complete.
-    from .publish import PublishError
+    # PublishError is staging.py's, which imports this module: imported here, when it is complete.
+    from .staging import PublishError
 
     gone = f"the build that took it (pid {recorded}) is gone" if recorded else "no running build is recorded in it"
     if holders:

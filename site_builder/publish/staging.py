@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .output_lock import lock as _lock, unlock as _unlock
+from .lock import lock as _lock, unlock as _unlock
 
 MARKER = ".site-builder"
 """A file in every output folder we build: we only ever replace folders that have it."""
