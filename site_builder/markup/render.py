@@ -31,7 +31,8 @@ from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
 from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
-from .source import FENCE_RE, SourceLocator, outside_fences, prepare_source
+from .locate import SourceLocator
+from .source import FENCE_RE, outside_fences, prepare_source
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")
 
