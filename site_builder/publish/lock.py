@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from .guard import PublishError
+
 POLL_SECONDS = 0.05
 """How often a waiting build tries the lock again."""
 
@@ -215,9 +217,6 @@ def _command_line(pid: int) -> str:
 
 
 def _fail(path: Path, recorded: int | None, holders: list[tuple[int, str]]) -> None:
-    # PublishError is staging.py's, which imports this module: imported here, when it is complete.
-    from .staging import PublishError
-
     gone = f"the build that took it (pid {recorded}) is gone" if recorded else "no running build is recorded in it"
     if holders:
         named = "; ".join(f"pid {pid} ({command})" for pid, command in holders)

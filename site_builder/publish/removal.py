@@ -1,0 +1,86 @@
+"""Deleting replaced trees and the leftovers of killed builds.
+
+``remove_tree`` deletes a large replaced site in a detached child: the one
+process allowed to outlive a build, holding nothing of the build's (not the
+lock, not its standard streams). ``clean_leftovers`` runs at the start of
+every build, under the lock.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+BACKGROUND_REMOVAL = 256
+"""An old site with at least this many top-level entries is deleted in the background."""
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a replaced site. Large trees go in a detached child process:
+    unlinking thousands of files costs seconds on some disks and nobody
+    waits for it (the next build removes anything left)."""
+    if sum(1 for _ in zip(range(BACKGROUND_REMOVAL), path.iterdir())) < BACKGROUND_REMOVAL or not hasattr(os, "fork"):
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    doomed = path
+    if ".old-" not in path.name:
+        doomed = path.with_name(path.name.replace(".staging-", ".old-") + f"-{time.monotonic_ns()}")
+        try:
+            os.rename(path, doomed)
+        except OSError:
+            shutil.rmtree(path, ignore_errors=True)
+            return
+    if os.fork() == 0:  # pragma: no cover - runs in the child
+        try:
+            # Hold nothing of the build's: not its lock (or any other file), and
+            # not its standard streams, or a caller reading the build's output
+            # (CI, $(...), subprocess) would wait for the deletion to finish.
+            quiet = os.open(os.devnull, os.O_RDWR)
+            for standard in (0, 1, 2):
+                os.dup2(quiet, standard)
+            os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # ``quiet`` too
+            os.setsid()
+            shutil.rmtree(doomed, ignore_errors=True)
+        finally:
+            os._exit(0)
+
+
+ACTIVE_DELETION_SECONDS = 60
+"""An ``.old-*`` folder changed this recently is still being deleted by a child."""
+
+
+def clean_leftovers(output: Path) -> None:
+    """Remove what killed or finished builds left beside ``output``."""
+    now = time.time()
+    for leftover in output.parent.glob(f".{output.name}.staging-*"):
+        if not _builder_alive(leftover):  # a live one is another build writing now (e.g. serve's)
+            remove_tree(leftover)
+    for leftover in output.parent.glob(f".{output.name}.old-*"):
+        try:
+            if now - leftover.stat().st_mtime > ACTIVE_DELETION_SECONDS:
+                remove_tree(leftover)
+        except OSError:
+            continue
+    old = output.parent / f".{output.name}.old"
+    if old.is_symlink() or (old.exists() and not old.is_dir()):
+        old.unlink()  # not ours: never restore a link as the site
+    elif old.exists() and output.exists():
+        shutil.rmtree(old, ignore_errors=True)
+    elif old.exists():
+        os.rename(old, output)  # a two-step swap was interrupted: restore
+
+
+def _builder_alive(staging: Path) -> bool:
+    """True when the process named in ``.output.staging-<pid>`` still runs (and is not us)."""
+    pid = staging.name.rsplit("-", 1)[-1]
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: alive, someone else's
+        return True
+    return True

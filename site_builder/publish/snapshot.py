@@ -1,0 +1,152 @@
+"""What a tree's folders looked like when a build left it: their ctimes, and the
+entries of the root and of racy folders, listed one by one.
+
+The records (``records.py``) keep a snapshot of each tree, so that the next
+build can tell without listing a tree that nothing in it was added, removed
+or replaced since; ``_survey`` takes a snapshot and checks a tree against one.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from .trees import _unlink_quietly
+
+
+@dataclass
+class _Snapshot:
+    """What a tree's folders looked like when we left it, enough to tell without
+    listing them that no entry was added, removed or replaced since.
+
+    A folder's ctime changes whenever an entry in it is added, removed or
+    replaced (and on chmod, utime...), and no tool can set it back. Two kinds
+    of folder are listed instead, entry by entry (name, kind, inode): the root,
+    whose own ctime changes when it is renamed (which the claim and the
+    exchange do every build), and folders changed in the same clock tick as
+    the snapshot was taken ("racy", as git says of its index), which a change
+    right after could leave with the same ctime.
+    """
+
+    ctimes: dict[str, int]
+    listed: dict[str, dict[str, int]]
+
+
+def _clock(output: Path) -> int:
+    """The file system's own clock, as ctimes show it: a snapshot's folders with a
+    ctime this recent may change again without their ctime showing it."""
+    probe = output.with_name(f".{output.name}.clock-{os.getpid()}")
+    _unlink_quietly(probe)
+    descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        return os.fstat(descriptor).st_ctime_ns
+    finally:
+        os.close(descriptor)
+        _unlink_quietly(probe)
+
+
+def _folders_of(paths) -> set[str]:
+    """Every folder holding one of ``paths``, with its parents up to the root ("")."""
+    direct = {path.rpartition("/")[0] for path in paths}  # at 10,000 pages: one comprehension, not a loop
+    folders = direct | {""}
+    for folder in direct:
+        while "/" in folder:
+            folder = folder.rpartition("/")[0]
+            if folder in folders:
+                break
+            folders.add(folder)
+    return folders
+
+
+def _children(paths, folders: set[str]) -> dict[str, tuple[set[str], set[str]]]:
+    """For each of ``folders``: the entries a tree holding exactly ``paths`` has
+    there, as (names of folders, names of files)."""
+    if folders == {""}:  # the common case, and 10,000 entries: comprehensions
+        files = {path for path in paths if "/" not in path}
+        return {"": ({path.partition("/")[0] for path in paths} - files, files)}
+    found: dict[str, tuple[set[str], set[str]]] = {folder: (set(), set()) for folder in folders}
+    for path in paths:
+        parent, _, name = path.rpartition("/")
+        kind = 1
+        while True:
+            entries = found.get(parent)
+            if entries is not None:
+                entries[kind].add(name)
+            if not parent:
+                break
+            parent, _, name = parent.rpartition("/")
+            kind = 0
+    return found
+
+
+def _survey(root: str, paths: set[str], now: int | None, before: _Snapshot | None = None,
+            only: set[str] | None = None) -> _Snapshot | None:
+    """Snapshot the tree at ``root``, which holds exactly ``paths`` (only the folders
+    ``only``, when given: the rest is known already); None when it does not.
+
+    With ``before``: None also unless every folder is still as ``before`` saw it.
+    ``now`` (from ``_clock``) decides which folders are racy and must be listed;
+    None: check against ``before`` only.
+    Every folder is looked at with lstat, so a symlink is never taken for one.
+    """
+    folders = _folders_of(paths) if only is None else only | {""}
+    ctimes: dict[str, int] = {}
+    to_list = {""}
+    try:
+        root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        for folder in folders:
+            if not folder:
+                continue
+            info = os.stat(folder, dir_fd=root_fd, follow_symlinks=False)
+            if not stat.S_ISDIR(info.st_mode):
+                return None
+            ctime = info.st_ctime_ns
+            if before is not None:
+                if folder in before.listed:
+                    to_list.add(folder)
+                elif before.ctimes.get(folder) != ctime:
+                    return None
+            if now is not None and ctime >= now:
+                to_list.add(folder)  # racy: listed instead
+            else:
+                ctimes[folder] = ctime
+        children = _children(paths, to_list)
+        listed: dict[str, dict[str, int]] = {}
+        for folder in to_list:
+            inodes, subfolders, files = _entries(root_fd, folder)
+            if (subfolders, files) != children[folder] or len(inodes) != len(subfolders) + len(files):
+                return None  # something else is there: a symlink, a FIFO, a stray file...
+            if before is not None and folder in before.listed and before.listed[folder] != inodes:
+                return None
+            if folder not in ctimes:
+                listed[folder] = inodes
+    except OSError:
+        return None
+    finally:
+        os.close(root_fd)
+    return _Snapshot(ctimes, listed)
+
+
+def _entries(root_fd: int, folder: str) -> tuple[dict[str, int], set[str], set[str]]:
+    """The entries in ``folder``: (name -> inode of each, names of the real folders,
+    names of the regular files), from the folder's listing alone (d_type)."""
+    descriptor = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=root_fd)
+    inodes: dict[str, int] = {}
+    folders: set[str] = set()
+    files: set[str] = set()
+    try:
+        with os.scandir(descriptor) as entries:
+            for entry in entries:
+                inodes[entry.name] = entry.inode()
+                if entry.is_dir(follow_symlinks=False):
+                    folders.add(entry.name)
+                elif entry.is_file(follow_symlinks=False):
+                    files.add(entry.name)
+    finally:
+        os.close(descriptor)
+    return inodes, folders, files
