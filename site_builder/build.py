@@ -5,8 +5,10 @@ rendered into a staging folder beside ``output/`` (never into it) and the
 write stage swaps that folder in atomically; any error stops the build with
 ``BuildFailed`` and leaves the previous ``output/`` exactly as it was.
 
-A content-addressed cache (``cache.py``) lets a rebuild skip parsing,
-markdown, explainers and pages whose inputs did not change.
+A content-addressed cache (``cache/``) lets a rebuild skip parsing,
+markdown, explainers and pages whose inputs did not change. It wraps the
+stages (``cache.bodies`` the markdown stage, ``cache.pages`` the render
+stage) rather than being threaded through them.
 """
 
 from __future__ import annotations
@@ -20,19 +22,19 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from . import CACHE_FOLDER, validate
-from .cache import incremental
+from .cache import bodies as body_cache, incremental
+from .cache import pages as page_cache
 from .cache import store as cache
 from .errors import BuildFailed, Problem
 from .explainers import base as explainers
 from .load import content
 from .load.config import SiteConfig, load_config
 from .load.preload import Preload
-from .markup.stage import fill_html, render_bodies, shared_body_key
 from .names import NameIndex
 from .outputs import Linker
 from .publish import InPlace, Staging, check_output
 from .render.assets import AssetStore
-from .render.pages import compile_templates, write_pages
+from .render.pages import compile_templates
 from .render.site import site_assets, site_renderer
 
 
@@ -191,9 +193,10 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
 
     with _stage("markdown", log):
         names = NameIndex(terms)
-        bodies, body_keys = render_bodies(terms, config, jobs=options.jobs or default_jobs(),
-                                          store=store if options.write and store.enabled else None, names=names,
-                                          meanwhile=compile_templates if options.write else lambda: None)
+        bodies, body_keys = body_cache.render_cached(terms, config, names,
+                                                     store=store if options.write and store.enabled else None,
+                                                     jobs=options.jobs or default_jobs(),
+                                                     meanwhile=compile_templates if options.write else lambda: None)
         problems += validate.check_links(terms, bodies)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
@@ -227,10 +230,11 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 if set(previews) != set(stored) or previews.used != set(previews):  # new images, or unused ones
                     store.save_table("previews", {k: previews[k] for k in previews.used})
 
-            fresh, reused = write_pages(staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
-                                        jobs=options.jobs or default_jobs(), keyed=store.enabled,
-                                        fill_html=lambda slugs: fill_html(slugs, terms, bodies, body_keys, config, store),
-                                        meanwhile=site_files)
+            fresh, reused = page_cache.write_pages(
+                staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
+                jobs=options.jobs or default_jobs(), keyed=store.enabled,
+                fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store),
+                meanwhile=site_files)
         except BaseException:
             staging.abort()
             raise
@@ -239,7 +243,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         stats = staging.commit()
         _remember_files(store, options.output, manifest, fresh, reused, staging.paths)
         if store.enabled:
-            incremental.remember(store, config, shared_body_key(config, names), names, body_keys, backlinks)
+            incremental.remember(store, config, body_cache.shared_body_key(config, names), names, body_keys, backlinks)
         remember_terms()
     report.written, report.unchanged = stats.written, stats.unchanged
     report.cache_failure = store.failure

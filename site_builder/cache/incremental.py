@@ -28,14 +28,15 @@ from ..errors import Problem
 from ..load.config import SiteConfig
 from ..load.content import RECORD_FIELDS, Term
 from ..markup.render import Link, RenderedBody
-from ..markup.stage import body_key, fill_html, render_one
+from ..markup.stage import render_one
 from ..names import NameIndex
 from ..outputs.redirects import plan_redirects
 from ..publish import WriteStats
 from ..render.assets import AssetStore
-from ..render.pages import card_digests, page_key, shared_page_key, untouched
 from ..render.site import site_assets, site_renderer
 from . import store as cache
+from .bodies import TABLE as MARKDOWN_TABLE, body_key, fill_html
+from .pages import card_digests, page_key, shared_page_key, untouched
 
 STATE_TABLE = "site"
 """Cache table with what the fast path needs from the last full or fast build."""
@@ -105,7 +106,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         return None  # another config, or other code or templates than the last build's
     if not writer.can_keep(set(manifest)):
         return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
-    markdown = store.table("markdown")
+    markdown = store.table(MARKDOWN_TABLE)
     body_keys: dict[str, str] = dict(state["body_keys"])
     backlinks: dict[str, list[str]] = dict(state["backlinks"])  # entries are replaced, never changed in place
     if set(body_keys) != {t.slug for t in terms}:
@@ -190,8 +191,8 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     new_bodies = {body_keys[slug]: body for slug, body in fresh.items() if body is not None and body.html is not None}
     if any(key not in markdown for key in new_bodies):
         live = set(body_keys.values())
-        store.save_table("markdown", {**{k: v for k, v in markdown.items() if k in live},
-                                      **{key: body.to_record() for key, body in new_bodies.items()}})
+        store.save_table(MARKDOWN_TABLE, {**{k: v for k, v in markdown.items() if k in live},
+                                          **{key: body.to_record() for key, body in new_bodies.items()}})
         store.blobs.put_many({key: body.html for key, body in new_bodies.items()}, live=live)
     store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
     log(f"  fast path: {len(changed)} body edit(s), {len(redo)} page(s) rendered")

@@ -6,11 +6,10 @@ import functools
 import os
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import jinja2
 
-from ..cache import store as cache
 from .. import parallel
 from .assets import AssetStore
 from ..load.config import SiteConfig
@@ -176,78 +175,44 @@ def _filed_under(folded: str) -> str:
 PARALLEL_PAGES = 200
 """From this many term pages to render, forked workers render them."""
 
+SITE_PAGES = ("index.html", "404.html")
+"""The pages beside the term pages, in the order they are written."""
+
 _shared_state: tuple | None = None  # what forked workers inherit (see write_pages)
 
 
 def write_pages(
     staging,
     renderer: PageRenderer,
-    terms: list[Term],
+    todo: list[Term],
     bodies: Mapping[str, RenderedBody],
-    body_keys: Mapping[str, str],
     backlinks: Mapping[str, list[str]],
     explainers: Mapping[str, ExplainerBuild],
-    manifest: Mapping[str, tuple],
     jobs: int = 1,
-    fill_html: Callable[[list[str]], None] = lambda slugs: None,
+    site_pages: Callable[[], Iterable[str]] = lambda: SITE_PAGES,
     meanwhile: Callable[[], None] = lambda: None,
-    keyed: bool = True,
-) -> tuple[dict[str, str], set[str]]:
-    """Render every page into ``staging``; return (relative path -> page key,
-    the paths reused from the previous build without rendering).
+) -> None:
+    """Render the term pages of ``todo``, the explainers' files and the site
+    pages (index, 404) into ``staging``.
 
-    A page's key hashes everything it shows. When the key matches the
-    ``manifest`` of the previous build and the file there is untouched (same
-    size and mtime), the old file is reused instead of rendering it again.
-    The pages left to render get their body HTML from ``fill_html`` first;
-    with ``jobs`` > 1 and many of them, forked workers render and write them
-    (each into its own folders of the same staging tree) while this process
-    writes the index, the 404 page and whatever ``meanwhile`` adds.
-    ``keyed=False`` (no cache to remember them in): no keys, nothing reused.
+    The bodies of ``todo`` must have their HTML. With ``jobs`` > 1 and many
+    pages, forked workers render and write the term pages (each into its own
+    folders of the same staging tree) while this process writes the site
+    pages and then runs ``meanwhile()``. ``site_pages()``, called in this
+    process while the workers render, names which of ``SITE_PAGES`` to render:
+    a caller that keeps the others from the previous build (``cache.pages``)
+    decides there, and can do its own work there while the workers run.
     """
     global _shared_state
-    shared = shared_page_key(renderer) if keyed else ""
-    card = card_digests(renderer)
-    keys: dict[str, str] = {}
-    kept: set[str] = set()
-    todo: list[Term] = []
-
-    def key_pages() -> None:
-        for term in terms:
-            keys[f"{term.slug}/index.html"] = page_key(shared, card, term, bodies[term.slug], body_keys[term.slug],
-                                                       backlinks[term.slug], explainers.get(term.slug))
-
-    # With no previous pages (a cold build) nothing can be reused: the keys are
-    # only remembered, so they are computed while the workers render.
-    key_later = keyed and not manifest
-    if not keyed or key_later:
-        todo = list(terms)
-    else:
-        key_pages()
-        for term in terms:
-            relative = f"{term.slug}/index.html"
-            if reuse_page(staging, manifest, relative, keys[relative]):
-                kept.add(relative)
-            else:
-                todo.append(term)
     for slug, explainer in sorted(explainers.items()):
         for name, data in explainer.files.items():
             staging.add(f"{slug}/{name}", data)
-    fill_html([term.slug for term in todo])
     _shared_state = (staging, renderer, todo, bodies, backlinks, explainers)
 
     def rest() -> None:
-        if key_later:
-            key_pages()
-        if keyed:
-            everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
-            keys["index.html"] = cache.key(shared, "index", everyone)
-            keys["404.html"] = cache.key(shared, "404")
-        for relative, render in (("index.html", renderer.index_page_html), ("404.html", renderer.not_found_page)):
-            if keyed and reuse_page(staging, manifest, relative, keys[relative]):
-                kept.add(relative)
-            else:
-                staging.add(relative, render())
+        render = {"index.html": renderer.index_page_html, "404.html": renderer.not_found_page}
+        for relative in site_pages():
+            staging.add(relative, render[relative]())
         meanwhile()
 
     try:
@@ -264,40 +229,6 @@ def write_pages(
             rest()
     finally:
         _shared_state = None
-    return keys, kept
-
-
-def shared_page_key(renderer: PageRenderer) -> str:
-    """The part of every page key that is the same across the site: code, config, asset URLs."""
-    return cache.key(cache.code_version(), repr(renderer.config), repr(sorted(renderer.assets.urls.items())))
-
-
-def page_key(shared: str, card: Callable[[str], str], term: Term, body: RenderedBody, body_key: str,
-             backlinks: list[str], explainer: ExplainerBuild | None) -> str:
-    """Hash of everything a term page shows."""
-    # Of other terms it shows: related and backlink lists, and the hover cards
-    # (and their data) of the terms its body links to.
-    linked = sorted({link.slug for link in body.links if link.slug})
-    neighbours = "\n".join(card(slug) for slug in (*term.related, *backlinks, *linked))
-    return cache.key(
-        shared, body_key,
-        repr((term.slug, term.title, term.summary, term.aliases, term.related, term.explainer)),
-        neighbours, repr(backlinks),
-        repr(explainer) if explainer else "",
-    )
-
-
-def card_digests(renderer: PageRenderer) -> Callable[[str], str]:
-    """slug -> digest of what a link to it shows (title, summary, address), computed once per term."""
-    seen: dict[str, str] = {}
-
-    def card(slug: str) -> str:
-        if slug not in seen:
-            link = renderer.link(slug)
-            seen[slug] = cache.key(link.slug, link.title, link.summary, link.href)
-        return seen[slug]
-
-    return card
 
 
 def _worker_pages(bounds: tuple[int, int]):
@@ -316,20 +247,3 @@ def _term_pages(start: int, end: int) -> None:
     for term in todo[start:end]:
         page = renderer.term_page(term, bodies[term.slug], backlinks[term.slug], explainers.get(term.slug))
         staging.add(f"{term.slug}/index.html", page)
-
-
-def reuse_page(staging, manifest, relative: str, page_key: str) -> bool:
-    """True when the previous build's file for ``relative`` had this key, is untouched, and was kept."""
-    previous = manifest.get(relative)
-    return (previous is not None and previous[0] == page_key
-            and untouched(staging.output / relative, previous) and staging.reuse(relative))
-
-
-def untouched(path, previous: tuple) -> bool:
-    """Whether the file at ``path`` still has the size and mtime recorded in
-    ``previous`` (a page-manifest entry): nobody edited the output by hand."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False
-    return (info.st_size, info.st_mtime_ns) == tuple(previous[1:3])

@@ -1,0 +1,101 @@
+"""The markdown stage, memoised: bodies whose key is in the cache are not rendered again.
+
+A body's key hashes everything its HTML depends on (the code, the config
+flags, the name index, the body and its first line), so a cached body can be
+missing but never stale. The stage itself (``markup.stage``) knows nothing
+of this: it is handed the bodies there is no entry for.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..load.config import SiteConfig
+from ..load.content import Term
+from ..markup.render import RenderedBody
+from ..markup.stage import render_bodies
+from ..names import NameIndex
+from . import store as cache
+
+TABLE = "markdown"
+"""Cache table: body key -> the body's record without its HTML (kept as blobs)."""
+
+
+def shared_body_key(config: SiteConfig, names: NameIndex) -> str:
+    """The part of every body key that is the same across the site: code, config, names."""
+    return cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html)), names.digest_material())
+
+
+def body_key(shared: str, term: Term) -> str:
+    """The cache key of ``term``'s rendered body, given ``shared_body_key``."""
+    return cache.key(shared, term.body, str(term.body_line))
+
+
+def body_keys(terms: list[Term], config: SiteConfig, names: NameIndex) -> dict[str, str]:
+    """slug -> cache key of its rendered body: everything the HTML depends on."""
+    shared = shared_body_key(config, names)
+    return {t.slug: body_key(shared, t) for t in terms}
+
+
+def render_cached(
+    terms: list[Term],
+    config: SiteConfig,
+    names: NameIndex,
+    store: "cache.BuildCache | None",
+    jobs: int = 1,
+    meanwhile: Callable[[], None] = lambda: None,
+) -> tuple[dict[str, RenderedBody], dict[str, str]]:
+    """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies.
+
+    The bodies not in the cache are rendered by the markdown stage, with
+    ``jobs`` workers; ``meanwhile()`` runs in this process while they render
+    (before rendering, when there are no workers).
+
+    Without a ``store`` nothing is cached, and no keys are computed (the dict is empty).
+
+    Bodies taken from the cache come without their HTML (``html`` is None):
+    most pages are reused whole, so their HTML is never needed. ``fill_html``
+    fetches it for the pages that are rendered again.
+    """
+    cached = store.table(TABLE) if store is not None else {}
+    results: dict[str, RenderedBody] = {}
+    keys: dict[str, str] = {}
+    if cached:
+        keys = body_keys(terms, config, names)
+        for term in terms:
+            record = cached.get(keys[term.slug])
+            if record is not None:
+                results[term.slug] = RenderedBody.from_record(record)
+        todo = [t for t in terms if t.slug not in results]
+        fresh = render_bodies(todo, config, names, jobs, meanwhile=meanwhile)
+    else:
+        # Nothing to reuse (a cold build): hash the bodies while the workers render
+        # them; without a store (--no-cache, check) nothing would keep the keys.
+        todo = terms
+        def key_all() -> None:
+            if store is not None:
+                keys.update(body_keys(terms, config, names))
+            meanwhile()
+
+        fresh = render_bodies(todo, config, names, jobs, meanwhile=key_all)
+    results.update(fresh)
+    if store is not None and todo:
+        store.save_table(TABLE, {keys[slug]: body.to_record() for slug, body in results.items()})
+        store.blobs.put_many({keys[slug]: body.html for slug, body in fresh.items()}, live=set(keys.values()))
+    return results, keys
+
+
+def fill_html(slugs: list[str], terms: list[Term], bodies: dict[str, RenderedBody], keys: dict[str, str],
+              config: SiteConfig, store: "cache.BuildCache | None") -> None:
+    """Give the bodies of ``slugs`` their HTML: from the cache, or rendered again if it lost them."""
+    missing = [slug for slug in slugs if bodies[slug].html is None]
+    if not missing:
+        return
+    stored = store.blobs.get_many([keys[slug] for slug in missing]) if store is not None else {}
+    for slug in missing:
+        bodies[slug].html = stored.get(keys[slug])
+    lost = {slug for slug in missing if bodies[slug].html is None}
+    if lost:
+        again = render_bodies([t for t in terms if t.slug in lost], config, NameIndex(terms), jobs=1)
+        for slug, body in again.items():
+            bodies[slug].html = body.html

@@ -1,0 +1,139 @@
+"""The render stage, memoised: which pages to render, and which to keep from the last build.
+
+A page's key hashes everything it shows. When the key matches the page
+manifest of the previous build and the file there is untouched (same size
+and mtime), the old file is reused instead of rendering it again. The render
+stage (``render.pages``) is handed only the pages left to render.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Mapping
+
+from ..explainers.base import ExplainerBuild
+from ..load.content import Term
+from ..markup.render import RenderedBody
+from ..render import pages
+from ..render.pages import PageRenderer
+from . import store as cache
+
+
+def write_pages(
+    staging,
+    renderer: PageRenderer,
+    terms: list[Term],
+    bodies: Mapping[str, RenderedBody],
+    body_keys: Mapping[str, str],
+    backlinks: Mapping[str, list[str]],
+    explainers: Mapping[str, ExplainerBuild],
+    manifest: Mapping[str, tuple],
+    jobs: int = 1,
+    fill_html: Callable[[list[str]], None] = lambda slugs: None,
+    meanwhile: Callable[[], None] = lambda: None,
+    keyed: bool = True,
+) -> tuple[dict[str, str], set[str]]:
+    """Render every page into ``staging`` that the previous build cannot give;
+    return (relative path -> page key, the paths reused from the previous
+    build without rendering).
+
+    The pages left to render get their body HTML from ``fill_html`` first,
+    then go to the render stage (``render.pages.write_pages``, with ``jobs``
+    workers); ``meanwhile`` runs in this process while the workers render.
+    ``keyed=False`` (no cache to remember them in): no keys, nothing reused.
+    """
+    shared = shared_page_key(renderer) if keyed else ""
+    card = card_digests(renderer)
+    keys: dict[str, str] = {}
+    kept: set[str] = set()
+    todo: list[Term] = []
+
+    def key_pages() -> None:
+        for term in terms:
+            keys[f"{term.slug}/index.html"] = page_key(shared, card, term, bodies[term.slug], body_keys[term.slug],
+                                                       backlinks[term.slug], explainers.get(term.slug))
+
+    # With no previous pages (a cold build) nothing can be reused: the keys are
+    # only remembered, so they are computed while the workers render.
+    key_later = keyed and not manifest
+    if not keyed or key_later:
+        todo = list(terms)
+    else:
+        key_pages()
+        for term in terms:
+            relative = f"{term.slug}/index.html"
+            if reuse_page(staging, manifest, relative, keys[relative]):
+                kept.add(relative)
+            else:
+                todo.append(term)
+    fill_html([term.slug for term in todo])
+
+    def site_pages() -> list[str]:
+        # Called by the render stage while its workers render the term pages.
+        if key_later:
+            key_pages()
+        if keyed:
+            everyone = repr([(t.slug, t.title, t.summary, t.aliases) for t in terms])
+            keys["index.html"] = cache.key(shared, "index", everyone)
+            keys["404.html"] = cache.key(shared, "404")
+        render = []
+        for relative in pages.SITE_PAGES:
+            if keyed and reuse_page(staging, manifest, relative, keys[relative]):
+                kept.add(relative)
+            else:
+                render.append(relative)
+        return render
+
+    pages.write_pages(staging, renderer, todo, bodies, backlinks, explainers, jobs=jobs,
+                      site_pages=site_pages, meanwhile=meanwhile)
+    return keys, kept
+
+
+def shared_page_key(renderer: PageRenderer) -> str:
+    """The part of every page key that is the same across the site: code, config, asset URLs."""
+    return cache.key(cache.code_version(), repr(renderer.config), repr(sorted(renderer.assets.urls.items())))
+
+
+def page_key(shared: str, card: Callable[[str], str], term: Term, body: RenderedBody, body_key: str,
+             backlinks: list[str], explainer: ExplainerBuild | None) -> str:
+    """Hash of everything a term page shows."""
+    # Of other terms it shows: related and backlink lists, and the hover cards
+    # (and their data) of the terms its body links to.
+    linked = sorted({link.slug for link in body.links if link.slug})
+    neighbours = "\n".join(card(slug) for slug in (*term.related, *backlinks, *linked))
+    return cache.key(
+        shared, body_key,
+        repr((term.slug, term.title, term.summary, term.aliases, term.related, term.explainer)),
+        neighbours, repr(backlinks),
+        repr(explainer) if explainer else "",
+    )
+
+
+def card_digests(renderer: PageRenderer) -> Callable[[str], str]:
+    """slug -> digest of what a link to it shows (title, summary, address), computed once per term."""
+    seen: dict[str, str] = {}
+
+    def card(slug: str) -> str:
+        if slug not in seen:
+            link = renderer.link(slug)
+            seen[slug] = cache.key(link.slug, link.title, link.summary, link.href)
+        return seen[slug]
+
+    return card
+
+
+def reuse_page(staging, manifest, relative: str, page_key: str) -> bool:
+    """True when the previous build's file for ``relative`` had this key, is untouched, and was kept."""
+    previous = manifest.get(relative)
+    return (previous is not None and previous[0] == page_key
+            and untouched(staging.output / relative, previous) and staging.reuse(relative))
+
+
+def untouched(path, previous: tuple) -> bool:
+    """Whether the file at ``path`` still has the size and mtime recorded in
+    ``previous`` (a page-manifest entry): nobody edited the output by hand."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return (info.st_size, info.st_mtime_ns) == tuple(previous[1:3])
