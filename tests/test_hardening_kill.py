@@ -30,6 +30,8 @@ from pathlib import Path
 
 import pytest
 
+from site_builder.publish.removal import DELETION_NAME
+
 from helpers import manifest, write_tree
 from test_hardening_crash import corpus
 
@@ -88,11 +90,10 @@ class Started:
 
     def leftovers(self) -> list[tuple[int, str]]:
         """(pid, command line) of every live process carrying this run's marker,
-        but the detached background deletion (a session of its own), which may stay."""
+        but the detached background deletion (it names itself ``DELETION_NAME``), which may stay."""
         found = []
         for pid, stat in _marked(self.tag):
-            session = int(stat[3])
-            if session == pid and pid != self.pid:
+            if _name(pid) == DELETION_NAME.decode():
                 assert not _holds_file(pid, self.lock), f"the background deletion {pid} holds the output lock"
                 pipes = _pipes(pid)
                 assert not pipes, f"the background deletion {pid} holds the build's pipes {pipes}"
@@ -165,6 +166,14 @@ def _command_line(pid: int) -> str:
             return handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
     except OSError:
         return "?"
+
+
+def _name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""
 
 
 def _pipes(pid: int) -> list[str]:

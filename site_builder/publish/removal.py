@@ -8,6 +8,7 @@ every build, under the lock.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import time
@@ -15,6 +16,23 @@ from pathlib import Path
 
 BACKGROUND_REMOVAL = 256
 """An old site with at least this many top-level entries is deleted in the background."""
+
+
+DELETION_NAME = b"sb-remove-tree"
+"""What ``ps`` and ``/proc/<pid>/comm`` call the detached deletion, so an operator
+(or a test) can tell it from a leftover worker: it is the one process meant to
+outlive a build."""
+
+
+def _name_process(name: bytes) -> None:
+    """Set this process's name (Linux ``PR_SET_NAME``); nothing elsewhere."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+_PR_SET_NAME = 15
 
 
 def remove_tree(path: Path) -> None:
@@ -42,6 +60,7 @@ def remove_tree(path: Path) -> None:
                 os.dup2(quiet, standard)
             os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # ``quiet`` too
             os.setsid()
+            _name_process(DELETION_NAME)
             shutil.rmtree(doomed, ignore_errors=True)
         finally:
             os._exit(0)
