@@ -144,7 +144,7 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path) -> None:
         return ours(site)
 
     # The first rebuild after a cold build also lays down the spare tree the
-    # next ones stage into (see publish.py); every later edit is "steady".
+    # next ones stage into (see site_builder/publish/staging.py); every later edit is "steady".
     first, _ = run(edit_body())
     warm, warm_mem = median_of(runs, edit_body)
     print(f"\n## {n:,} terms ({runs} run(s) each, median; peak = whole process tree)")
