@@ -29,7 +29,7 @@ from markdown import inlinepatterns, util
 from markdown.treeprocessors import InlineProcessor
 
 from site_builder.load.front_matter import split_front_matter
-from site_builder.markup.accel import fast_inline
+from site_builder.markup.accel import fast_inline, inline_triggers
 from site_builder.markup.accel.fast_inline import TRIGGERS, FastInlineProcessor, trigger_for
 from site_builder.markup.render import BodyRenderer
 from site_builder.names import NameIndex
@@ -134,7 +134,7 @@ def test_keys_stand_for_their_substrings_and_placeholders_hold_none():
     placeholder_chars = set(util.INLINE_PLACEHOLDER % "0123456789")
     for trigger in TRIGGERS.values():
         for needle in trigger[0]:
-            key = fast_inline._key(needle)
+            key = inline_triggers._key(needle)
             assert key and key in needle
             assert not placeholder_chars & set(key), needle
             assert key.strip() if len(key) == 1 else not key.strip()  # one non-space char, or all whitespace

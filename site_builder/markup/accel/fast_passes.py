@@ -1,0 +1,159 @@
+"""Faster drop-ins for Python-Markdown passes that usually have nothing to do, same output.
+
+``FastAttrListTreeprocessor`` (attr_list)
+    Every regex it applies (block, header and inline forms) contains a
+    literal ``{``; when no text or tail anywhere in the tree has one (one
+    C-level ``itertext()`` join, which also yields comments' text) it cannot
+    change anything.
+
+``FastUnescapeTreeprocessor`` (unescape)
+    Its regex needs STX; without STX in any text, tail or attribute value it
+    only re-sets attributes to the values they already have.
+
+``FastPrettifyTreeprocessor`` (prettify)
+    The same recursion as stock, with ``md.is_block_level`` answered from a
+    per-run cache (it depends only on the tag) and without re-entering a
+    method per element.
+
+``FastNormalizeWhitespace``, ``FastFencedBlockPreprocessor``, ``FastRawHtmlPostprocessor``
+    Skip a regex that cannot match: ``(?<=\\n) +\\n`` needs " \\n"; a fenced
+    block needs "```" or "~~~"; a stash placeholder needs STX.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as etree
+
+from markdown import util
+from markdown.extensions.attr_list import AttrListTreeprocessor
+from markdown.extensions.fenced_code import FencedBlockPreprocessor
+from markdown.postprocessors import RawHtmlPostprocessor
+from markdown.preprocessors import NormalizeWhitespace
+from markdown.treeprocessors import PrettifyTreeprocessor, UnescapeTreeprocessor
+
+STX, ETX = util.STX, util.ETX
+
+
+# --- attr_list, unescape, prettify --------------------------------------------------
+
+
+class FastAttrListTreeprocessor(AttrListTreeprocessor):
+    """``AttrListTreeprocessor`` that returns at once when no text in the tree has a '{'."""
+
+    def run(self, doc: etree.Element) -> None:
+        """Stock ``run()``, unless no text or tail holds '{' (then it would change nothing)."""
+        tail = doc.tail
+        if "{" in "".join(doc.itertext()) or (tail and "{" in tail):
+            super().run(doc)
+
+
+class FastUnescapeTreeprocessor(UnescapeTreeprocessor):
+    """``UnescapeTreeprocessor`` that returns at once when nothing holds STX."""
+
+    def run(self, root: etree.Element) -> None:
+        """Stock ``run()``, unless no text, tail or attribute value holds STX."""
+        if STX in "".join(root.itertext()):
+            return super().run(root)
+        for elem in root.iter():
+            attrib = elem.attrib
+            if attrib:
+                for value in attrib.values():
+                    if value is not None and STX in value:
+                        return super().run(root)
+        return None
+
+
+class FastPrettifyTreeprocessor(PrettifyTreeprocessor):
+    """``PrettifyTreeprocessor`` with ``is_block_level`` cached per run."""
+
+    def run(self, root: etree.Element) -> None:
+        """Add the same line breaks as stock ``run()``."""
+        is_block_level = self.md.is_block_level
+        cache: dict = {}
+
+        # Stock _prettifyETree, line for line, with is_block_level looked up in
+        # ``cache`` first. The lookups are written out, not put in a helper:
+        # a helper would add a stack frame per level, and a tree that stock
+        # just manages to prettify at the recursion limit would then fail here.
+        # (Element tags are strings or the Comment/PI functions: all hashable.)
+        def prettify(elem: etree.Element) -> None:
+            tag = elem.tag
+            try:
+                blocky = cache[tag]
+            except KeyError:
+                blocky = cache[tag] = is_block_level(tag)
+            if blocky and tag not in ("code", "pre"):
+                if (not elem.text or not elem.text.strip()) and len(elem):
+                    first = elem[0].tag
+                    try:
+                        first_blocky = cache[first]
+                    except KeyError:
+                        first_blocky = cache[first] = is_block_level(first)
+                    if first_blocky:
+                        elem.text = "\n"
+                for e in elem:
+                    child = e.tag
+                    try:
+                        child_blocky = cache[child]
+                    except KeyError:
+                        child_blocky = cache[child] = is_block_level(child)
+                    if child_blocky:
+                        prettify(e)
+            if not elem.tail or not elem.tail.strip():
+                elem.tail = "\n"
+
+        prettify(root)
+        for br in root.iter("br"):
+            if not br.tail or not br.tail.strip():
+                br.tail = "\n"
+            else:
+                br.tail = "\n%s" % br.tail
+        for pre in root.iter("pre"):
+            if len(pre) and pre[0].tag == "code":
+                code = pre[0]
+                if not len(code) and code.text is not None:
+                    code.text = util.AtomicString(code.text.rstrip() + "\n")
+
+
+# --- pre- and postprocessors ----------------------------------------------------------
+
+
+class FastNormalizeWhitespace(NormalizeWhitespace):
+    """``NormalizeWhitespace`` that skips what cannot match (tabs, blank lines of spaces)."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        """The lines stock ``run()`` returns."""
+        source = "\n".join(lines)
+        if STX in source or ETX in source:
+            source = source.replace(STX, "").replace(ETX, "")
+        if "\r" in source:
+            source = source.replace("\r\n", "\n").replace("\r", "\n")
+        source += "\n\n"
+        if "\t" in source:
+            source = source.expandtabs(self.md.tab_length)
+        if " \n" in source:  # the regex ends with one
+            source = re.sub(r"(?<=\n) +\n", "\n", source)
+        return source.split("\n")
+
+
+class FastFencedBlockPreprocessor(FencedBlockPreprocessor):
+    """``FencedBlockPreprocessor`` that returns at once when there is no fence to find."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        """The lines stock ``run()`` returns."""
+        if self.checked_for_deps:
+            text = "\n".join(lines)
+            if "```" not in text and "~~~" not in text:
+                return text.split("\n")  # what stock returns when its regex finds nothing
+        return super().run(lines)
+
+
+class FastRawHtmlPostprocessor(RawHtmlPostprocessor):
+    """``RawHtmlPostprocessor`` that returns at once when there is no placeholder."""
+
+    def run(self, text: str) -> str:
+        """The text stock ``run()`` returns."""
+        if STX not in text:
+            return text  # both alternatives of its pattern contain STX
+        return super().run(text)
