@@ -59,7 +59,7 @@ class RenderedBody:
     """A term body turned into HTML, plus what validation needs to know about it."""
 
     html: str | None
-    """None when taken from the cache without it (see ``markdown_stage.fill_html``)."""
+    """None when taken from the cache without it (see ``cache.bodies.fill_html``)."""
     anchors: list[str] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     problems: list[tuple] = field(default_factory=list)
