@@ -131,3 +131,13 @@ def test_a_term_record_round_trips_field_by_field():
     assert Term.from_record(record) == term
     assert RECORD_FIELDS == tuple(f.name for f in fields(Term))
     assert dict(zip(RECORD_FIELDS, record)) == {f.name: getattr(term, f.name) for f in fields(Term)}
+
+
+def test_front_matter_messages_are_worded_as_documented(tmp_path: Path):
+    write_tree(tmp_path, {"terms/a.md": "---\ntitle: [A]\nsummary: S\nnotes: x\nsummary: T\n---\n"})
+    _, problems = load_terms(tmp_path)
+    assert sorted((p.line, p.message) for p in problems) == [
+        (2, "'title' must be text, not a list"),
+        (4, "unknown front matter key 'notes' (known: title, summary, aliases, related, explainer)"),
+        (5, "'summary' is given twice (first on line 3); YAML would keep only the last"),
+    ]
