@@ -40,8 +40,9 @@ def test_the_front_matter_example_lists_exactly_the_schema():
 def test_the_front_matter_limits_in_the_docs_are_the_schemas():
     text = " ".join((DOCS / "errors-and-guarantees.md").read_text(encoding="utf-8").split())
     assert TERM_SCHEMA["title"].max_length == TERM_SCHEMA["aliases"].max_length == NAME_LIMIT
+    assert TERM_SCHEMA["related"].max_length == NAME_LIMIT
     assert TERM_SCHEMA["summary"].max_length == TEXT_LIMIT
-    assert f"a title or alias over {NAME_LIMIT:,} characters, a summary over {TEXT_LIMIT:,};" in text
+    assert f"a title, alias or related entry over {NAME_LIMIT:,} characters, a summary over {TEXT_LIMIT:,};" in text
 
 
 def test_each_limit_is_defined_once_for_both_files():
