@@ -26,15 +26,15 @@ from markdown.extensions.tables import TableExtension
 from markdown.extensions.toc import TocExtension, slugify_unicode
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
-from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
+from markdown.util import AMP_SUBSTITUTE
 
 from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
 from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
+from .attributes import EXTERNAL_SCHEMES, attribute_line, strip_unsafe_attributes
 from .locate import SourceLocator
 from .source import FENCE_RE, outside_fences, prepare_source
 
-EXTERNAL_SCHEMES = ("http", "https", "mailto", "ftp", "tel", "data")
 
 PAGE_IDS = frozenset(
     {"main", "related-terms", "referenced-by", "glossary-cards-data", "glossary-card"}
@@ -91,10 +91,16 @@ class _State:
         self.links_placed: dict[str, int] = {}  # href -> how many of its link_lines are taken
         self.source: list[str] = []
         self.prepared: list[str] = []  # the source after the line-aware pass (same lines)
-        self.locator: SourceLocator | None = None  # built when a problem needs a line (rare)
+        self._locator: SourceLocator | None = None
         self.stashed: list = []  # Python-Markdown's stash: what its placeholders stand for
         self.level_one: list[tuple[int, str]] | None = None  # found on the first <h1> (rare)
         self.h1_seen = 0
+
+    def locate(self) -> SourceLocator:
+        """Where values were written in the source; built when a problem first needs a line (rare)."""
+        if self._locator is None:
+            self._locator = SourceLocator(self.prepared, self.first_line)
+        return self._locator
 
 
 class _SourcePass(Preprocessor):
@@ -155,7 +161,7 @@ class _LinkPass(Treeprocessor):
             if not element.attrib:
                 continue  # every step below starts from an attribute (most elements have none)
             if strip:
-                _strip_unsafe_attributes(element, state)
+                strip_unsafe_attributes(element, state)
             ident = element.get("id")
             if ident:
                 if ident in PAGE_IDS:  # set by hand ({: #main }): two elements would share it
@@ -222,21 +228,15 @@ def _link_line(state: _State, href: str) -> int:
         return written[min(placed, len(written) - 1)]
     if href.startswith("#"):
         return state.first_line  # footnote marks and their back links: never written as such
-    found = _locator(state).link(href)
+    found = state.locate().link(href)
     return found if found is not None else state.first_line
 
 
 def _refused_link_line(state: _State, href: str) -> int:
     """The line a refused link's destination is written on, whatever the construct
     (inline, reference definition, attribute list, footnote, table, quote, list)."""
-    found = _locator(state).link(href)
+    found = state.locate().link(href)
     return found if found is not None else _link_line(state, href)
-
-
-def _locator(state: _State) -> SourceLocator:
-    if state.locator is None:
-        state.locator = SourceLocator(state.prepared, state.first_line)
-    return state.locator
 
 
 @functools.lru_cache(maxsize=4096)
@@ -253,58 +253,6 @@ def _href_target(href: str) -> tuple[str, str, str, str | None, str] | None:
     name = posixpath.basename(unquote(parts.path).rstrip("/"))
     slug = name[:-3] if name.endswith(".md") else None
     return parts.scheme, parts.path, unquote(parts.fragment), slug, parts.fragment
-
-
-_TABLE_ALIGN = re.compile(r"text-align: (left|right|center);")
-_URL_ATTRIBUTES = ("src", "action", "formaction", "poster", "background", "xlink:href", "cite", "data")
-_CHECKED_ATTRIBUTES = frozenset(("style", "srcdoc", "href") + _URL_ATTRIBUTES)
-"""With the "on..." ones, the only attribute names the loop below may remove."""
-
-
-def _strip_unsafe_attributes(element: etree.Element, state: _State) -> None:
-    """Remove (and report) attributes that markdown itself never writes but attr_list allows."""
-    for name in list(element.keys()):
-        lower = name.lower()
-        if lower not in _CHECKED_ATTRIBUTES and not lower.startswith("on"):
-            continue  # id, class, title...: allowed whatever their value
-        value = element.get(name, "")
-        if "\x02" in value:  # a character reference ("&#106;") is stashed until the HTML is written
-            value = HTML_PLACEHOLDER_RE.sub(lambda m: _stashed_text(state, int(m.group(1))), value)
-        if lower == "style" and element.tag in ("th", "td") and _TABLE_ALIGN.fullmatch(value):
-            continue  # the tables extension's own column alignment
-        if lower.startswith("on") or lower in ("style", "srcdoc"):
-            reason = "scripts and inline styles are not allowed in markdown"
-        elif lower in _URL_ATTRIBUTES + (("href",) if element.tag != "a" else ()) and _has_script_scheme(value):
-            reason = "script URLs are not allowed"
-        else:
-            continue
-        del element.attrib[name]
-        state.result.problems.append((_attribute_line(state, name, value), f"attribute {name}={value!r} is not allowed: {reason}"))
-
-
-def _stashed_text(state: _State, index: int) -> str:
-    stashed = state.stashed[index] if index < len(state.stashed) else ""
-    return stashed if isinstance(stashed, str) else ""
-
-
-def _has_script_scheme(url: str) -> bool:
-    # The browser decodes character references in attribute values before it
-    # reads the URL, and the serializer keeps them: "&#106;avascript:" is one.
-    scheme = urlsplit("".join(unescape_html(url).split()).lower()).scheme
-    return bool(scheme) and scheme not in EXTERNAL_SCHEMES
-
-
-def _attribute_line(state: _State, name: str, value: str) -> int:
-    """The line that sets ``name`` to ``value`` (the next such line when it is set
-    more than once; or failing that, the first holding ``value``), for the message."""
-    found = _locator(state).attribute(name, value)
-    if found is not None:
-        return found
-    anywhere = re.compile(re.escape(value))
-    for offset, line in enumerate(state.source):
-        if anywhere.search(line):
-            return state.first_line + offset
-    return state.first_line
 
 
 _ATX_H1 = re.compile(r" {0,3}(?:> ?)*#(?!#)[ \t]*(.*?)[ \t#]*$")
@@ -330,7 +278,7 @@ def _id_line(state: _State, ident: str) -> int:
     for offset, line in enumerate(state.source):
         if shorthand.search(line):
             return state.first_line + offset
-    return _attribute_line(state, "id", ident)
+    return attribute_line(state, "id", ident)
 
 
 class GlossaryExtension(Extension):
