@@ -168,7 +168,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             try:
                 result = incremental.rebuild(store, config, terms, edited, writer,
                                              lambda term, assets: _explainer(term, assets, store),
-                                             options.strict, log)
+                                             options.strict, log, explainers.reserved_ids())
             except BaseException:
                 writer.abort()
                 raise
@@ -193,10 +193,12 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
 
     with _stage("markdown", log):
         names = NameIndex(terms)
+        reserved = explainers.reserved_ids()  # the ids explainers give elements beside a body
         bodies, body_keys = body_cache.render_cached(terms, config, names,
                                                      store=store if options.write and store.enabled else None,
                                                      jobs=options.jobs or default_jobs(),
-                                                     meanwhile=compile_templates if options.write else lambda: None)
+                                                     meanwhile=compile_templates if options.write else lambda: None,
+                                                     reserved_ids=reserved)
         problems += validate.check_links(terms, bodies)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
@@ -233,7 +235,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             fresh, reused = page_cache.write_pages(
                 staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
                 jobs=options.jobs or default_jobs(), keyed=store.enabled,
-                fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store),
+                fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store,
+                                                             reserved),
                 meanwhile=site_files)
         except BaseException:
             staging.abort()
@@ -243,7 +246,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         stats = staging.commit()
         _remember_files(store, options.output, manifest, fresh, reused, staging.paths)
         if store.enabled:
-            incremental.remember(store, config, body_cache.shared_body_key(config, names), names, body_keys, backlinks)
+            incremental.remember(store, config, body_cache.shared_body_key(config, names, reserved), names,
+                                 body_keys, backlinks, reserved)
         remember_terms()
     report.written, report.unchanged = stats.written, stats.unchanged
     report.cache_failure = store.failure

@@ -85,6 +85,27 @@ def test_an_outside_package_adds_an_explainer(tmp_path, outside):
     assert "ex-explainer" not in (out / "once" / "index.html").read_text()
 
 
+def test_headings_keep_off_an_outside_explainers_ids_in_full_and_fast_builds(tmp_path, outside):
+    # The markdown stage does not know the explainers: the build hands it their
+    # ids. "## Ex title" would otherwise be id="ex-title" twice on twice/.
+    out = tmp_path / "out"
+    folder = write_tree(tmp_path / "content", {
+        "terms/twice.md": term("Twice", "Two times a number.", "## Ex title\n\nDoubling.", explainer="doubling"),
+        "terms/once.md": term("Once", "One time.", "## Ex n\n\nSee [[Twice]]."),
+    })
+    first = run(outside, "build", "--content", folder, "--output", out, "--quiet")
+    assert first.returncode == 0, first.stderr
+    twice = (out / "twice" / "index.html").read_text()
+    assert re.findall(r'\bid="ex-title[^"]*"', twice) == ['id="ex-title"', 'id="ex-title_1"'], twice
+    assert 'id="ex-n_1"' in (out / "once" / "index.html").read_text(), "on a page without the explainer too"
+    edited = folder / "terms" / "once.md"
+    edited.write_text(edited.read_text().replace("See [[Twice]].", "See [[Twice]] again."))
+    fast = run(outside, "build", "--content", folder, "--output", out)
+    assert fast.returncode == 0 and re.search(r"^\s+update\s", fast.stdout, re.M), fast.stdout + fast.stderr
+    once = (out / "once" / "index.html").read_text()
+    assert "again." in once and 'id="ex-n_1"' in once and 'id="ex-n"' not in once
+
+
 def test_the_declared_version_is_part_of_the_page_key(tmp_path, outside):
     out = tmp_path / "out"
     folder = content(tmp_path / "content")

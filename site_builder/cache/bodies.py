@@ -21,9 +21,11 @@ TABLE = "markdown"
 """Cache table: body key -> the body's record without its HTML (kept as blobs)."""
 
 
-def shared_body_key(config: SiteConfig, names: NameIndex) -> str:
-    """The part of every body key that is the same across the site: code, config, names."""
-    return cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html)), names.digest_material())
+def shared_body_key(config: SiteConfig, names: NameIndex, reserved_ids: frozenset[str]) -> str:
+    """The part of every body key that is the same across the site: code, config,
+    names, and the ids the page reserves around a body."""
+    return cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html, sorted(reserved_ids))),
+                     names.digest_material())
 
 
 def body_key(shared: str, term: Term) -> str:
@@ -31,9 +33,9 @@ def body_key(shared: str, term: Term) -> str:
     return cache.key(shared, term.body, str(term.body_line))
 
 
-def body_keys(terms: list[Term], config: SiteConfig, names: NameIndex) -> dict[str, str]:
+def body_keys(terms: list[Term], config: SiteConfig, names: NameIndex, reserved_ids: frozenset[str]) -> dict[str, str]:
     """slug -> cache key of its rendered body: everything the HTML depends on."""
-    shared = shared_body_key(config, names)
+    shared = shared_body_key(config, names, reserved_ids)
     return {t.slug: body_key(shared, t) for t in terms}
 
 
@@ -44,12 +46,14 @@ def render_cached(
     store: "cache.BuildCache | None",
     jobs: int = 1,
     meanwhile: Callable[[], None] = lambda: None,
+    reserved_ids: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, RenderedBody], dict[str, str]]:
     """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies.
 
     The bodies not in the cache are rendered by the markdown stage, with
     ``jobs`` workers; ``meanwhile()`` runs in this process while they render
-    (before rendering, when there are no workers).
+    (before rendering, when there are no workers). ``reserved_ids``: as for
+    ``markup.stage.render_bodies``.
 
     Without a ``store`` nothing is cached, and no keys are computed (the dict is empty).
 
@@ -61,23 +65,23 @@ def render_cached(
     results: dict[str, RenderedBody] = {}
     keys: dict[str, str] = {}
     if cached:
-        keys = body_keys(terms, config, names)
+        keys = body_keys(terms, config, names, reserved_ids)
         for term in terms:
             record = cached.get(keys[term.slug])
             if record is not None:
                 results[term.slug] = RenderedBody.from_record(record)
         todo = [t for t in terms if t.slug not in results]
-        fresh = render_bodies(todo, config, names, jobs, meanwhile=meanwhile)
+        fresh = render_bodies(todo, config, names, jobs, meanwhile=meanwhile, reserved_ids=reserved_ids)
     else:
         # Nothing to reuse (a cold build): hash the bodies while the workers render
         # them; without a store (--no-cache, check) nothing would keep the keys.
         todo = terms
         def key_all() -> None:
             if store is not None:
-                keys.update(body_keys(terms, config, names))
+                keys.update(body_keys(terms, config, names, reserved_ids))
             meanwhile()
 
-        fresh = render_bodies(todo, config, names, jobs, meanwhile=key_all)
+        fresh = render_bodies(todo, config, names, jobs, meanwhile=key_all, reserved_ids=reserved_ids)
     results.update(fresh)
     if store is not None and todo:
         store.save_table(TABLE, {keys[slug]: body.to_record() for slug, body in results.items()})
@@ -86,7 +90,7 @@ def render_cached(
 
 
 def fill_html(slugs: list[str], terms: list[Term], bodies: dict[str, RenderedBody], keys: dict[str, str],
-              config: SiteConfig, store: "cache.BuildCache | None") -> None:
+              config: SiteConfig, store: "cache.BuildCache | None", reserved_ids: frozenset[str] = frozenset()) -> None:
     """Give the bodies of ``slugs`` their HTML: from the cache, or rendered again if it lost them."""
     missing = [slug for slug in slugs if bodies[slug].html is None]
     if not missing:
@@ -96,6 +100,7 @@ def fill_html(slugs: list[str], terms: list[Term], bodies: dict[str, RenderedBod
         bodies[slug].html = stored.get(keys[slug])
     lost = {slug for slug in missing if bodies[slug].html is None}
     if lost:
-        again = render_bodies([t for t in terms if t.slug in lost], config, NameIndex(terms), jobs=1)
+        again = render_bodies([t for t in terms if t.slug in lost], config, NameIndex(terms), jobs=1,
+                              reserved_ids=reserved_ids)
         for slug, body in again.items():
             bodies[slug].html = body.html

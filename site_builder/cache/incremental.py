@@ -32,6 +32,7 @@ from ..markup.stage import render_one
 from ..names import NameIndex
 from ..outputs.redirects import plan_redirects
 from ..publish import WriteStats
+from ..render import pages
 from ..render.assets import AssetStore
 from ..render.site import site_assets, site_renderer
 from . import store as cache
@@ -81,11 +82,12 @@ def body_only(change: Change) -> list[Term] | None:
 
 
 def remember(store: cache.BuildCache, config: SiteConfig, body_shared: str, names: NameIndex,
-             body_keys: dict[str, str], backlinks: dict[str, list[str]]) -> None:
+             body_keys: dict[str, str], backlinks: dict[str, list[str]], reserved_ids: frozenset[str]) -> None:
     """Keep what the next build's fast path needs."""
     state = {
         "code": cache.code_version(),
         "config": repr(config),
+        "reserved_ids": sorted(reserved_ids),
         "body_shared": body_shared,
         "names": (names.by_name, sorted(names.slugs)),
         "body_keys": body_keys,
@@ -97,13 +99,19 @@ def remember(store: cache.BuildCache, config: SiteConfig, body_shared: str, name
 
 def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], changed: list[Term],
             writer, explainer: Callable[[Term, AssetStore], object], strict: bool,
-            log: Callable[[str], None]) -> tuple[WriteStats, list[Problem]] | None:
+            log: Callable[[str], None], reserved_ids: frozenset[str] = frozenset(),
+            ) -> tuple[WriteStats, list[Problem]] | None:
     """Update only what a body-only edit touches; return (write stats, warnings),
-    or None (having written nothing) when the full pipeline must run instead."""
+    or None (having written nothing) when the full pipeline must run instead.
+
+    It chooses the pages to render again; the markdown stage renders the edited
+    bodies and the render stage (``render.pages.write_pages``) those pages, as
+    in a full build. ``reserved_ids``: as for ``markup.stage.render_bodies``."""
     state = store.table(STATE_TABLE)
     manifest = store.table("pages")
-    if not state or state.get("config") != repr(config) or state.get("code") != cache.code_version() or not manifest:
-        return None  # another config, or other code or templates than the last build's
+    if (not state or state.get("config") != repr(config) or state.get("code") != cache.code_version()
+            or state.get("reserved_ids") != sorted(reserved_ids) or not manifest):
+        return None  # another config, or other code, templates or explainers than the last build's
     if not writer.can_keep(set(manifest)):
         return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
     markdown = store.table(MARKDOWN_TABLE)
@@ -123,7 +131,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         if old is None:
             return None
         record = markdown.get(key)
-        body = RenderedBody.from_record(record) if record is not None else render_one(term, names, config)
+        body = RenderedBody.from_record(record) if record is not None else render_one(term, names, config, reserved_ids)
         old_body = RenderedBody.from_record(old)
         if body.problems or body.anchors != old_body.anchors or body.headings != old_body.headings:
             return None  # other pages' links and the inventories depend on these
@@ -169,17 +177,20 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     if strict and warnings:
         return None
     redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)
-    fill_html(redo_slugs, terms, bodies, body_keys, config, store)
-
-    # Nothing written so far: from here on the fast path is committed.
+    fill_html(redo_slugs, terms, bodies, body_keys, config, store, reserved_ids)
     shared = shared_page_key(renderer)
     card = card_digests(renderer)
-    keys = {}
-    for slug in redo_slugs:
-        term = by_slug[slug]
-        relative = f"{slug}/index.html"
-        keys[relative] = page_key(shared, card, term, bodies[slug], body_keys[slug], backlinks[slug], built.get(slug))
-        writer.add(relative, renderer.term_page(term, bodies[slug], backlinks[slug], built.get(slug)))
+    keys = {f"{slug}/index.html": page_key(shared, card, by_slug[slug], bodies[slug], body_keys[slug],
+                                           backlinks[slug], built.get(slug))
+            for slug in redo_slugs}
+    # The explainers of the pages rendered again are written with them (the
+    # same bytes: their build is cached by code version); the site pages are kept.
+    redo_built = {slug: built[slug] for slug in redo_slugs if slug in built}
+    redo |= {f"{slug}/{name}" for slug, done in redo_built.items() for name in done.files}
+
+    # Nothing written so far: from here on the fast path is committed.
+    pages.write_pages(writer, renderer, [by_slug[slug] for slug in redo_slugs], bodies, backlinks, redo_built,
+                      site_pages=lambda: ())
     writer.keep(set(manifest) - redo)
     stats = writer.commit(prune=False)
 
@@ -195,7 +206,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
                                           **{key: body.to_record() for key, body in new_bodies.items()}})
         store.blobs.put_many({key: body.html for key, body in new_bodies.items()}, live=live)
     store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
-    log(f"  fast path: {len(changed)} body edit(s), {len(redo)} page(s) rendered")
+    log(f"  fast path: {len(changed)} body edit(s), {len(redo_slugs)} page(s) rendered")
     return stats, warnings
 
 

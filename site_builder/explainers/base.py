@@ -201,6 +201,13 @@ headings never take one of these (see ``markup/render.py``), and a test
 checks the built page against this list."""
 
 
+def reserved_ids() -> frozenset[str]:
+    """Every id any installed explainer's markup gives an element: the markdown
+    stage keeps term bodies' headings off them on every page, so a page's
+    anchors do not move when an explainer is added to it."""
+    return frozenset().union(*ELEMENT_IDS.values())
+
+
 def build(name: str, ctx: ExplainerContext) -> ExplainerBuild:
     """Import the explainer ``name``'s build step (lazily: heavy imports live there) and run it."""
     return REGISTRY[name].build_step()(ctx)

@@ -28,7 +28,6 @@ from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from markdown.util import AMP_SUBSTITUTE
 
-from ..explainers.base import ELEMENT_IDS
 from ..names import NameIndex
 from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
 from .attributes import EXTERNAL_SCHEMES, attribute_line, strip_unsafe_attributes
@@ -36,11 +35,11 @@ from .locate import SourceLocator
 from .source import FENCE_RE, outside_fences, prepare_source
 
 
-PAGE_IDS = frozenset(
-    {"main", "related-terms", "referenced-by", "glossary-cards-data", "glossary-card"}
-).union(*ELEMENT_IDS.values())
-"""Ids the page around a body already uses (templates, explainers, hover cards):
-a heading named "Related terms" gets ``related-terms_1``, so anchors stay unique."""
+PAGE_IDS = frozenset({"main", "related-terms", "referenced-by", "glossary-cards-data", "glossary-card"})
+"""Ids the page templates and hover cards give elements around a body: a
+heading named "Related terms" gets ``related-terms_1``, so anchors stay unique.
+The explainers' ids are handed in by the build (``BodyRenderer(reserved_ids=)``):
+this stage does not know which explainers exist."""
 
 
 _as_link = tuple.__new__  # Link(*fields) without the per-call overhead of NamedTuple.__new__
@@ -123,15 +122,15 @@ _PLACEHOLDER = "site-builder-page-ids"
 
 
 class _ReservePageIds(Treeprocessor):
-    """Puts placeholders carrying ``PAGE_IDS`` in the tree before the heading ids
-    are chosen (toc, priority 5), so the ids chosen avoid them; ``_LinkPass``
-    takes them out again. Both stock toc and ``fast_tree`` collect the ids
-    already in the tree this way, so the two stay byte-identical."""
+    """Puts placeholders carrying the page's own ids (``page_ids``) in the tree
+    before the heading ids are chosen (toc, priority 5), so the ids chosen avoid
+    them; ``_LinkPass`` takes them out again. Both stock toc and ``fast_tree``
+    collect the ids already in the tree this way, so the two stay byte-identical."""
 
-    def __init__(self, md):
+    def __init__(self, md, page_ids: frozenset[str]):
         super().__init__(md)
         self.holder = etree.Element(_PLACEHOLDER)  # built once: no processor changes it
-        for ident in sorted(PAGE_IDS):
+        for ident in sorted(page_ids):
             etree.SubElement(self.holder, _PLACEHOLDER, id=ident)
 
     def run(self, root):
@@ -145,15 +144,17 @@ class _LinkPass(Treeprocessor):
     event handlers (``onclick``), inline styles and script URLs.
     """
 
-    def __init__(self, md, state_ref, strip_attributes: bool = True):
+    def __init__(self, md, state_ref, page_ids: frozenset[str], strip_attributes: bool = True):
         super().__init__(md)
         self.state_ref = state_ref
+        self.page_ids = page_ids
         self.strip_attributes = strip_attributes
 
     def run(self, root):
         state = self.state_ref()
         result = state.result
         strip = self.strip_attributes
+        page_ids = self.page_ids
         holder = root.find(_PLACEHOLDER)
         if holder is not None:
             root.remove(holder)
@@ -164,7 +165,7 @@ class _LinkPass(Treeprocessor):
                 strip_unsafe_attributes(element, state)
             ident = element.get("id")
             if ident:
-                if ident in PAGE_IDS:  # set by hand ({: #main }): two elements would share it
+                if ident in page_ids:  # set by hand ({: #main }): two elements would share it
                     result.problems.append((_id_line(state, ident),
                                             f"id {ident!r} is already used by the page around the body"))
                 result.anchors.append(ident)
@@ -284,17 +285,19 @@ def _id_line(state: _State, ident: str) -> int:
 class GlossaryExtension(Extension):
     """Maths, wikilinks and link rewriting for term bodies."""
 
-    def __init__(self, state_ref, allow_raw_html: bool):
+    def __init__(self, state_ref, allow_raw_html: bool, page_ids: frozenset[str] = PAGE_IDS):
         super().__init__()
         self.state_ref = state_ref
         self.allow_raw_html = allow_raw_html
+        self.page_ids = page_ids
 
     def extendMarkdown(self, md):
         # After normalize_whitespace (30), which strips the placeholder markers, and
         # before fenced_code (25), which collapses lines: line numbers still hold.
         md.preprocessors.register(_SourcePass(md, self.state_ref), "glossary_source", 29)
-        md.treeprocessors.register(_ReservePageIds(md), "glossary_reserve_ids", 6)
-        md.treeprocessors.register(_LinkPass(md, self.state_ref, not self.allow_raw_html), "glossary_links", 0)
+        md.treeprocessors.register(_ReservePageIds(md, self.page_ids), "glossary_reserve_ids", 6)
+        md.treeprocessors.register(_LinkPass(md, self.state_ref, self.page_ids, not self.allow_raw_html),
+                                   "glossary_links", 0)
         if not self.allow_raw_html:
             # Without these two, raw HTML is escaped and shows as text.
             md.preprocessors.deregister("html_block")
@@ -305,10 +308,13 @@ class BodyRenderer:
     """A reusable Python-Markdown pipeline (one per process: it is not thread-safe)."""
 
     def __init__(self, names: NameIndex, pretty_urls: bool = False, allow_raw_html: bool = False,
-                 fast: bool = True):
+                 fast: bool = True, reserved_ids: frozenset[str] = frozenset()):
         """``fast=False`` keeps Python-Markdown's own processors throughout: the
-        reference the fast ones are tested against (same HTML, byte for byte)."""
+        reference the fast ones are tested against (same HTML, byte for byte).
+        ``reserved_ids``: ids the page gives elements besides ``PAGE_IDS`` (the
+        explainers'); headings avoid them and a body may not set them."""
         self.names = names
+        self.page_ids = PAGE_IDS | reserved_ids
         self.pretty_urls = pretty_urls
         self.allow_raw_html = allow_raw_html
         self.fast = fast
@@ -320,7 +326,7 @@ class BodyRenderer:
         # installed package's entry points (importlib.metadata, ~40 ms per process).
         md = markdown.Markdown(
             extensions=[
-                GlossaryExtension(lambda: self.state, self.allow_raw_html),
+                GlossaryExtension(lambda: self.state, self.allow_raw_html, self.page_ids),
                 TocExtension(slugify=slugify_unicode, permalink=False, toc_depth="2-4"),
                 TableExtension(), FencedCodeExtension(),
                 FootnoteExtension(UNIQUE_IDS=False, BACKLINK_TITLE="Back to reference %d"),

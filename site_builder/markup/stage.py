@@ -24,9 +24,9 @@ _items: Sequence[tuple[str, str, int]] = ()
 """What forked workers inherit to render: (slug, body, first line); see ``render_bodies``."""
 
 
-def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool) -> None:
+def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool, reserved_ids: frozenset[str]) -> None:
     global _worker
-    _worker = BodyRenderer(names, pretty_urls, allow_raw_html)
+    _worker = BodyRenderer(names, pretty_urls, allow_raw_html, reserved_ids=reserved_ids)
 
 
 def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
@@ -36,16 +36,21 @@ def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
     return [(slug, _worker.render(body, line)) for slug, body, line in _items[bounds[0]:bounds[1]]]
 
 
-def render_one(term: Term, names: NameIndex, config: SiteConfig) -> RenderedBody:
+def render_one(term: Term, names: NameIndex, config: SiteConfig,
+               reserved_ids: frozenset[str] = frozenset()) -> RenderedBody:
     """Render one term's body (in this process)."""
-    return BodyRenderer(names, config.pretty_urls, config.allow_raw_html).render(term.body, term.body_line)
+    renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids)
+    return renderer.render(term.body, term.body_line)
 
 
 def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs: int = 1,
-                  meanwhile: Callable[[], None] = lambda: None) -> dict[str, RenderedBody]:
+                  meanwhile: Callable[[], None] = lambda: None,
+                  reserved_ids: frozenset[str] = frozenset()) -> dict[str, RenderedBody]:
     """slug -> rendered body of every one of ``terms``.
 
-    With ``jobs`` > 1 and enough terms, forked workers render them;
+    ``reserved_ids``: ids the pages give elements around the body besides the
+    templates' own (the explainers', ``explainers.base.reserved_ids``); no
+    heading takes one. With ``jobs`` > 1 and enough terms, forked workers render them;
     ``meanwhile()`` runs in this process while they do (before rendering,
     when there are no workers), so the caller's own work overlaps theirs.
     """
@@ -53,7 +58,7 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     # Without fork (Windows) workers would get every body pickled: render here.
     if jobs <= 1 or len(items) < PARALLEL_THRESHOLD or not parallel.can_pool():
         meanwhile()
-        renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html)
+        renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids)
         return {slug: renderer.render(body, line) for slug, body, line in items}
     if any("$" in body for _slug, body, _line in items):
         import latex2mathml.converter  # noqa: F401 - once, before forking, not once per worker
@@ -66,7 +71,8 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     # bounds of each chunk are sent.
     _items = items
     try:
-        with parallel.pool(jobs, _init_worker, (names, config.pretty_urls, config.allow_raw_html)) as pool:
+        settings = (names, config.pretty_urls, config.allow_raw_html, reserved_ids)
+        with parallel.pool(jobs, _init_worker, settings) as pool:
             done = pool.map(_render_chunk, bounds)  # submitted now; collected below
             meanwhile()
             for rendered in done:
