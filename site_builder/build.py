@@ -6,9 +6,11 @@ write stage swaps that folder in atomically; any error stops the build with
 ``BuildFailed`` and leaves the previous ``output/`` exactly as it was.
 
 A content-addressed cache (``cache/``) lets a rebuild skip parsing,
-markdown, explainers and pages whose inputs did not change. It wraps the
-stages (``cache.bodies`` the markdown stage, ``cache.pages`` the render
-stage) rather than being threaded through them.
+markdown, explainers, outputs and pages whose inputs did not change. It
+wraps the stages rather than being threaded through them: ``cache.terms``
+the load, ``cache.bodies`` the markdown, ``cache.explainers`` the compute,
+``cache.pages`` and ``cache.outputs`` the render stage; ``cache.incremental``
+is the fast path taken when only prose changed, through the same stages.
 """
 
 from __future__ import annotations
@@ -23,17 +25,17 @@ from typing import Callable, Iterator
 
 from . import CACHE_FOLDER, validate
 from .cache import bodies as body_cache, incremental
+from .cache import explainers as explainer_cache
+from .cache import outputs as output_cache
 from .cache import pages as page_cache
 from .cache import store as cache
+from .cache import terms as term_cache
 from .errors import BuildFailed, Problem
 from .explainers import base as explainers
-from .load import content
 from .load.config import SiteConfig, load_config
 from .load.preload import Preload
 from .names import NameIndex
-from .outputs import Linker
 from .publish import InPlace, Staging, check_output
-from .render.assets import AssetStore
 from .render.pages import compile_templates
 from .render.site import site_assets, site_renderer
 
@@ -113,76 +115,28 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
 
 def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.BuildCache | None,
                 preloaded: Preload | None) -> BuildReport:
-    report = BuildReport()
     started = time.perf_counter()
-    problems: list[Problem] = []
     if options.write:
         check_output(options.output)  # refuse a folder we may not replace before any work (or cache write)
     if store is None or not options.write:
         store = cache.BuildCache(options.cache_folder() if options.write else None)
+    overlap = compile_templates if options.write else lambda: None  # work to do while waiting for workers
 
     with _stage("load", log), cache.collector_paused():
-        config, found = load_config(options.content)
+        config, problems = load_config(options.content)
         config = config.with_base_url(options.base_url)
-        problems += found
-        previous = store.table("terms")  # as the last finished build left it
-        known = dict(previous)  # updated by this load
-        memo = store.memo.setdefault("terms", {})
-        # The loaders ran exactly this load (from nothing), only earlier.
-        fresh = not previous and not memo and options.changed is None
-        loaded = None
-        if preloaded is not None and fresh and preloaded.content == options.content:
-            loaded = preloaded.result(meanwhile=compile_templates if options.write else lambda: None)
-        elif preloaded is not None:
-            preloaded.discard()  # not wanted: stop the loaders before they take CPU from this build
-        if loaded is not None:
-            terms, found, known = loaded
-        else:
-            terms, found = content.load_terms(options.content, known, memo=memo, changed=options.changed)
-        problems += found
-        reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
-
-        def remember_terms() -> None:
-            # Only after a successful build: the fast path compares the next
-            # build's terms with those the last *finished* build used.
-            if reread or set(known) != set(previous):
-                store.save_table("terms", known)
-
-        change = incremental.Change(
-            edited=[t for t in terms if t.path in reread],
-            previous={shown: entry[1] for shown, entry in previous.items()},
-            same_files=set(known) == set(previous),
-        )
-    report.terms = len(terms)
+        loaded = term_cache.load_cached(options.content, store, options.changed, preloaded, meanwhile=overlap)
+        terms = loaded.terms
+        problems += loaded.problems
     # What is loaded now lives until the end; the collector need not scan it
     # again and again (at 10,000 terms each full collection costs tens of ms).
     gc.freeze()
+    reserved = explainers.reserved_ids()  # the ids explainers give elements beside a body
 
-    # Only prose changed since the last finished build: the fast path. The
-    # cross-term checks would find what they found then (nothing: it finished).
-    writer = None
-    edited = incremental.body_only(change) if options.write and store.enabled else None
-    if edited is not None and not any(p.severity == "error" or options.strict for p in problems):
-        with _stage("update", log):
-            writer = InPlace(options.output) if options.in_place else Staging(options.output)
-            try:
-                result = incremental.rebuild(store, config, terms, edited, writer,
-                                             lambda term, assets: _explainer(term, assets, store),
-                                             options.strict, log, explainers.reserved_ids())
-            except BaseException:
-                writer.abort()
-                raise
-        if result is None:
-            writer.release()  # untouched: the full build below claims it again when it writes
-            writer = None
-        else:
-            stats, warnings = result
-            remember_terms()
-            report.warnings = [p for p in problems if p.severity == "warning"] + warnings
-            report.written, report.unchanged = stats.written, stats.unchanged
-            report.cache_failure = store.failure
-            report.seconds = time.perf_counter() - started
-            return report
+    fast = _fast_path(options, store, config, loaded, problems, reserved, log)
+    if fast is not None:
+        fast.seconds = time.perf_counter() - started
+        return fast
 
     with _stage("validate", log):
         problems += validate.check_terms(terms)
@@ -193,24 +147,18 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
 
     with _stage("markdown", log):
         names = NameIndex(terms)
-        reserved = explainers.reserved_ids()  # the ids explainers give elements beside a body
         bodies, body_keys = body_cache.render_cached(terms, config, names,
                                                      store=store if options.write and store.enabled else None,
-                                                     jobs=options.jobs or default_jobs(),
-                                                     meanwhile=compile_templates if options.write else lambda: None,
+                                                     jobs=options.jobs or default_jobs(), meanwhile=overlap,
                                                      reserved_ids=reserved)
         problems += validate.check_links(terms, bodies)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
-    report.warnings = [p for p in problems if p.severity == "warning"]
+    report = BuildReport(terms=len(terms), warnings=[p for p in problems if p.severity == "warning"])
 
     assets = site_assets()
-
     with _stage("compute", log):
-        built = {
-            term.slug: _explainer(term, assets, store)
-            for term in terms if term.explainer
-        }
+        built = {term.slug: explainer_cache.build_cached(term, assets, store) for term in terms if term.explainer}
 
     if not options.write:
         report.seconds = time.perf_counter() - started
@@ -222,15 +170,10 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             renderer, linker = site_renderer(config, terms, bodies, backlinks, built, assets)
             manifest = store.table("pages")
 
-            def site_files() -> None:
-                # Runs while forked workers render the term pages.
-                stored = store.table("previews")
-                previews = _UsageDict(stored)
-                for relative, data in {**assets.files, **_linking_files(linker, store, config, terms, bodies),
-                                       **linker.previews(previews)}.items():
+            def site_files() -> None:  # while forked workers render the term pages
+                for relative, data in {**assets.files, **output_cache.site_files(linker, store, config, terms,
+                                                                                 bodies)}.items():
                     staging.add(relative, data)
-                if set(previews) != set(stored) or previews.used != set(previews):  # new images, or unused ones
-                    store.save_table("previews", {k: previews[k] for k in previews.used})
 
             fresh, reused = page_cache.write_pages(
                 staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
@@ -244,104 +187,43 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
 
     with _stage("write", log):
         stats = staging.commit()
-        _remember_files(store, options.output, manifest, fresh, reused, staging.paths)
+        page_cache.remember_files(store, options.output, manifest, fresh, reused, staging.paths)
         if store.enabled:
             incremental.remember(store, config, body_cache.shared_body_key(config, names, reserved), names,
                                  body_keys, backlinks, reserved)
-        remember_terms()
+        loaded.remember()
     report.written, report.unchanged = stats.written, stats.unchanged
     report.cache_failure = store.failure
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _explainer(term, assets: AssetStore, store: cache.BuildCache) -> explainers.ExplainerBuild:
-    """Build (or fetch from the cache) the explainer a term names.
-
-    An explainer's output depends only on the code and the page it sits on,
-    so the code version is its key; the assets it adds are replayed on a hit.
-    """
-    table = store.table("explainers")
-    entry_key = cache.key(cache.code_version(), term.explainer, term.slug)
-    hit = table.get(entry_key)
-    if hit is not None:
-        built, added = hit
-        for name, data in added.items():
-            assets.add(name, data)
-        return built
-    added: dict[str, bytes] = {}
-
-    def add_asset(name: str, data: bytes) -> str:
-        added[name] = data
-        return assets.add(name, data)
-
-    context = explainers.ExplainerContext(slug=term.slug, root="../", add_asset=add_asset)
-    built = explainers.build(term.explainer, context)
-    store.save_table("explainers", {**table, entry_key: (built, added)})
-    return built
-
-
-def _linking_files(linker: Linker, store: cache.BuildCache, config: SiteConfig,
-                   terms: list, bodies: dict) -> dict[str, bytes]:
-    """glossary.json, objects.inv, redirects, sitemap: rebuilt only when what they
-    list changed (names, summaries, related terms, headings and anchors), or the
-    config or the code; an edit to a body's prose leaves them alone."""
-    if not store.enabled:
-        return linker.files()
-    inputs = cache.key(cache.code_version(), repr(config), repr([
-        (t.slug, t.title, t.summary, t.aliases, t.related, bodies[t.slug].anchors, bodies[t.slug].headings)
-        for t in terms
-    ]))
-    table = store.table("linking")
-    if inputs in table:
-        return table[inputs]
-    files = linker.files()
-    store.save_table("linking", {inputs: files})
-    return files
-
-
-class _UsageDict(dict):
-    """A dict that remembers which keys were read or written, to prune a cache table."""
-
-    def __init__(self, data: dict):
-        super().__init__(data)
-        self.used: set = set()
-
-    def __contains__(self, key) -> bool:
-        if super().__contains__(key):
-            self.used.add(key)
-            return True
-        return False
-
-    def __getitem__(self, key):
-        self.used.add(key)
-        return super().__getitem__(key)
-
-    def __setitem__(self, key, value) -> None:
-        self.used.add(key)
-        super().__setitem__(key, value)
-
-
-def _remember_files(store: cache.BuildCache, output: Path, manifest: dict, fresh: dict[str, str],
-                    reused: set[str], paths: set[str]) -> None:
-    """Record every output file's size and mtime, with its page key for pages, so
-    the next build reuses a page only if its inputs *and* the file on disk are
-    unchanged (and the fast path can tell a hand-edited file). A reused page is
-    the very file the manifest describes; only the others are looked at."""
-    if not store.enabled:
-        return
-    kept = {}
-    for relative in paths:
-        if relative in reused:
-            kept[relative] = manifest[relative]
-            continue
+def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfig, loaded: term_cache.LoadedTerms,
+               problems: list[Problem], reserved: frozenset[str], log: Callable[[str], None]) -> BuildReport | None:
+    """When only prose changed since the last finished build, update just the
+    pages it touches (``cache.incremental``) and report; else None, having
+    written nothing. The cross-term checks would find what they found then
+    (nothing: it finished)."""
+    edited = incremental.body_only(loaded.change) if options.write and store.enabled else None
+    if edited is None or any(p.severity == "error" or options.strict for p in problems):
+        return None
+    with _stage("update", log):
+        writer = InPlace(options.output) if options.in_place else Staging(options.output)
         try:
-            info = os.stat(output / relative)
-        except OSError:
-            continue
-        kept[relative] = (fresh.get(relative), info.st_size, info.st_mtime_ns)
-    if kept != manifest:
-        store.save_table("pages", kept)
+            result = incremental.rebuild(store, config, loaded.terms, edited, writer,
+                                         lambda term, assets: explainer_cache.build_cached(term, assets, store),
+                                         options.strict, log, reserved)
+        except BaseException:
+            writer.abort()
+            raise
+    if result is None:
+        writer.release()  # untouched: the full build claims it again when it writes
+        return None
+    stats, warnings = result
+    loaded.remember()
+    return BuildReport(terms=len(loaded.terms), written=stats.written, unchanged=stats.unchanged,
+                       warnings=[p for p in problems if p.severity == "warning"] + warnings,
+                       cache_failure=store.failure)
 
 
 def default_jobs() -> int:

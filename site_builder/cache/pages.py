@@ -9,6 +9,7 @@ stage (``render.pages``) is handed only the pages left to render.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Callable, Mapping
 
 from ..explainers.base import ExplainerBuild
@@ -137,3 +138,25 @@ def untouched(path, previous: tuple) -> bool:
     except OSError:
         return False
     return (info.st_size, info.st_mtime_ns) == tuple(previous[1:3])
+
+
+def remember_files(store: cache.BuildCache, output: Path, manifest: dict, fresh: dict[str, str],
+                   reused: set[str], paths: set[str]) -> None:
+    """Record every output file's size and mtime, with its page key for pages, so
+    the next build reuses a page only if its inputs *and* the file on disk are
+    unchanged (and the fast path can tell a hand-edited file). A reused page is
+    the very file the manifest describes; only the others are looked at."""
+    if not store.enabled:
+        return
+    kept = {}
+    for relative in paths:
+        if relative in reused:
+            kept[relative] = manifest[relative]
+            continue
+        try:
+            info = os.stat(output / relative)
+        except OSError:
+            continue
+        kept[relative] = (fresh.get(relative), info.st_size, info.st_mtime_ns)
+    if kept != manifest:
+        store.save_table("pages", kept)

@@ -1,0 +1,38 @@
+"""The compute stage, memoised: an explainer's build is kept by code version.
+
+An explainer's output depends only on the code (its version is part of
+``store.code_version``) and the page it sits on, so those are its key; the
+assets it added are kept with it and replayed on a hit.
+"""
+
+from __future__ import annotations
+
+from ..explainers import base as explainers
+from ..load.content import Term
+from ..render.assets import AssetStore
+from . import store as cache
+
+TABLE = "explainers"
+"""Cache table: key -> (the explainer's build, the assets it added)."""
+
+
+def build_cached(term: Term, assets: AssetStore, store: cache.BuildCache) -> explainers.ExplainerBuild:
+    """Build the explainer ``term`` names (or take it from the cache), adding its assets to ``assets``."""
+    table = store.table(TABLE)
+    entry_key = cache.key(cache.code_version(), term.explainer, term.slug)
+    hit = table.get(entry_key)
+    if hit is not None:
+        built, added = hit
+        for name, data in added.items():
+            assets.add(name, data)
+        return built
+    added: dict[str, bytes] = {}
+
+    def add_asset(name: str, data: bytes) -> str:
+        added[name] = data
+        return assets.add(name, data)
+
+    context = explainers.ExplainerContext(slug=term.slug, root="../", add_asset=add_asset)
+    built = explainers.build(term.explainer, context)
+    store.save_table(TABLE, {**table, entry_key: (built, added)})
+    return built
