@@ -30,7 +30,7 @@ from ..load.content import RECORD_FIELDS, Term
 from ..markup.render import Link, RenderedBody
 from ..markup.stage import render_one
 from ..names import NameIndex
-from ..outputs.redirects import plan_redirects
+from ..validate.aliases import plan_redirects
 from ..publish import WriteStats
 from ..render import pages
 from ..render.assets import AssetStore

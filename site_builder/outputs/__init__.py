@@ -11,7 +11,7 @@
 What other sites run (the Markdown extension, ``check --links-in``) is in
 ``site_builder.integrations``.
 
-The validate stage checks aliases (``redirects.check_aliases``); the build hands
+The validate stage checks aliases (``validate.aliases.check_aliases``); the build hands
 ``Linker.page_extras`` to the page renderer, then adds ``Linker.files()`` and
 ``Linker.previews()`` to the output.
 """

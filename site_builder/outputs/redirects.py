@@ -4,81 +4,16 @@ Renaming a term means renaming its file and keeping the old name in
 ``aliases:``. Every alias then gets ``/<alias-slug>/index.html``, a page with
 a meta refresh, a canonical link and a plain link (no script: it works under a
 strict CSP and without JavaScript), so links to the old address keep working.
-
-An alias slug that is some term's own slug is an error (the redirect would
-shadow a real page); one shared by aliases of two different terms is a
-warning and gets no redirect (it would be ambiguous).
+Which aliases get one is decided in the validate stage (``validate.aliases``).
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from dataclasses import dataclass
 from html import escape
-from typing import Iterable
 
-from ..load.content import Term
-from ..errors import Problem
-from ..names import normalise
+from ..validate.aliases import RESERVED, Redirect, alias_slug, check_aliases, plan_redirects
 
-RESERVED = frozenset({"assets", "embed"})
-"""Top-level folders the build writes itself; no redirect may take their place."""
-
-
-def alias_slug(name: str) -> str:
-    """The URL slug of an alias: ASCII lowercase letters and digits joined by single hyphens."""
-    folded = unicodedata.normalize("NFKD", name.casefold())
-    ascii_only = "".join(c for c in folded if not unicodedata.combining(c)).encode("ascii", "ignore").decode()
-    return "-".join(re.findall(r"[a-z0-9]+", ascii_only))
-
-
-@dataclass(frozen=True)
-class Redirect:
-    """``/<source>/`` leads to the page of term ``target``."""
-
-    source: str
-    target: str
-    alias: str
-
-
-def plan_redirects(terms: Iterable[Term]) -> tuple[list[Redirect], list[Problem]]:
-    """The redirects to write, sorted by source, and the problems that stop others."""
-    terms = list(terms)
-    slugs = {term.slug: term for term in terms}
-    claims: dict[str, list[tuple[Term, str]]] = {}
-    problems: list[Problem] = []
-    for term in terms:
-        line = term.field_lines.get("aliases", 2)
-        for alias in term.aliases:
-            source = alias_slug(alias)
-            if not source or source == term.slug:
-                continue  # nothing to redirect from, or the page itself
-            owner = slugs.get(source)
-            if owner is not None and normalise(alias) in {normalise(n) for n in (owner.slug, owner.title, *owner.aliases)}:
-                continue  # a duplicate name: validate.check_terms reports it already
-            if owner is not None:
-                problems.append(Problem(term.path, line, f"alias {alias!r} would redirect /{source}/, which is the page of term '{owner.slug}' ({owner.path}); drop or reword the alias"))
-            elif source in RESERVED:
-                problems.append(Problem(term.path, line, f"alias {alias!r} would redirect /{source}/, a folder the build uses itself; no redirect is written for it", "warning"))
-            else:
-                claims.setdefault(source, []).append((term, alias))
-    redirects = []
-    for source, owners in sorted(claims.items()):
-        targets = {term.slug for term, _ in owners}
-        if len(targets) > 1:
-            names = ", ".join(f"{alias!r} ({term.slug})" for term, alias in owners)
-            for term, alias in owners:
-                problems.append(Problem(term.path, term.field_lines.get("aliases", 2), f"alias {alias!r} shares the redirect /{source}/ with another term's alias: {names}; no redirect is written for it", "warning"))
-            continue
-        term, alias = owners[0]
-        redirects.append(Redirect(source, term.slug, alias))
-    return redirects, problems
-
-
-def check_aliases(terms: Iterable[Term]) -> list[Problem]:
-    """The validate-stage half of ``plan_redirects``: only its problems."""
-    return plan_redirects(terms)[1]
+__all__ = ["RESERVED", "Redirect", "alias_slug", "check_aliases", "plan_redirects", "redirect_page"]
 
 
 def redirect_page(title: str, alias: str, language: str, target_href: str, canonical: str) -> bytes:

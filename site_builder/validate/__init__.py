@@ -6,7 +6,7 @@ after the markdown stage, links to missing terms and anchors) and at aliases,
 which become public addresses (``check_aliases``).
 """
 
-from ..outputs.redirects import check_aliases
+from .aliases import check_aliases
 from .checks import backlinks, check_links, check_terms
 
 __all__ = ["backlinks", "check_aliases", "check_links", "check_terms"]
