@@ -29,6 +29,11 @@ at 10,000 terms, all freed at the end.
 ``--pairs N`` instead alternates N cold builds of ours and Hugo's and prints
 the ratio of each pair: the steadiest cold-build figure when the machine's
 speed drifts during a run.
+
+``--against REV`` instead measures this checkout and git revision REV (checked
+out into a temporary worktree) in the same run, alternating their builds, and
+prints each figure of both and its ratio (this checkout / REV): how a change
+moved the cold build, the one-body edit and peak memory.
 """
 
 from __future__ import annotations
@@ -67,10 +72,10 @@ def tree_rss_kib(pid: int) -> int:
     return total
 
 
-def run(command: list[str]) -> tuple[float, int]:
-    """Run ``command``; return (wall seconds, peak tree RSS in MiB)."""
+def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
+    """Run ``command`` (in ``cwd``); return (wall seconds, peak tree RSS in MiB)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
     peak = 0
     done = threading.Event()
 
@@ -191,6 +196,52 @@ def pairs(n: int, count: int, work: Path) -> None:
           f"(range {min(ratios):.2f}-{max(ratios):.2f})")
 
 
+def against(n: int, runs: int, revision: str, other: Path, work: Path) -> None:
+    """This checkout and ``other`` (a worktree of ``revision``), builds alternated: both figures and their ratio."""
+    corpus = make_corpus(n, work)
+    versions = {"this": ROOT, revision: other}
+
+    def command(site: Path, *flags: str) -> list[str]:
+        # Run from the checkout: python -m finds its site_builder first on sys.path.
+        return [sys.executable, "-m", "site_builder", "build", "--quiet",
+                "--content", str(corpus["plain"]), "--output", str(site / "output"), *flags]
+
+    figures: dict[str, dict[str, list[float]]] = {v: {"cold": [], "cold_mem": [], "edit": [], "edit_mem": [],
+                                                       "first": []} for v in versions}
+    for _ in range(runs):
+        for name, checkout in versions.items():
+            seconds, peak = run(command(fresh(work, "site"), "--no-cache"), cwd=checkout)
+            figures[name]["cold"].append(seconds)
+            figures[name]["cold_mem"].append(peak)
+    sites = {name: fresh(work, "site") for name in versions}
+    target = corpus["plain"] / "terms" / "term-00042.md"
+    edits = iter(range(10**6))
+
+    def edit_body(name: str) -> tuple[float, int]:
+        with open(target, "a") as handle:
+            handle.write(f"\nAn edited line {next(edits)}.\n")
+        return run(command(sites[name]), cwd=versions[name])
+
+    for name, checkout in versions.items():
+        run(command(sites[name]), cwd=checkout)  # fill the cache
+        figures[name]["first"].append(edit_body(name)[0])  # also lays down the spare tree
+    for _ in range(runs):
+        for name in versions:
+            seconds, peak = edit_body(name)
+            figures[name]["edit"].append(seconds)
+            figures[name]["edit_mem"].append(peak)
+    this, theirs = figures["this"], figures[revision]
+    print(f"\n## {n:,} terms: this checkout against {revision} ({runs} run(s) each, alternated; median)")
+    print(f"{'':28} {'this':>8} {revision[:10]:>10} {'ratio':>7}")
+    for label, key, unit, pick in (("cold build", "cold", "s", statistics.median),
+                                   ("one-body edit", "edit", "s", statistics.median),
+                                   ("first edit after cold", "first", "s", statistics.median),
+                                   ("peak memory, cold", "cold_mem", "MiB", max),
+                                   ("peak memory, edit", "edit_mem", "MiB", max)):
+        mine, old = pick(this[key]), pick(theirs[key])
+        print(f"{label:<28} {mine:8.2f} {old:10.2f} {mine / old:7.3f} x   ({unit})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
@@ -198,19 +249,30 @@ def main() -> None:
     parser.add_argument("--mkdocs", action="store_true", help="also time MkDocs (slow: ~16 min at 10,000 terms)")
     parser.add_argument("--pairs", type=int, default=0, metavar="N",
                         help="instead: N interleaved cold builds of ours and Hugo's per size, a ratio per pair")
+    parser.add_argument("--against", metavar="REV",
+                        help="instead: this checkout against git revision REV, builds alternated, ratios")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     # As installed (pip compiles the bytecode): a checkout run with
     # PYTHONDONTWRITEBYTECODE=1 would compile every module at each start, ~60 ms.
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "site_builder")])  # best effort
     work = Path(tempfile.mkdtemp(prefix="bench-"))
+    other = work / "revision"
+    if args.against:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(other), args.against],
+                       check=True)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(other / "site_builder")])
     try:  # deleted only at the very end: see the module docstring
         for n in args.sizes:
-            if args.pairs:
+            if args.against:
+                against(n, args.runs, args.against, other, work / f"against{n}")
+            elif args.pairs:
                 pairs(n, args.pairs, work / f"pairs{n}")
             else:
                 bench(n, args.runs, args.mkdocs, work / f"bench{n}")
     finally:
+        if args.against:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)])
         shutil.rmtree(work, ignore_errors=True)
 
 
