@@ -10,9 +10,7 @@ import pytest
 
 from site_builder.cli import main
 
-from helpers import manifest, term, write_tree  # noqa: F401  (re-exported for tests)
-
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import REPO, manifest, term, write_tree  # noqa: F401  (re-exported for tests)
 
 
 @pytest.fixture(scope="session")
@@ -21,7 +19,7 @@ def real_site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("real-site") / "output"
     result = subprocess.run(
         [sys.executable, "-m", "site_builder", "build", "--output", str(out), "--quiet"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=REPO, capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, f"site build failed:\n{result.stdout}\n{result.stderr}"
     return out

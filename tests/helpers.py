@@ -1,4 +1,11 @@
-"""Helpers shared by the tests: term files, content trees, output manifests."""
+"""Helpers shared by the tests: where things are, term files, content trees, output manifests.
+
+The tests live in folders named for the package concern they test (tests/load/,
+tests/markup/, ...). tests/conftest.py puts this folder on ``sys.path``, so every
+test module imports ``helpers`` (and the other shared modules here: glossary_site,
+markdown_pairs, math_payloads, serve_client) by name. Test modules never import
+each other: what two of them share lives in one of those modules.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+TESTS = Path(__file__).resolve().parent
+"""The tests folder."""
+REPO = TESTS.parent
+"""The repository root (holds site_builder/, content/, docs/, benchmarks/)."""
+FIXTURES = TESTS / "fixtures"
+"""Fixture sites and packages (golden/, example_explainer/)."""
 
 
 def term(title: str, summary: str, body: str = "", **extra) -> str:
@@ -53,3 +67,16 @@ def requires_fast(module, what: str = "fast markdown processor"):
     if module.ENABLED or not under_ci():
         return pytest.mark.skipif(not module.ENABLED, reason=f"{what} disabled on this Markdown")
     return pytest.mark.usefixtures("fast_markdown_missing")
+
+
+VERSIONED_TERMS = 2000
+
+
+def versioned_corpus(version: int, terms: int = VERSIONED_TERMS) -> dict[str, str]:
+    """``terms`` terms; version 2 changes every page (site title) and some bodies."""
+    files = {"site.toml": f'title = "Glossary v{version}"\npreviews = false\n'}
+    for i in range(terms):
+        related = f"related: [t{(i + 1) % terms:05d}]\n"
+        body = f"Term {i} of version {version if i % 7 == 0 else 1}. See [[t{(i + 3) % terms:05d}]].\n\n" + "Some words here. " * 40
+        files[f"terms/t{i:05d}.md"] = f"---\ntitle: Term {i:05d}\nsummary: The term numbered {i}.\n{related}---\n{body}\n"
+    return files

@@ -14,7 +14,7 @@ and returns None for anything else, which PyYAML then reads. Plain scalars
 and keys go through PyYAML's own implicit resolver, the one its safe loader
 uses: a value PyYAML would read as a bool, number, date or null (``yes``,
 ``1.5``, ``2024-01-01``, ``null``) sends the whole front matter to PyYAML.
-``tests/test_simple_yaml.py`` compares the two on generated front matter.
+``tests/load/test_simple_yaml.py`` compares the two on generated front matter.
 """
 
 from __future__ import annotations

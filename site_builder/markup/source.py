@@ -10,7 +10,7 @@ Most bodies have no maths and no fence, and most lines no ']': cheap
 substring tests route those around the per-line regexes (``_rewrite_links``
 instead of ``_rewrite_all``; ``_may_pass_limits`` before ``_enforce_limits``).
 Each test is a necessary condition for the skipped code to change anything,
-and tests/test_fast_tree.py compares both routes on generated input.
+and tests/markup/accel/test_fast_tree.py compares both routes on generated input.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
 # Necessary conditions for a line to pass MAX_QUOTE_DEPTH or MAX_INDENT, searched
 # in the whole body at once (its lines never hold a "\n": they were split on it).
 # Expanding a tab gives at most 4 columns, any other whitespace character one,
-# and ``\s`` is exactly ``str.isspace`` (tests/test_fast_tree.py checks it).
+# and ``\s`` is exactly ``str.isspace`` (tests/markup/accel/test_fast_tree.py checks it).
 
 @functools.lru_cache(maxsize=None)
 def _deep_line_res(quote_depth: int, indent: int) -> tuple[re.Pattern, re.Pattern]:
@@ -105,7 +105,7 @@ def _rewrite_links(lines, first_line, stash, resolve, scan) -> list[str]:
     """``_rewrite_all`` for a body with no '$' and no fence, which only rewrites lines with a ']'.
 
     Without a fence or '$$' its loop only calls ``_rewrite_line`` on lines
-    with '$' or ']' (tests/test_fast_tree.py compares the two).
+    with '$' or ']' (tests/markup/accel/test_fast_tree.py compares the two).
     """
     out = list(lines)
     for offset, line in enumerate(out):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest_explainer import CSP, Server, Watch
-from test_linking_outputs import EVIL_SUMMARY, EVIL_TITLE, build_glossary
+from glossary_site import EVIL_SUMMARY, EVIL_TITLE, build_glossary
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,7 @@
 """Hostile maths in real Chromium: every text-like command latex2mathml knows,
-with every payload of tests/test_math_sanitise.py, built into one page and
-opened from file:// (no CSP there) and over HTTP under the strict CSP.
+with every payload of tests/math_payloads.py (those tests/markup/test_math_sanitise.py
+checks), built into one page and opened from file:// (no CSP there) and over
+HTTP under the strict CSP.
 
 Nothing may run (no dialog), nothing may be injected (every element inside a
 <math> is MathML from the allowlist, no element anywhere carries an event
@@ -17,8 +18,8 @@ import pytest
 
 from conftest_explainer import CSP, REPO, Server
 from helpers import term, write_tree
+from math_payloads import MATH_MODE_ARGUMENTS, PAYLOADS, TEXT_COMMANDS, formula
 from site_builder.markup.mathml import ELEMENTS
-from test_math_sanitise import MATH_MODE_ARGUMENTS, PAYLOADS, TEXT_COMMANDS, formula
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,6 @@
 """A tiny Sphinx project that links into the glossary through intersphinx.
 
-tests/test_linking_sphinx.py builds a glossary, points GLOSSARY_INVENTORY at
+tests/integrations/test_sphinx.py builds a glossary, points GLOSSARY_INVENTORY at
 its objects.inv and runs ``sphinx-build -W`` here: any reference that does
 not resolve is a warning, so an error.
 """

@@ -96,7 +96,8 @@ _LEVIATHAN_TABLE_2 = [
 ]
 
 # (id suffix, benchmark, sampling, speedup, derived alpha): Chen et al. Table 1 speedups;
-# alpha solves S(alpha, 4, 0.128) = speedup (see tests/test_sd_data.py, which re-derives it)
+# alpha solves S(alpha, 4, 0.128) = speedup (see tests/explainers/speculative_decoding/test_sd_data.py,
+# which re-derives it)
 _CHEN_TABLE_1 = [
     ("xsum-nucleus", "XSum", "nucleus", 1.92, 0.724),
     ("xsum-greedy", "XSum", "greedy", 2.01, 0.748),

@@ -42,7 +42,7 @@ Upstream stashes every element it builds under the next free id, and those
 ids can show: an image whose alt text holds a link prints the link's
 placeholder, id included. So ``stash`` files the elements built here as
 upstream would have, in the order its patterns ran: code spans, then links,
-then emphasis, each left to right. ``tests/test_direct_inline.py`` compares
+then emphasis, each left to right. ``tests/markup/accel/test_direct_inline.py`` compares
 this with the stock stage on generated strings, tree, stash and HTML.
 """
 

@@ -28,7 +28,7 @@ renderer's time.
   that sets it again).
 
 Why each condition is necessary is written next to it, from the upstream
-regex or code; ``tests/test_fast_blocks.py`` checks each one with random
+regex or code; ``tests/markup/accel/test_fast_blocks.py`` checks each one with random
 blocks against the upstream processor, and the HTML against the stock
 pipeline.
 

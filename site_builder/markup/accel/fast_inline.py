@@ -52,7 +52,7 @@ These are copies of upstream's private code with short cuts added, so they are
 only used over the very upstream sources they were copied from: ``upstream.py``
 checks a digest of every upstream file copied or relied on, and ``install``
 keeps the stock processor otherwise.
-``tests/test_fast_inline.py`` checks each condition against its regex with
+``tests/markup/accel/test_fast_inline.py`` checks each condition against its regex with
 random text, that the tree and the processor's state after the inline stage are
 the same as upstream's, and that the HTML is byte-identical to the stock pipeline.
 """

@@ -1,0 +1,154 @@
+"""The open explainer contract: a package outside site_builder adds an explainer.
+
+The package is tests/fixtures/example_explainer/ (its own pyproject.toml
+declares the entry point). It is installed into a folder of its own, as a
+distribution with the metadata its pyproject.toml declares, and builds run in
+a subprocess with that folder on PYTHONPATH: importlib.metadata discovers it
+there, and nowhere else (the shared environment is left alone).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from helpers import FIXTURES, REPO, term, write_tree
+from site_builder.explainers import base
+
+EXAMPLE = FIXTURES / "example_explainer"
+
+
+def install(target: Path) -> Path:
+    """The example package in ``target``, with a dist-info folder written from
+    its pyproject.toml (what ``pip install --target`` makes, without needing
+    the wheel package or the network)."""
+    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]
+    shutil.copytree(EXAMPLE / "example_explainer", target / "example_explainer",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    info = target / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
+    groups = project["entry-points"]
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in entries.items()) + "\n"
+        for group, entries in groups.items()))
+    (info / "INSTALLER").write_text("tests\n")
+    return target
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    return install(tmp_path / "site-packages")
+
+
+def run(outside: Path, *args: str, code: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(outside), str(REPO)])}
+    command = [sys.executable, "-c", code] if code else [sys.executable, "-m", "site_builder", *map(str, args)]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, cwd=REPO)
+
+
+def content(root: Path, explainer: str = "doubling") -> Path:
+    return write_tree(root, {
+        "terms/twice.md": term("Twice", "Two times a number.", "Doubling, shown.", explainer=explainer),
+        "terms/once.md": term("Once", "One time.", "See [[Twice]]."),
+    })
+
+
+def page_keys(output: Path) -> dict:
+    raw = (output.parent / ".site_builder_cache" / "pages.table").read_bytes()
+    assert raw[:1] == b"M"
+    return marshal.loads(raw[1:])
+
+
+def test_an_outside_package_adds_an_explainer(tmp_path, outside):
+    out = tmp_path / "out"
+    result = run(outside, "build", "--content", content(tmp_path / "content"), "--output", out, "--quiet")
+    assert result.returncode == 0, result.stderr
+    html = (out / "twice" / "index.html").read_text()
+    ids = set(re.findall(r'\bid="(ex-[^"]+)"', html))
+    assert ids == {"ex-explainer", "ex-title", "ex-n", "ex-n-hint"}, "the markup's ids are the declared ones"
+    assert '<input type="range" id="ex-n" name="n" data-key="n" min="0" max="10" step="1" value="3"' in html
+    assert '<dd data-out="double">6</dd>' in html and "Doubling 3 gives 6." in html
+    script = re.search(r'<script defer src="\.\./(assets/doubling\.[0-9a-f]{10}\.js)">', html)
+    assert script, "the explainer's script is on the page"
+    assert (out / script.group(1)).read_bytes() == (EXAMPLE / "example_explainer" / "doubling.js").read_bytes()
+    assert (out / "twice" / "doubling.json").read_bytes() == b'{"n": 3}\n'
+    assert "ex-explainer" not in (out / "once" / "index.html").read_text()
+
+
+def test_headings_keep_off_an_outside_explainers_ids_in_full_and_fast_builds(tmp_path, outside):
+    # The markdown stage does not know the explainers: the build hands it their
+    # ids. "## Ex title" would otherwise be id="ex-title" twice on twice/.
+    out = tmp_path / "out"
+    folder = write_tree(tmp_path / "content", {
+        "terms/twice.md": term("Twice", "Two times a number.", "## Ex title\n\nDoubling.", explainer="doubling"),
+        "terms/once.md": term("Once", "One time.", "## Ex n\n\nSee [[Twice]]."),
+    })
+    first = run(outside, "build", "--content", folder, "--output", out, "--quiet")
+    assert first.returncode == 0, first.stderr
+    twice = (out / "twice" / "index.html").read_text()
+    assert re.findall(r'\bid="ex-title[^"]*"', twice) == ['id="ex-title"', 'id="ex-title_1"'], twice
+    assert 'id="ex-n_1"' in (out / "once" / "index.html").read_text(), "on a page without the explainer too"
+    edited = folder / "terms" / "once.md"
+    edited.write_text(edited.read_text().replace("See [[Twice]].", "See [[Twice]] again."))
+    fast = run(outside, "build", "--content", folder, "--output", out)
+    assert fast.returncode == 0 and re.search(r"^\s+update\s", fast.stdout, re.M), fast.stdout + fast.stderr
+    once = (out / "once" / "index.html").read_text()
+    assert "again." in once and 'id="ex-n_1"' in once and 'id="ex-n"' not in once
+
+
+def test_the_declared_version_is_part_of_the_page_key(tmp_path, outside):
+    out = tmp_path / "out"
+    folder = content(tmp_path / "content")
+    first = run(outside, "build", "--content", folder, "--output", out, "--quiet")
+    assert first.returncode == 0, first.stderr
+    before = page_keys(out)
+    again = run(outside, "build", "--content", folder, "--output", out)
+    assert again.returncode == 0 and page_keys(out) == before, "nothing changed: same keys"
+    declaration = outside / "example_explainer" / "__init__.py"
+    declaration.write_text(declaration.read_text().replace('version="1"', 'version="2"'))
+    versions = run(outside, code="from site_builder.cache import store; print(store.explainer_versions())")
+    assert "explainer doubling 2 " in versions.stdout, versions.stdout + versions.stderr
+    rebuilt = run(outside, "build", "--content", folder, "--output", out)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    after = page_keys(out)
+    assert after["twice/index.html"][0] != before["twice/index.html"][0], "a new version: a new key, rendered again"
+    assert re.search(r"^\s+render\s", rebuilt.stdout, re.M), "a full build, not the prose-edit fast path"
+    assert re.search(r"^\s+update\s", again.stdout, re.M), again.stdout
+
+
+def test_an_unknown_explainer_is_a_path_line_error_naming_the_installed_ones(tmp_path, outside):
+    folder = content(tmp_path / "content", explainer="tripling")
+    result = run(outside, "check", "--content", folder)
+    assert result.returncode == 1
+    assert re.search(r"twice\.md:\d+: unknown explainer 'tripling' \(known: doubling, speculative-decoding\)", result.stderr), result.stderr
+
+
+def test_the_build_step_is_imported_only_when_a_term_names_it(tmp_path, outside):
+    # (vl-convert is imported anyway when previews are composed: linking/preview.py)
+    folder = write_tree(tmp_path / "content", {"terms/once.md": term("Once", "One time.")})
+    code = (
+        "import sys\nfrom site_builder.cli import main\n"
+        f"status = main(['build', '--content', {str(folder)!r}, '--output', {str(tmp_path / 'out')!r}, '--quiet'])\n"
+        "from site_builder.explainers.base import ELEMENT_IDS\n"
+        "print(status, 'example_explainer.build' in sys.modules, 'altair' in sys.modules, sorted(ELEMENT_IDS))\n"
+    )
+    result = run(outside, code=code)
+    assert result.stdout.split("\n")[-2] == "0 False False ['doubling', 'speculative-decoding']", result.stdout + result.stderr
+
+
+def test_the_built_in_explainer_is_registered_through_the_entry_point():
+    assert "speculative-decoding" in base.REGISTRY
+    found = base.REGISTRY.found()["speculative-decoding"]
+    assert [f.value for f in found] == ["site_builder.explainers.speculative_decoding:EXPLAINER"]
+    explainer = base.REGISTRY["speculative-decoding"]
+    assert explainer.name == "speculative-decoding" and explainer.version
+    assert base.ELEMENT_IDS["speculative-decoding"] == explainer.element_ids

@@ -1,0 +1,182 @@
+"""Loading the terms in forked loaders while the command line imports (preload.py)."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO, manifest, term, write_tree
+from site_builder import build
+from site_builder.load import content, preload
+from site_builder.build import BuildOptions, build_site
+
+
+
+@pytest.fixture
+def mixed_content(tmp_path: Path) -> Path:
+    """Terms in nested folders, with every kind of problem a load reports."""
+    outside = tmp_path / "outside.md"
+    outside.write_text(term("Outside", "Not in the content folder."))
+    root = write_tree(tmp_path / "content", {
+        **{f"terms/t-{i:02d}.md": term(f"Term {i}", f"Summary {i}.", f"Body {i} with *em*.",
+                                       related=[f"t-{(i + 1) % 12:02d}"]) for i in range(12)},
+        "terms/deeper/a-first.md": term("A first", "Sorted first.", "Text."),
+        "terms/deeper/t-03.md": term("Duplicate", "Same slug as another file."),
+        "terms/Bad Name.md": term("Bad", "A file name that is not a slug."),
+        "terms/broken.md": "---\ntitle: [unclosed\n---\nBody\n",
+        "terms/quoted.md": '---\ntitle: "Quoted: yes"\nsummary: yes\n---\nNot plain YAML.\n',
+    })
+    (root / "terms" / "z-link.md").symlink_to(outside)
+    return root
+
+
+def _comparable(terms, problems, known):
+    # A file's signature is recorded only once it is older than content.SETTLED_NS;
+    # the two loads ran at slightly different times, so that part may differ.
+    return ([t.to_record() for t in terms], problems,
+            {shown: entry[1:] for shown, entry in known.items()})
+
+
+@pytest.mark.parametrize("loaders", [1, 3])
+def test_loaders_give_exactly_a_load_from_nothing(mixed_content: Path, monkeypatch, loaders: int):
+    monkeypatch.setattr(preload, "FILES_PER_LOADER", 1)  # as many loaders as cores allows
+    started = preload.start(mixed_content, cores=loaders)
+    assert started is not None and len(started._loaders) == loaders
+    loaded = started.result()
+    assert loaded is not None
+    known: dict = {}
+    terms, problems = content.load_terms(mixed_content, known, memo={})
+    assert _comparable(*loaded) == _comparable(terms, problems, known)
+    assert len(problems) >= 4 and len(terms) >= 13  # the fixture did exercise the problems
+    for shown, entry in loaded[2].items():
+        assert entry[0] is None or entry[0] == known[shown][0]
+
+
+def test_parts_cover_every_file_once(mixed_content: Path):
+    whole, _ = content.load_terms(mixed_content)
+    parts = [content.load_terms(mixed_content, part=(k, 4))[0] for k in range(4)]
+    assert sorted(t.path for part in parts for t in part) == sorted(t.path for t in whole)
+    assert content.load_terms(mixed_content.parent / "nowhere", part=(1, 2)) == ([], [])
+    assert len(content.load_terms(mixed_content.parent / "nowhere", part=(0, 2))[1]) == 1
+
+
+def test_a_failed_loader_means_the_build_loads_itself(small_site: Path, tmp_path: Path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("a loader that fails")
+
+    monkeypatch.setattr(content, "load_terms", broken)  # the forked loader inherits this
+    started = preload.start(small_site)
+    monkeypatch.undo()
+    assert started.result() is None
+    assert started._loaders == []  # reaped
+    reference = tmp_path / "reference"
+    build_site(BuildOptions(content=small_site, output=reference, cache=False))
+    out = tmp_path / "out"
+    monkeypatch.setattr(content, "load_terms", broken)
+    started = preload.start(small_site)
+    monkeypatch.undo()
+    build_site(BuildOptions(content=small_site, output=out, cache=False), preloaded=started)
+    assert manifest(out) == manifest(reference)
+
+
+@pytest.mark.parametrize("death", ["killed after a short write", "exits after a short write"])
+def test_a_truncated_result_means_the_build_loads_itself(small_site: Path, monkeypatch, death):
+    real_dumps, real_exit = pickle.dumps, os._exit
+    monkeypatch.setattr(pickle, "dumps", lambda *a, **k: real_dumps(*a, **k)[:40])  # the loader inherits these
+    if death == "killed after a short write":
+        monkeypatch.setattr(os, "_exit", lambda code: os.kill(os.getpid(), signal.SIGKILL))
+    started = preload.start(small_site)
+    monkeypatch.undo()
+    assert pickle.dumps is real_dumps and os._exit is real_exit
+    assert started.result() is None
+    assert started._loaders == []  # reaped
+
+
+def test_the_build_takes_the_preload_only_when_loading_from_nothing(small_site: Path, tmp_path: Path, monkeypatch):
+    taken = []
+    original = preload.Preload.result
+
+    def result(self, *args, **kwargs):
+        taken.append(True)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(preload.Preload, "result", result)
+    out = tmp_path / "out"
+    build_site(BuildOptions(content=small_site, output=out), preloaded=preload.start(small_site))
+    assert taken == [True]  # first build: nothing cached
+    (small_site / "terms" / "beta.md").write_text(term("Beta", "The second term, edited."))
+    later = preload.start(small_site)
+    build_site(BuildOptions(content=small_site, output=out), preloaded=later)
+    assert taken == [True]  # the cache held the terms: loaded from it, the loaders were stopped
+    assert later._loaders == []
+    assert "The second term, edited." in (out / "beta" / "index.html").read_text()
+    clean = tmp_path / "clean"
+    build_site(BuildOptions(content=small_site, output=clean, cache=False))
+    assert manifest(clean) == manifest(out)
+
+
+def test_discard_stops_and_reaps_the_loaders(small_site: Path):
+    started = preload.start(small_site)
+    pids = [pid for pid, _reader in started._loaders]
+    started.discard()
+    started.discard()  # twice is harmless
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # already reaped: no zombie left
+
+
+def test_templates_compile_while_waiting_for_the_loaders(small_site: Path, tmp_path: Path, monkeypatch):
+    order = []
+    original = preload.Preload.result
+
+    def result(self, meanwhile=lambda: None):
+        def noted():
+            order.append("meanwhile")
+            meanwhile()
+        return original(self, noted)
+
+    monkeypatch.setattr(preload.Preload, "result", result)
+    monkeypatch.setattr(preload.select, "select", lambda r, w, x, t: ([], [], []))  # "not done yet"
+    compiled = []
+    monkeypatch.setattr(build, "compile_templates", lambda: compiled.append("compiled"))
+    build_site(BuildOptions(content=small_site, output=tmp_path / "out", cache=False),
+               preloaded=preload.start(small_site))
+    assert order == ["meanwhile"] and compiled  # compiled while the loaders ran
+
+
+def test_command_line_build_matches_the_library_build_and_skips_pygments(tmp_path: Path):
+    """The real content through ``python -m site_builder`` (loaders, no Pygments
+    import) gives the very bytes of an in-process build without either."""
+    out = tmp_path / "cli"
+    script = (
+        "import sys\n"
+        "from site_builder.cli import main\n"
+        f"status = main(['build', '--quiet', '--no-cache', '--content', 'content', '--output', {str(out)!r}])\n"
+        "assert 'pygments' not in sys.modules, 'Pygments was imported'\n"
+        "sys.exit(status)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    reference = tmp_path / "library"
+    build_site(BuildOptions(content=REPO / "content", output=reference, cache=False))
+    assert manifest(out) == manifest(reference)
+    assert any("```" in path.read_text() for path in (REPO / "content" / "terms").rglob("*.md"))
+
+
+def test_the_command_line_starts_no_loaders_when_a_cache_exists(small_site: Path, tmp_path: Path, cli, monkeypatch):
+    started = []
+    original = preload.start
+    monkeypatch.setattr(preload, "start", lambda *a, **k: started.append(a) or original(*a, **k))
+    out = tmp_path / "site" / "output"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    assert len(started) == 1  # first build: no cache yet
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    assert len(started) == 1  # the cache holds the terms
+    assert cli("build", "--no-cache", "--content", small_site, "--output", out)[0] == 0
+    assert len(started) == 2
