@@ -33,13 +33,16 @@ speed drifts during a run.
 ``--against REV`` instead measures this checkout and git revision REV (checked
 out into a temporary worktree) in the same run, alternating their builds, and
 prints each figure of both and its ratio (this checkout / REV): how a change
-moved the cold build, the one-body edit and peak memory.
+moved the cold build, the one-body edit and peak memory. CPU time (user +
+system of the build and its workers) is printed beside wall time: on a
+machine with other work running it moves far less than wall time does.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -73,7 +76,9 @@ def tree_rss_kib(pid: int) -> int:
 
 
 def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
-    """Run ``command`` (in ``cwd``); return (wall seconds, peak tree RSS in MiB)."""
+    """Run ``command`` (in ``cwd``); return (wall seconds, peak tree RSS in MiB).
+    Its CPU time (user + system, the process and its workers) is left in ``run.cpu``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
     peak = 0
@@ -91,6 +96,8 @@ def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
     elapsed = time.perf_counter() - start
     done.set()
     sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the process and its workers are reaped by now
+    run.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{err.decode()[-2000:]}")
     return elapsed, peak // 1024
@@ -206,12 +213,13 @@ def against(n: int, runs: int, revision: str, other: Path, work: Path) -> None:
         return [sys.executable, "-m", "site_builder", "build", "--quiet",
                 "--content", str(corpus["plain"]), "--output", str(site / "output"), *flags]
 
-    figures: dict[str, dict[str, list[float]]] = {v: {"cold": [], "cold_mem": [], "edit": [], "edit_mem": [],
-                                                       "first": []} for v in versions}
+    figures: dict[str, dict[str, list[float]]] = {v: {"cold": [], "cold_cpu": [], "cold_mem": [], "edit": [],
+                                                       "edit_cpu": [], "edit_mem": [], "first": []} for v in versions}
     for _ in range(runs):
         for name, checkout in versions.items():
             seconds, peak = run(command(fresh(work, "site"), "--no-cache"), cwd=checkout)
             figures[name]["cold"].append(seconds)
+            figures[name]["cold_cpu"].append(run.cpu)
             figures[name]["cold_mem"].append(peak)
     sites = {name: fresh(work, "site") for name in versions}
     target = corpus["plain"] / "terms" / "term-00042.md"
@@ -229,12 +237,15 @@ def against(n: int, runs: int, revision: str, other: Path, work: Path) -> None:
         for name in versions:
             seconds, peak = edit_body(name)
             figures[name]["edit"].append(seconds)
+            figures[name]["edit_cpu"].append(run.cpu)
             figures[name]["edit_mem"].append(peak)
     this, theirs = figures["this"], figures[revision]
     print(f"\n## {n:,} terms: this checkout against {revision} ({runs} run(s) each, alternated; median)")
     print(f"{'':28} {'this':>8} {revision[:10]:>10} {'ratio':>7}")
     for label, key, unit, pick in (("cold build", "cold", "s", statistics.median),
+                                   ("cold build, CPU", "cold_cpu", "s", statistics.median),
                                    ("one-body edit", "edit", "s", statistics.median),
+                                   ("one-body edit, CPU", "edit_cpu", "s", statistics.median),
                                    ("first edit after cold", "first", "s", statistics.median),
                                    ("peak memory, cold", "cold_mem", "MiB", max),
                                    ("peak memory, edit", "edit_mem", "MiB", max)):
