@@ -21,19 +21,26 @@ Code spans and code blocks are left alone.
 Options: ``glossary`` (URL or path of glossary.json, or the folder holding it;
 read once per process), ``base_url`` (where links point; default: the
 glossary's ``base_url``, else the URL it was loaded from), ``strict``
-(default false), ``css_class`` (default ``glossary-term``).
+(default false), ``css_class`` (default ``glossary-term``), ``title`` (the
+summary as the link's title attribute; default true).
+
+The MkDocs plugin (``mkdocs_plugin.py``) drives this same extension through
+three constructor arguments that are not options: ``source`` (the glossary it
+read for this build), ``report`` (problems, instead of logging or raising) and
+``linked`` (each term a link was made to, for its hover-card data).
 """
 
 from __future__ import annotations
 
 import logging
 import xml.etree.ElementTree as etree
+from typing import Callable
 
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
 from ..markup.source import WIKILINK_RE
-from .published import PublishedGlossary, load_glossary, split_target
+from .published import PublishedGlossary, PublishedTerm, load_glossary, resolve_link, split_target
 
 logger = logging.getLogger(__name__)
 
@@ -62,18 +69,25 @@ class _WikiLinkProcessor(InlineProcessor):
 class GlossaryLinkExtension(Extension):
     """``[[Term]]`` and ``[[Term|text]]`` links to a published glossary."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, *, source: Callable[[], PublishedGlossary] | None = None,
+                 report: Callable[[str, str], None] | None = None,
+                 linked: Callable[[PublishedTerm], None] | None = None, **kwargs):
+        # Not options (mkdocs.yml cannot give a callable): what the MkDocs plugin hands in.
+        self._source, self._report, self._linked = source, report, linked
         self.config = {
             "glossary": ["", "URL or path of the glossary's glossary.json (or the folder holding it)"],
             "base_url": ["", "where links point; default: the glossary's base_url, else where glossary.json was loaded from"],
             "strict": [False, "raise GlossaryLinkError for an unknown term or anchor (default: log a warning)"],
             "css_class": ["glossary-term", "class attribute of the generated links"],
+            "title": [True, "set the entry's summary as the link's title attribute (turn off when hover cards show it)"],
         }
         super().__init__(**kwargs)
 
     @property
     def glossary(self) -> PublishedGlossary:
         """The configured glossary, loaded on first use."""
+        if self._source is not None:
+            return self._source()
         location = self.getConfig("glossary")
         if not location:
             raise GlossaryLinkError("the glossary links extension needs the 'glossary' option (URL or path of glossary.json)")
@@ -85,22 +99,27 @@ class GlossaryLinkExtension(Extension):
     def link_for(self, target: str, text: str, written: str) -> etree.Element | None:
         """The ``<a>`` for one ``[[...]]``; None (after a warning) when it does not resolve."""
         glossary = self.glossary
-        name, anchor = split_target(target)
-        term = glossary.resolve(name)
+        term, anchor, problem = resolve_link(glossary, target, written)
         if term is None:
-            return self._problem(f"unknown glossary term {written} (not in {glossary.source})")
-        if anchor and anchor not in term.anchors:
-            return self._problem(f"glossary entry '{term.title}' has no anchor '#{anchor}': {written}")
+            return self._problem(f"{problem} (not in {glossary.source})", written)
+        if problem:
+            return self._problem(problem, written)
         element = etree.Element("a")
         element.set("href", glossary.href(term, anchor, self.getConfig("base_url") or None))
-        element.set("title", term.summary)
+        if self.getConfig("title"):
+            element.set("title", term.summary)
         if self.getConfig("css_class"):
             element.set("class", self.getConfig("css_class"))
         element.set("data-term", term.slug)
         element.text = text
+        if self._linked is not None:
+            self._linked(term)
         return element
 
-    def _problem(self, message: str) -> None:
+    def _problem(self, message: str, written: str) -> None:
+        if self._report is not None:
+            self._report(message, written)
+            return None
         if self.getConfig("strict"):
             raise GlossaryLinkError(message)
         logger.warning(message)

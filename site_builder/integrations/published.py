@@ -85,6 +85,19 @@ def split_target(target: str) -> tuple[str, str]:
     return name.strip(), anchor.strip()
 
 
+def resolve_link(glossary: PublishedGlossary, target: str, written: str) -> tuple[PublishedTerm | None, str, str | None]:
+    """(term, anchor, problem) for the ``[[target]]`` written as ``written``: the
+    term is None when unknown; the problem says what is wrong (None: nothing).
+    Shared by the Markdown extension, the MkDocs plugin and ``check --links-in``."""
+    name, anchor = split_target(target)
+    term = glossary.resolve(name)
+    if term is None:
+        return None, anchor, f"unknown glossary term {written}"
+    if anchor and anchor not in term.anchors:
+        return term, anchor, f"glossary entry '{term.title}' has no anchor '#{anchor}': {written}"
+    return term, anchor, None
+
+
 @dataclass(frozen=True)
 class _Failure:
     """A load that failed, and when: remembered for ``RETRY_AFTER`` seconds."""
@@ -115,6 +128,13 @@ def load_glossary(location: str | Path) -> PublishedGlossary:
     if isinstance(found, _Failure):
         raise GlossaryLoadError(found.message)
     return found
+
+
+def read_glossary(location: str | Path) -> PublishedGlossary:
+    """Read the glossary.json at ``location`` now, bypassing the per-process cache
+    (the MkDocs plugin reads it once per build, so ``mkdocs serve`` sees a new
+    publish on its next rebuild)."""
+    return _load(str(location))
 
 
 def clear_cache() -> None:

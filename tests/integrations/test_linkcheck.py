@@ -67,7 +67,7 @@ def test_clean_docs_pass(glossary: Path, tmp_path: Path, cli):
     docs = write_tree(tmp_path / "docs", {"a.md": "See [[Model]] and [[LLM inference]].\n"})
     status, out, err = cli("check", "--links-in", docs, "--glossary", glossary)
     assert status == 0, err
-    assert "Checked glossary links in 1 file(s)" in out
+    assert "Checked 2 glossary link(s) in 1 file(s)" in out
 
 
 def test_needs_a_glossary(tmp_path: Path, cli):
@@ -91,7 +91,8 @@ def test_a_glossary_without_links_in_is_refused(tmp_path: Path, cli, capsys):
 
 
 def test_unreadable_glossary_is_one_clear_error(tmp_path: Path, cli):
-    status, _, err = cli("check", "--links-in", tmp_path, "--glossary", tmp_path / "missing.json")
+    docs = write_tree(tmp_path / "docs", {"a.md": "See [[Model]].\n"})
+    status, _, err = cli("check", "--links-in", docs, "--glossary", tmp_path / "missing.json")
     assert status == 1 and err.startswith("error: cannot read")
 
 
