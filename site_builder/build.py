@@ -46,6 +46,8 @@ class BuildOptions:
 
     content: Path = Path("content")
     output: Path = Path("output")
+    config: Path | None = None
+    """``site.toml`` anywhere (``--config``); None: ``content/site.toml`` when present."""
     base_url: str | None = None
     strict: bool = False
     write: bool = True
@@ -123,7 +125,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     overlap = compile_templates if options.write else lambda: None  # work to do while waiting for workers
 
     with _stage("load", log), cache.collector_paused():
-        config, problems = load_config(options.content)
+        config, problems = load_config(options.content, options.config)
         config = config.with_base_url(options.base_url)
         loaded = term_cache.load_cached(options.content, store, options.changed, preloaded, meanwhile=overlap)
         terms = loaded.terms
@@ -142,7 +144,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         problems += validate.check_terms(terms)
         problems += validate.check_aliases(terms)
         if not terms and not any(p.severity == "error" for p in problems):
-            problems.append(Problem(str(options.content / "terms"), 1, "no term files (*.md) found"))
+            problems.append(Problem(str(options.content / "terms"), None, "no term files (*.md) found"))
         _raise_if_failing(problems, options.strict)
 
     with _stage("markdown", log):

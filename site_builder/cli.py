@@ -1,4 +1,4 @@
-"""Command line: ``site-builder build | serve | check`` (also ``python -m site_builder``)."""
+"""Command line: ``site-builder build | serve | check | new`` (also ``python -m site_builder``)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 def _add_content_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--content", type=Path, default=None, metavar="DIR",
                         help="content folder holding terms/ and optionally site.toml (default: content)")
+    parser.add_argument("--config", type=Path, default=None, metavar="FILE",
+                        help="the site.toml to read, anywhere (default: site.toml in the content folder, if any)")
     parser.add_argument("--base-url", metavar="URL", default=None,
                         help="absolute URL the site is published at; overrides base_url in site.toml")
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
@@ -46,7 +48,7 @@ def make_parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="build content/ into output/",
                                 description="Build the content folder into a static site, atomically.")
     _add_content_options(build)
-    build.add_argument("--output", type=Path, default=Path("output"), metavar="DIR",
+    build.add_argument("-o", "--output", type=Path, default=Path("output"), metavar="DIR",
                        help="folder to write the site to; replaced whole (default: output)")
     build.add_argument("--jobs", type=_positive, default=None, metavar="N",
                        help="worker processes for markdown and pages (default: one per core)")
@@ -56,9 +58,9 @@ def make_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on change",
                                 description="Build, serve output/ locally, rebuild when content or templates change, and reload the browser.")
     _add_content_options(serve)
-    serve.add_argument("--output", type=Path, default=Path("output"), metavar="DIR",
+    serve.add_argument("-o", "--output", type=Path, default=Path("output"), metavar="DIR",
                        help="folder to build into and serve (default: output)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000; 0 picks a free one)")
+    serve.add_argument("-p", "--port", type=int, default=8000, help="port to listen on (default: 8000; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
 
     check = commands.add_parser("check", help="validate content and every internal link; write nothing",
@@ -68,12 +70,31 @@ def make_parser() -> argparse.ArgumentParser:
                        help="instead: check the glossary links ([[Term]] and URLs under the glossary) in DOCS' markdown files")
     check.add_argument("--glossary", default=None, metavar="PATH_OR_URL",
                        help="with --links-in: the glossary.json (or its folder or URL) to check against")
+
+    new = commands.add_parser(
+        "new", help="create a new glossary folder, ready to build and publish",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Create DIR (missing or empty; anything else is refused) holding a glossary that builds:\n"
+                    "  content/site.toml          every setting, commented out at its default\n"
+                    "  content/terms/*.md         two example terms that link each other\n"
+                    "  requirements.txt           which site_builder the workflows install\n"
+                    "  .gitignore                 what a build writes: output/, .output.*, .site_builder_cache/\n"
+                    "  .github/workflows/         tests.yml (check --strict), pages.yml (GitHub Pages)\n"
+                    "Then: cd DIR && python -m site_builder build")
+    new.add_argument("folder", type=Path, metavar="DIR", help="the folder to create")
+    new.add_argument("--install", default=None, metavar="SPEC",
+                     help="the pip requirement requirements.txt names, e.g. 'site_builder @ git+https://...@v0.1.0' "
+                          "(default: where this site_builder was installed from, when that is a URL)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     args = make_parser().parse_args(argv)
+    if args.command == "new":
+        from .scaffold import run as scaffold
+
+        return scaffold(args.folder, args.install, lambda line: print(line, flush=True))
     # None until here, so that "check --links-in" can tell "--content content" from no --content.
     given_content, args.content = args.content, args.content or Path("content")
     log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
@@ -87,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
 
         if not args.glossary:
             make_parser().error("check --links-in needs --glossary PATH_OR_URL")
-        if args.base_url is not None or args.strict or given_content is not None:
+        if args.base_url is not None or args.strict or given_content is not None or args.config is not None:
             make_parser().error("check --links-in checks DOCS against --glossary only: "
-                                "--content, --base-url and --strict do not apply")
+                                "--content, --config, --base-url and --strict do not apply")
         return run(args.links_in, args.glossary, log)
     if getattr(args, "glossary", None) is not None:
         make_parser().error("--glossary goes with --links-in DOCS")
@@ -105,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         options = BuildOptions(
             content=args.content,
             output=getattr(args, "output", Path("output")),
+            config=args.config,
             base_url=args.base_url,
             strict=args.strict,
             write=args.command == "build",

@@ -1,4 +1,4 @@
-"""Site configuration: the optional ``content/site.toml``.
+"""Site configuration: the optional ``content/site.toml`` (or ``--config FILE``).
 
 A typed schema (``SITE_FIELDS``, checked by ``schema.check`` like front matter):
 every key has its default and meaning beside it, and an unknown key is a
@@ -53,17 +53,21 @@ class SiteConfig(schema.settings_class("SiteConfig", SITE_SCHEMA, __name__)):
         return replace(self, base_url=normalise_base_url(base_url))
 
 
-def load_config(content_dir: Path) -> tuple[SiteConfig, list[Problem]]:
-    """Read ``content_dir/site.toml`` when present; return the config and any problems."""
-    path = content_dir / "site.toml"
-    if not path.exists():
-        return SiteConfig(), []
+def load_config(content_dir: Path, path: Path | None = None) -> tuple[SiteConfig, list[Problem]]:
+    """Read ``content_dir/site.toml`` when present, or ``path`` (``--config``), which
+    must exist; return the config and any problems."""
+    if path is None:
+        path = content_dir / "site.toml"
+        if not path.exists():
+            return SiteConfig(), []
     shown = display_path(path)
+    if not path.exists():  # asked for by name: a typo must not build with the defaults
+        return SiteConfig(), [Problem(shown, None, "no such file (given as --config)")]
     try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
     except OSError as exc:  # e.g. site.toml is a folder
-        return SiteConfig(), [Problem(shown, 1, f"cannot read: {exc.strerror or exc}")]
+        return SiteConfig(), [Problem(shown, None, f"cannot read: {exc.strerror or exc}")]
     except UnicodeDecodeError as exc:
         return SiteConfig(), [Problem(shown, 1, f"not valid UTF-8 ({exc.reason})")]
     except tomllib.TOMLDecodeError as exc:

@@ -83,7 +83,7 @@ def load_terms(content_dir: Path, known: dict | None = None,
     """
     terms_dir = content_dir / "terms"
     if not terms_dir.is_dir():
-        missing = Problem(display_path(content_dir), 1, "no terms/ folder: expected content/terms/<slug>.md files")
+        missing = Problem(display_path(content_dir), None, "no terms/ folder: expected content/terms/<slug>.md files")
         return [], [missing] if part is None or part[0] == 0 else []
     root = content_dir.resolve()
     shown_dir = display_path(terms_dir)
@@ -240,7 +240,7 @@ def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
             return None, [Problem(shown, 1, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
         raw = path.read_bytes()
     except OSError as exc:
-        return None, [Problem(shown, 1, f"cannot read: {exc.strerror}")]
+        return None, [Problem(shown, None, f"cannot read: {exc.strerror}")]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -17,25 +17,39 @@ from .http import LOOPBACK, DevServer, ReloadState
 from .worker import PACKAGE, BuildWorker
 
 
-def make_watcher(content: Path, output: Path):
+def make_watcher(content: Path, output: Path, config: Path | None = None):
     """A watcher (see ``watch.py``) of the site's inputs (content, templates, static
-    files) and the package's code, blind to the builder's own output and cache."""
+    files, a ``--config`` file outside the content) and the package's code, blind
+    to the builder's own output and cache."""
     output_path = str(output)
     parent = os.path.dirname(output_path)
     leftovers = os.path.join(parent, f".{os.path.basename(output_path)}.")  # staging-*, old-*: the builder's own
     cache = os.path.join(parent, CACHE_FOLDER)
+    inputs = [content, PACKAGE / "templates", PACKAGE / "static", *sorted(PACKAGE.glob("explainers/*/static"))]
+    # A config outside the content: watch its folder, but only for that one file
+    # (the folder may be the repository's root, with everything else in it).
+    config_path = os.path.abspath(config) if config is not None else None
+    config_folder = os.path.dirname(config_path) if config_path else None
+    content_path = os.path.abspath(content)
+    if config_path and (config_path + os.sep).startswith(content_path + os.sep):
+        config_folder = None  # inside the content: already watched
+    if config_folder:
+        inputs.append(Path(config_folder))
 
     def skip(path: str) -> bool:
+        if config_folder and os.path.dirname(path) == config_folder and path != config_path:
+            return True  # (the content folder, when it is in there, is watched as its own root)
         return path in (output_path, cache) or path.startswith(leftovers) or path.endswith("__pycache__")
 
-    inputs = [content, PACKAGE / "templates", PACKAGE / "static", *sorted(PACKAGE.glob("explainers/*/static"))]
     return watch.make_watcher(inputs, PACKAGE, skip)
 
 
 def serve(args, log: Callable[[str], None]) -> int:
     """Run ``serve``; returns the exit status (0 after Ctrl-C)."""
     output: Path = args.output.absolute()
+    config = getattr(args, "config", None)
     request = {"content": str(args.content.absolute()), "output": str(output),
+               "config": str(config.absolute()) if config is not None else None,
                "base_url": args.base_url, "strict": args.strict}
     worker = BuildWorker(request)
     state = ReloadState(token=_token(0))
@@ -56,7 +70,9 @@ def serve(args, log: Callable[[str], None]) -> int:
                               name="serve-http", daemon=True)
     watcher = None
     try:
-        watcher = make_watcher(args.content.absolute(), output)
+        watcher = make_watcher(args.content.absolute(), output, config)
+        # The header build prints too, so the stage lines below it say what they time.
+        log(f"Building {args.content} -> {args.output} (then serving it and rebuilding on change)")
         # Files changed since the last finished build (None: check them all),
         # so the build need not look at the 9,999 others.
         pending: set[str] | None = None

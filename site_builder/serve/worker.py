@@ -146,6 +146,7 @@ def worker_main(parent: int | None = None) -> None:
         # in_place: the fast path replaces the edited pages file by file (each
         # atomically); any other build still stages and swaps the whole site.
         options = BuildOptions(content=Path(request["content"]), output=Path(request["output"]),
+                               config=Path(request["config"]) if request.get("config") else None,
                                base_url=request["base_url"], strict=request["strict"], in_place=True,
                                changed=frozenset(changed) if changed is not None else None)
         if store is None or store.folder != options.cache_folder():

@@ -1,0 +1,205 @@
+"""``site-builder new DIR``: a glossary repository that builds at once, with no
+warning, and whose ``.gitignore`` hides everything a build (even a killed one)
+leaves beside it; its ``site.toml`` is made from the schema, so it names every
+key the build accepts at the default the build uses.
+
+The commands run in subprocesses from a folder outside the repository, as a
+team would run them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers import REPO
+
+from site_builder import CACHE_FOLDER, scaffold
+from site_builder.load.config import SITE_FIELDS, SiteConfig, load_config
+
+
+def run(*args, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``python -m site_builder ARGS`` in ``cwd``, with this checkout's package."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "site_builder", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def git(*args, cwd: Path) -> str:
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.org")
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def glossary(tmp_path: Path) -> Path:
+    """A folder made by ``new`` (the placeholder install spec: this checkout is no URL)."""
+    made = run("new", "team-glossary", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    return tmp_path / "team-glossary"
+
+
+# --- site.toml from the schema ---------------------------------------------
+
+def test_site_toml_names_every_key_at_its_default_under_its_help():
+    text = scaffold.site_toml()
+    uncommented = "\n".join(re.sub(r"^# (\w+ = )", r"\1", line) for line in text.splitlines())
+    values = tomllib.loads(uncommented)
+    assert list(values) == [f.name for f in SITE_FIELDS]  # every key, in the schema's order
+    assert values == {f.name: f.default for f in SITE_FIELDS}
+    for field in SITE_FIELDS:
+        block = text.split(f"# {field.name} = ", 1)[0].rsplit("\n\n", 1)[-1]
+        first_words = " ".join(field.help.replace("``", "`").split()[:4])
+        assert first_words in " ".join(line.lstrip("# ") for line in block.splitlines()), field.name
+
+
+def test_the_generated_site_toml_loads_with_no_problem(tmp_path: Path):
+    (tmp_path / "site.toml").write_text(scaffold.site_toml(), encoding="utf-8")
+    config, problems = load_config(tmp_path)
+    assert problems == [] and config == SiteConfig()
+    # Uncommented whole, too: each default is a value the schema accepts.
+    (tmp_path / "site.toml").write_text(re.sub(r"(?m)^# (\w+ = )", r"\1", scaffold.site_toml()), encoding="utf-8")
+    config, problems = load_config(tmp_path)
+    assert problems == [] and config == SiteConfig()
+
+
+# --- the new folder ----------------------------------------------------------
+
+def test_a_new_glossary_builds_and_checks_with_no_warning(glossary: Path):
+    assert (glossary / "content" / "site.toml").read_text(encoding="utf-8") == scaffold.site_toml()
+    built = run("build", cwd=glossary)
+    assert built.returncode == 0 and built.stderr == "", built.stderr
+    assert built.stdout.startswith("Building content -> output\n")
+    # The two example terms link each other (relative links: the site works from disk).
+    assert 'href="../term/index.html"' in (glossary / "output/glossary/index.html").read_text(encoding="utf-8")
+    assert 'href="../glossary/index.html#adding-a-term"' in (glossary / "output/term/index.html").read_text(encoding="utf-8")
+    checked = run("check", "--strict", cwd=glossary)
+    assert checked.returncode == 0 and checked.stderr == "", checked.stderr
+
+
+def test_new_says_when_the_workflows_install_a_placeholder(tmp_path: Path):
+    made = run("new", "g", cwd=tmp_path)
+    assert made.returncode == 0
+    assert scaffold.PLACEHOLDER in (tmp_path / "g/requirements.txt").read_text(encoding="utf-8")
+    assert "g/requirements.txt" in made.stderr and "placeholder" in made.stderr
+    spec = "site_builder @ https://example.org/releases/site_builder-0.1.0-py3-none-any.whl"
+    made = run("new", "h", "--install", spec, cwd=tmp_path)
+    assert made.returncode == 0 and made.stderr == ""
+    assert (tmp_path / "h/requirements.txt").read_text(encoding="utf-8").splitlines()[-1] == spec
+
+
+@pytest.mark.parametrize("origin, spec", [
+    ('{"url": "https://github.com/o/site_builder", "vcs_info": {"vcs": "git", "commit_id": "abc123", '
+     '"requested_revision": "v0.1.0"}}', "site_builder @ git+https://github.com/o/site_builder@abc123"),
+    ('{"url": "https://example.org/site_builder-0.1.0-py3-none-any.whl", "archive_info": {}}',
+     "site_builder @ https://example.org/site_builder-0.1.0-py3-none-any.whl"),
+    ('{"url": "file:///home/me/dist/site_builder-0.1.0-py3-none-any.whl", "archive_info": {}}', None),
+    ('{"url": "file:///home/me/site_builder", "dir_info": {"editable": true}}', None),
+    ("not json", None),
+    ("", None),
+])
+def test_the_install_spec_is_one_a_ci_runner_can_reach(origin, spec):
+    assert scaffold.spec_from_direct_url(origin) == spec
+
+
+def test_new_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path: Path):
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    refused = run("new", ".", cwd=tmp_path)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.startswith("error: .: not empty (1 entry: notes.txt)"), refused.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    refused = run("new", "notes.txt", cwd=tmp_path)
+    assert refused.returncode == 1 and "notes.txt: exists and is not a folder" in refused.stderr
+    (tmp_path / "empty").mkdir()
+    assert run("new", "empty", cwd=tmp_path).returncode == 0  # an empty folder is fine
+
+
+def test_new_help_explains_what_it_makes(tmp_path: Path):
+    shown = run("new", "--help", cwd=tmp_path)
+    assert shown.returncode == 0
+    for what in ("missing or empty", "content/site.toml", ".gitignore", "pages.yml", "--install"):
+        assert what in shown.stdout, what
+    assert "new" in run("--help", cwd=tmp_path).stdout
+
+
+# --- .gitignore ---------------------------------------------------------------
+
+LEFTOVERS = {
+    # name written beside the output -> the pattern in site_builder/publish/ that makes it
+    ".output.lock": "lock", ".output.spare": "spare", ".output.spare-record.json": "-record.json",
+    ".output.tree-record": "tree-record", ".output.tree-record.tmp": ".tmp",
+    ".output.staging-4194305": "staging-", ".output.old": "old", ".output.old-4194305-17": "old-",
+    ".output.clock-4194305": "clock-",
+}
+
+
+def test_every_name_publish_writes_beside_the_output_is_in_the_list_below():
+    """The leftovers planted in the next test are every name publish/ makes: a
+    new one there fails here until the list (and .gitignore) know it."""
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "site_builder/publish").glob("*.py"))
+    made = set(re.findall(r'f"\.\{(?:self\.)?(?:output|current)\.name\}\.([\w-]+)', source))
+    assert made, "no f\".{output.name}.<name>\" patterns found: has publish/ changed how it names them?"
+    for name in made:
+        assert any(planted.startswith(f".output.{name}") for planted in LEFTOVERS), name
+
+
+def test_after_a_build_and_a_killed_build_git_sees_nothing_new(glossary: Path):
+    git("init", "-q", cwd=glossary)
+    git("add", ".", cwd=glossary)
+    git("commit", "-q", "-m", "new glossary", cwd=glossary)
+    assert run("build", cwd=glossary).returncode == 0
+    assert (glossary / "output").is_dir() and (glossary / CACHE_FOLDER).is_dir()
+    # A real kill: SIGKILL a full rebuild the moment its staging folder appears.
+    (glossary / "content/terms/term.md").write_text(
+        (glossary / "content/terms/term.md").read_text(encoding="utf-8").replace("One entry", "An entry"))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    process = subprocess.Popen([sys.executable, "-m", "site_builder", "build", "--no-cache"], cwd=glossary,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while process.poll() is None and time.monotonic() < deadline:
+        if list(glossary.glob(".output.staging-*")):
+            os.kill(process.pid, signal.SIGKILL)
+            break
+        time.sleep(0.002)
+    process.wait(timeout=60)
+    # And what any kill can leave, at any moment, by the names publish/ gives them.
+    for name in LEFTOVERS:
+        path = glossary / name
+        if not path.exists():
+            if name.endswith(("spare", "old", "-17")) or "staging" in name:
+                (path / "planted").mkdir(parents=True)
+            else:
+                path.write_text("left over", encoding="utf-8")
+    assert git("status", "--porcelain", "--untracked-files=all", cwd=glossary) == " M content/terms/term.md\n"
+    for name in (*LEFTOVERS, "output", CACHE_FOLDER):
+        assert subprocess.run(["git", "check-ignore", "-q", name], cwd=glossary).returncode == 0, name
+
+
+# --- the workflows --------------------------------------------------------------
+
+def test_the_workflows_build_every_push_and_deploy_main_only_after_the_check(glossary: Path):
+    pages = yaml.safe_load((glossary / ".github/workflows/pages.yml").read_text(encoding="utf-8"))
+    tests = yaml.safe_load((glossary / ".github/workflows/tests.yml").read_text(encoding="utf-8"))
+    triggers = pages[True]  # YAML 1.1 reads the key "on" as True
+    assert triggers["push"] is None  # every branch
+    assert pages["jobs"]["check"]["uses"] == "./.github/workflows/tests.yml" and "workflow_call" in tests[True]
+    deploy = pages["jobs"]["deploy"]
+    assert sorted(deploy["needs"]) == ["build", "check"] and deploy["if"] == "github.ref == 'refs/heads/main'"
+    assert deploy["concurrency"] == {"group": "pages", "cancel-in-progress": False}
+    build = pages["jobs"]["build"]["steps"]
+    cached = [step for step in build if str(step.get("uses", "")).startswith("actions/cache@")]
+    assert cached and cached[0]["with"]["path"] == CACHE_FOLDER
+    commands = " ".join(step.get("run", "") for step in build + tests["jobs"]["check"]["steps"])
+    assert "pip install -r requirements.txt" in commands
+    assert "site_builder build --strict" in commands and "site_builder check --strict" in commands
