@@ -1,0 +1,162 @@
+"""The package works installed from its wheel, away from this repository.
+
+``pip wheel . -w dist`` (the README's command) builds the wheel from a copy of
+the sources; a fresh virtual environment installs it; ``site-builder new``
+and ``site-builder build`` then make a glossary, with the explainer, in a
+folder outside the repository, with no ``PYTHONPATH``: every template, static
+file and explainer file the build reads must have come from the wheel. The
+sdist is built too, and a wheel built from the sdist must hold the same files.
+
+The environment is made with ``--system-site-packages`` and the wheel
+installed with ``--no-deps``: the dependencies (numpy, altair, vl-convert, ...)
+are this machine's, which keeps the test at well under a minute and off the
+network for them; the package's own files come only from the wheel (checked:
+``site_builder.__file__`` is inside the environment). Building still needs
+setuptools from the package index, as any ``pip wheel`` does.
+"""
+
+from __future__ import annotations
+
+import email
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO, manifest, term
+
+import site_builder
+
+pytestmark = pytest.mark.timeout(600)
+
+IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+
+
+def sh(*command, cwd: Path, timeout: float = 300) -> str:
+    """Run ``command`` without this checkout on the path; its stdout, or fail with its output."""
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, f"{command} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def packaged(tmp_path_factory) -> dict[str, Path]:
+    """Sources copied, a wheel and an sdist built, the wheel installed in a venv."""
+    root = tmp_path_factory.mktemp("packaging")
+    source = root / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, source / name)
+    shutil.copytree(REPO / "site_builder", source / "site_builder", ignore=IGNORED)
+    dist = root / "dist"
+    sh(sys.executable, "-m", "pip", "wheel", ".", "-w", dist, "--no-deps", "--quiet", cwd=source)
+    venv = root / "venv"
+    sh(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=root)
+    python = venv / "bin" / "python"
+    wheel = next(dist.glob("site_builder-*.whl"))
+    sh(python, "-m", "pip", "install", "--no-deps", "--force-reinstall", "--quiet", wheel, cwd=root)
+    sh(python, "-m", "pip", "install", "--quiet", "build", cwd=root)
+    sh(python, "-m", "build", "--sdist", "--outdir", dist, source, cwd=root)
+    sdist = next(dist.glob("site_builder-*.tar.gz"))
+    from_sdist = root / "from-sdist"
+    sh(python, "-m", "pip", "wheel", sdist, "-w", from_sdist, "--no-deps", "--quiet", cwd=root)
+    return {"root": root, "source": source, "wheel": wheel, "sdist": sdist, "venv": venv,
+            "sdist_wheel": next(from_sdist.glob("site_builder-*.whl"))}
+
+
+def package_files(source: Path) -> set[str]:
+    """Every file of the package in the copied sources, relative to the sources."""
+    return {p.relative_to(source).as_posix() for p in (source / "site_builder").rglob("*") if p.is_file()}
+
+
+def wheel_files(wheel: Path) -> set[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        return {name for name in archive.namelist() if name.startswith("site_builder/")}
+
+
+def test_the_wheel_and_the_sdist_carry_every_file_of_the_package(packaged):
+    expected = package_files(packaged["source"])
+    # The kinds of file that only package data brings, named so a pattern lost
+    # from pyproject.toml fails here by name.
+    for needed in ("site_builder/templates/base.html", "site_builder/static/site.css",
+                   "site_builder/static/glossary-cards.js", "site_builder/explainers/macros.html",
+                   "site_builder/explainers/speculative_decoding/figure.html",
+                   "site_builder/explainers/speculative_decoding/settings.json",
+                   "site_builder/explainers/speculative_decoding/static/sd-explainer.css",
+                   "site_builder/explainers/speculative_decoding/static/sd-explainer.js",
+                   "site_builder/skeleton/gitignore", "site_builder/skeleton/pages.yml"):
+        assert needed in expected, needed
+    assert wheel_files(packaged["wheel"]) == expected
+    with tarfile.open(packaged["sdist"]) as archive:
+        top = f"site_builder-{site_builder.__version__}/"
+        in_sdist = {name.removeprefix(top) for name in archive.getnames()}
+    assert expected | {"pyproject.toml", "README.md"} <= in_sdist
+    assert wheel_files(packaged["sdist_wheel"]) == expected
+
+
+def test_the_version_comes_from_one_place(packaged):
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    version = site_builder.__version__
+    assert packaged["wheel"].name.startswith(f"site_builder-{version}-")
+    assert packaged["sdist"].name == f"site_builder-{version}.tar.gz"
+    with zipfile.ZipFile(packaged["wheel"]) as archive:
+        metadata = email.message_from_bytes(archive.read(f"site_builder-{version}.dist-info/METADATA"))
+    assert metadata["Version"] == version
+    shown = sh(packaged["venv"] / "bin" / "site-builder", "--version", cwd=packaged["root"])
+    assert shown.strip() == f"site_builder {version}"
+
+
+def test_the_wheel_declares_every_entry_point(packaged):
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {("console_scripts", name) for name in pyproject["scripts"]}
+    declared |= {(group, name) for group, points in pyproject["entry-points"].items() for name in points}
+    with zipfile.ZipFile(packaged["wheel"]) as archive:
+        text = archive.read(f"site_builder-{site_builder.__version__}.dist-info/entry_points.txt").decode()
+    found, group = set(), None
+    for line in text.splitlines():
+        if line.startswith("["):
+            group = line.strip("[]")
+        elif "=" in line:
+            found.add((group, line.split("=")[0].strip()))
+    assert declared and declared <= found
+
+
+def test_installed_from_the_wheel_it_makes_and_builds_a_glossary_outside_the_repository(packaged):
+    venv, root = packaged["venv"], packaged["root"]
+    python, command = venv / "bin" / "python", venv / "bin" / "site-builder"
+    where = sh(python, "-c", "import site_builder; print(site_builder.__file__)", cwd=root).strip()
+    assert Path(where).is_relative_to(venv), f"site_builder imported from {where}, not from the wheel"
+    sh(command, "new", "glossary", "--install", f"site_builder @ file://{packaged['wheel']}", cwd=root)
+    glossary = root / "glossary"
+    assert not glossary.resolve().is_relative_to(REPO.resolve())
+    # The explainer too: its figure, macros, settings and static files come from the wheel.
+    (glossary / "content/terms/speculative-decoding.md").write_text(
+        term("Speculative decoding", "A draft model proposes, the target model checks.",
+             explainer="speculative-decoding", related=["term"]), encoding="utf-8")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    built = subprocess.run([command, "build"], cwd=glossary, env=env, capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0 and built.stderr == "", built.stderr
+    assert "Built 3 terms" in built.stdout
+    output = glossary / "output"
+    assert "sd-explainer" in (output / "speculative-decoding/index.html").read_text(encoding="utf-8")
+    assert list((output / "assets").glob("speculative-decoding.*.js")), "the explainer's script is missing"
+    # The same site, byte for byte, as this checkout's sources build: nothing the
+    # build reads was left out of the wheel or differs in it.
+    reference = root / "reference"
+    shutil.copytree(glossary / "content", reference / "content")
+    from_source = subprocess.run([sys.executable, "-m", "site_builder", "build", "--no-cache"], cwd=reference,
+                                 env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=300)
+    assert from_source.returncode == 0, from_source.stderr
+    assert manifest(output) == manifest(reference / "output")
+    checked = subprocess.run([python, "-m", "site_builder", "check", "--strict"], cwd=glossary, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0 and checked.stderr == "", checked.stderr
