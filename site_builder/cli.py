@@ -67,9 +67,12 @@ def make_parser() -> argparse.ArgumentParser:
                                 description="Validate every term and every internal link and anchor without writing anything.")
     _add_content_options(check)
     check.add_argument("--links-in", type=Path, default=None, metavar="DOCS",
-                       help="instead: check the glossary links ([[Term]] and URLs under the glossary) in DOCS' markdown files")
+                       help="instead: check the glossary links in DOCS' markdown (.md: [[Term]], MyST {term}`glossary:Term`) "
+                            "and reStructuredText (.rst: :term:`glossary:Term`) files, and URLs under the glossary")
     check.add_argument("--glossary", default=None, metavar="PATH_OR_URL",
                        help="with --links-in: the glossary.json (or its folder or URL) to check against")
+    check.add_argument("--inventory-name", default=None, metavar="NAME",
+                       help="with --links-in: the glossary's name in DOCS' intersphinx_mapping (default: glossary)")
 
     new = commands.add_parser(
         "new", help="create a new glossary folder, ready to build and publish",
@@ -111,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.base_url is not None or args.strict or given_content is not None or args.config is not None:
             make_parser().error("check --links-in checks DOCS against --glossary only: "
                                 "--content, --config, --base-url and --strict do not apply")
-        return run(args.links_in, args.glossary, log)
-    if getattr(args, "glossary", None) is not None:
-        make_parser().error("--glossary goes with --links-in DOCS")
+        return run(args.links_in, args.glossary, log, args.inventory_name or "glossary")
+    if getattr(args, "glossary", None) is not None or getattr(args, "inventory_name", None) is not None:
+        make_parser().error("--glossary and --inventory-name go with --links-in DOCS")
     # Before the heavy imports below, so that the terms load meanwhile (see preload.py).
     # Not when a build cache exists: the build would load from it instead.
     cached = args.command == "build" and not args.no_cache and \

@@ -126,3 +126,145 @@ def test_a_local_glossary_without_base_url_says_what_it_cannot_check(tmp_path: P
     with_base = build_glossary(tmp_path / "absolute")
     status, _, err = cli("check", "--links-in", docs, "--glossary", with_base)
     assert status == 1 and "base_url" not in err and "link to a missing glossary page" in err
+
+
+RST = """Guide
+=====
+
+Good: :term:`glossary:Speculative decoding`, :term:`the big model <glossary:Model>`,
+:external+glossary:term:`LLM`, :term:`glossary:llm inference`, :ref:`glossary:inference`,
+:ref:`glossary:inference#two-phases-prefill-and-decode`, :doc:`glossary:llm`,
+:external+glossary:doc:`model`, :std:term:`glossary:language model`.
+Ours, not the glossary's: :term:`Nonexistent`, :ref:`local-label`, :term:`other:Nope`.
+
+Bad: :term:`glossary:Nonexistent` and :external+glossary:term:`LLMs`
+and :ref:`glossary:inference#nowhere` and :doc:`glossary:gone`.
+
+Code is skipped: ``:term:`glossary:Inline literal``` and::
+
+    :term:`glossary:In a literal block`
+
+.. code-block:: rst
+
+   :term:`glossary:In a code block`
+
+.. This comment mentions :term:`glossary:Commented out`
+
+.. note::
+
+   A note is prose: :term:`glossary:Missing in a note`.
+
+A link by URL: `the page <https://example.org/glossary/gone/>`_.
+"""
+
+MYST = """# MyST page
+
+Good: {term}`glossary:Model`, {term}`the big one <glossary:Model>`, {external+glossary:doc}`non-determinism`
+and [[Inference]]. Bad: {term}`glossary:Nope` and `{term}`glossary:in code`` is code.
+
+```{note}
+A directive's body is markdown: {ref}`glossary:model#missing`.
+```
+
+```python
+{term}`glossary:In a code fence`
+```
+
+````{admonition} Nested
+```{code-block}
+{term}`glossary:In nested code`
+```
+{doc}`glossary:gone`
+````
+"""
+
+
+def test_rst_roles_are_checked_against_the_inventory(glossary: Path, tmp_path: Path, cli):
+    docs = write_tree(tmp_path / "docs", {"guide.rst": RST})
+    status, _, err = cli("check", "--links-in", docs, "--glossary", glossary)
+    assert status == 1
+    shown = docs / "guide.rst"
+    assert err.strip().splitlines() == [
+        f"{shown}:10: unknown glossary term :term:`glossary:Nonexistent`",
+        f"{shown}:10: unknown glossary term :external+glossary:term:`LLMs`",  # Sphinx knows no plurals
+        f"{shown}:11: glossary page 'inference' has no heading '#nowhere': :ref:`glossary:inference#nowhere`",
+        f"{shown}:11: unknown glossary page :doc:`glossary:gone`",
+        f"{shown}:25: unknown glossary term :term:`glossary:Missing in a note`",
+        f"{shown}:27: link to a missing glossary page: {BASE}gone/",
+        "error: 6 broken glossary link(s) in 1 file(s)",
+    ]
+
+
+def test_myst_roles_in_markdown(glossary: Path, tmp_path: Path, cli):
+    extra = {"terms/non-determinism.md": "---\ntitle: Non-determinism\nsummary: Same input, other output.\n---\nBody.\n"}
+    checked = build_glossary(tmp_path / "g", extra=extra)
+    docs = write_tree(tmp_path / "docs", {"page.md": MYST})
+    status, _, err = cli("check", "--links-in", docs, "--glossary", checked)
+    shown = docs / "page.md"
+    assert status == 1
+    assert err.strip().splitlines() == [
+        f"{shown}:4: unknown glossary term {{term}}`glossary:Nope`",
+        f"{shown}:7: glossary page 'model' has no heading '#missing': {{ref}}`glossary:model#missing`",
+        f"{shown}:18: unknown glossary page {{doc}}`glossary:gone`",
+        "error: 3 broken glossary link(s) in 1 file(s)",
+    ]
+
+
+def test_another_inventory_name(glossary: Path, tmp_path: Path, cli):
+    docs = write_tree(tmp_path / "docs", {"a.rst": ":term:`gloss:Nope` and :term:`glossary:Nope`\n"})
+    status, _, err = cli("check", "--links-in", docs, "--glossary", glossary, "--inventory-name", "gloss")
+    assert status == 1 and err.strip().splitlines() == [
+        f"{docs / 'a.rst'}:1: unknown glossary term :term:`gloss:Nope`", "error: 1 broken glossary link(s) in 1 file(s)"]
+
+
+def test_the_names_checked_are_the_ones_objects_inv_lists(glossary: Path):
+    from site_builder.integrations import roles
+    from site_builder.outputs.inventory import read_inventory
+
+    names = roles.inventory_names(published.load_glossary(glossary))
+    listed = read_inventory((glossary / "objects.inv").read_bytes())
+    assert names["term"] == {name for name, role, *_ in listed if role == "std:term"}
+    assert names["doc"] == {name for name, role, *_ in listed if role == "std:doc"}
+    assert names["ref"] == {name for name, role, *_ in listed if role == "std:label"}
+
+
+@pytest.mark.parametrize("files", [{}, {"a.txt": "[[Model]]", "b.html": "<p>x</p>"}])
+def test_finding_nothing_to_check_is_an_error(glossary: Path, tmp_path: Path, cli, files):
+    docs = write_tree(tmp_path / "docs", files)
+    docs.mkdir(exist_ok=True)
+    status, out, err = cli("check", "--links-in", docs, "--glossary", glossary)
+    assert status == 1 and out == ""
+    assert err.strip() == (f"error: {docs}: no markdown (.md, .markdown, .mdown, .mkd) or "
+                           "reStructuredText (.rst, .rest) files to check")
+
+
+def test_a_file_of_another_kind_is_refused(glossary: Path, tmp_path: Path, cli):
+    docs = write_tree(tmp_path / "docs", {"notes.txt": "[[Nonexistent]]"})
+    status, _, err = cli("check", "--links-in", docs / "notes.txt", "--glossary", glossary)
+    assert status == 1 and "check --links-in reads markdown" in err and "notes.txt" in err
+
+
+def test_files_that_cannot_be_read_fail(glossary: Path, tmp_path: Path, cli):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "latin1.rst").write_bytes(b"caf\xe9 :term:`glossary:Model`\n")
+    status, _, err = cli("check", "--links-in", docs, "--glossary", glossary)
+    lines = err.strip().splitlines()
+    assert status == 1 and lines[0].startswith(f"{docs / 'latin1.rst'}:1: cannot read: ")
+    assert lines[-1] == f"error: {docs}: none of its 1 file(s) could be read"
+
+
+def test_files_without_glossary_links_pass_with_a_warning(glossary: Path, tmp_path: Path, cli):
+    docs = write_tree(tmp_path / "docs", {"a.rst": "Plain prose, :term:`our own term`.\n", "b.md": "Nothing.\n"})
+    status, out, err = cli("check", "--links-in", docs, "--glossary", glossary)
+    assert status == 0
+    assert "Checked 0 glossary link(s) in 2 file(s)" in out
+    assert err.startswith("warning: no glossary links in 2 file(s)") and ":term:`glossary:Term`" in err
+
+
+def test_clean_rst_and_markdown_pass(glossary: Path, tmp_path: Path, cli):
+    docs = write_tree(tmp_path / "docs", {"a.rst": ":term:`glossary:Model` and :ref:`glossary:inference`\n",
+                                          "b.md": "{term}`glossary:LLM` and [[Model]]\n"})
+    status, out, err = cli("check", "--links-in", docs, "--glossary", glossary)
+    assert status == 0, err
+    assert "Checked 4 glossary link(s) in 2 file(s)" in out
