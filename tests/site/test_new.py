@@ -19,7 +19,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-import yaml
 
 from helpers import REPO
 
@@ -184,22 +183,3 @@ def test_after_a_build_and_a_killed_build_git_sees_nothing_new(glossary: Path):
     assert git("status", "--porcelain", "--untracked-files=all", cwd=glossary) == " M content/terms/term.md\n"
     for name in (*LEFTOVERS, "output", CACHE_FOLDER):
         assert subprocess.run(["git", "check-ignore", "-q", name], cwd=glossary).returncode == 0, name
-
-
-# --- the workflows --------------------------------------------------------------
-
-def test_the_workflows_build_every_push_and_deploy_main_only_after_the_check(glossary: Path):
-    pages = yaml.safe_load((glossary / ".github/workflows/pages.yml").read_text(encoding="utf-8"))
-    tests = yaml.safe_load((glossary / ".github/workflows/tests.yml").read_text(encoding="utf-8"))
-    triggers = pages[True]  # YAML 1.1 reads the key "on" as True
-    assert triggers["push"] is None  # every branch
-    assert pages["jobs"]["check"]["uses"] == "./.github/workflows/tests.yml" and "workflow_call" in tests[True]
-    deploy = pages["jobs"]["deploy"]
-    assert sorted(deploy["needs"]) == ["build", "check"] and deploy["if"] == "github.ref == 'refs/heads/main'"
-    assert deploy["concurrency"] == {"group": "pages", "cancel-in-progress": False}
-    build = pages["jobs"]["build"]["steps"]
-    cached = [step for step in build if str(step.get("uses", "")).startswith("actions/cache@")]
-    assert cached and cached[0]["with"]["path"] == CACHE_FOLDER
-    commands = " ".join(step.get("run", "") for step in build + tests["jobs"]["check"]["steps"])
-    assert "pip install -r requirements.txt" in commands
-    assert "site_builder build --strict" in commands and "site_builder check --strict" in commands
