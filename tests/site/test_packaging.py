@@ -160,3 +160,26 @@ def test_installed_from_the_wheel_it_makes_and_builds_a_glossary_outside_the_rep
     checked = subprocess.run([python, "-m", "site_builder", "check", "--strict"], cwd=glossary, env=env,
                              capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0 and checked.stderr == "", checked.stderr
+
+
+def test_installed_from_a_git_url_it_has_every_committed_file_and_builds(tmp_path):
+    """The README's ``pip install "site_builder @ git+https://..."``, with this
+    repository as the URL (``git+file://``): pip clones the committed tree and
+    builds it, so a file that only package data brings must be committed too."""
+    committed = subprocess.run(["git", "ls-files", "site_builder"], cwd=REPO, capture_output=True, text=True,
+                               check=True).stdout.split()
+    venv = tmp_path / "venv"
+    sh(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=tmp_path)
+    python = venv / "bin" / "python"
+    sh(python, "-m", "pip", "install", "--no-deps", "--force-reinstall", "--quiet",
+       f"git+file://{REPO}", cwd=tmp_path)  # (pip 23 refuses "name @ git+file:///..."; https URLs take the name)
+    where = Path(sh(python, "-c", "import site_builder; print(site_builder.__file__)", cwd=tmp_path).strip()).parent
+    assert where.is_relative_to(venv)
+    installed = {f"site_builder/{p.relative_to(where).as_posix()}" for p in where.rglob("*")
+                 if p.is_file() and "__pycache__" not in p.parts}
+    assert installed == set(committed)
+    sh(venv / "bin" / "site-builder", "new", "glossary", cwd=tmp_path)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    built = subprocess.run([venv / "bin" / "site-builder", "build"], cwd=tmp_path / "glossary", env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0 and built.stderr == "", built.stderr
