@@ -268,3 +268,37 @@ def test_clean_rst_and_markdown_pass(glossary: Path, tmp_path: Path, cli):
     status, out, err = cli("check", "--links-in", docs, "--glossary", glossary)
     assert status == 0, err
     assert "Checked 4 glossary link(s) in 2 file(s)" in out
+
+
+SPHINX_CASES = [
+    ":term:`glossary:Speculative decoding`", ":term:`the big model <glossary:Model>`", ":external+glossary:term:`LLM`",
+    ":term:`glossary:llm inference`", ":term:`glossary:SPECULATIVE   decoding`", ":std:term:`glossary:language model`",
+    ":ref:`glossary:inference`", ":ref:`glossary:inference#two-phases-prefill-and-decode`", ":ref:`glossary:Inference`",
+    ":doc:`glossary:llm`", ":external+glossary:doc:`model`", ":doc:`glossary:Model`",
+    ":term:`glossary:Nonexistent`", ":external+glossary:term:`LLMs`", ":ref:`glossary:inference#nowhere`",
+    ":doc:`glossary:gone`", ":ref:`glossary:model#two-phases-prefill-and-decode`", ":term:`glossary:Old evil name`",
+]
+
+
+def test_roles_pass_and_fail_exactly_where_a_real_sphinx_build_does(glossary: Path, tmp_path: Path, cli):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from helpers import TESTS
+
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(TESTS / "sphinx_project" / "conf.py", project / "conf.py")
+    text = "Cases\n=====\n\n" + "".join(f"Case {i}: {case}\n\n" for i, case in enumerate(SPHINX_CASES))
+    (project / "index.rst").write_text(text, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-E", "-n", str(project), str(tmp_path / "html")],
+                            capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "GLOSSARY_INVENTORY": str(glossary / "objects.inv")})
+    assert result.returncode == 0, result.stderr
+    sphinx_lines = {int(line.split(":")[1]) for line in result.stderr.splitlines() if "index.rst:" in line and "WARNING" in line}
+    status, _, err = cli("check", "--links-in", project / "index.rst", "--glossary", glossary)
+    our_lines = {int(line.split(":")[1]) for line in err.splitlines() if line.startswith(str(project))}
+    assert status == 1 and len(sphinx_lines) >= 5  # the bad cases, at least
+    assert our_lines == sphinx_lines, result.stderr
