@@ -82,7 +82,7 @@ class Checker:
         """Problems with the glossary roles and URLs in one reStructuredText text."""
         found = [(role.line, roles.check_role(role, self.names)) for role in roles.rst_roles(text, self.inventory)]
         if self.glossary.base_url and self.glossary.base_url in text:
-            for offset, line in enumerate(text.splitlines()):
+            for offset, line in roles.rst_prose(text):
                 for url in _RST_URL_RE.findall(line):
                     found += self._url(offset + 1, url.rstrip(".,;:!?)"))
         return self._problems(found, shown)

@@ -57,9 +57,9 @@ def _ours(match: re.Match, name: str) -> tuple[str, str] | None:
     return (match.group("role"), rest.strip()) if colon and inventory == name else None
 
 
-def rst_roles(text: str, name: str) -> Iterator[Role]:
-    """The glossary roles in a reStructuredText text, outside literal blocks
-    (after ``::``, code directives), comments and inline literals."""
+def rst_prose(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, line) of each reStructuredText line outside literal blocks (after
+    ``::``), code directives and comments, with inline literals blanked."""
     block_indent: int | None = None  # inside a skipped block indented deeper than this
     for offset, line in enumerate(text.splitlines()):
         indent = len(line) - len(line.lstrip())
@@ -70,9 +70,16 @@ def rst_roles(text: str, name: str) -> Iterator[Role]:
         if _RST_CODE_DIRECTIVE_RE.match(line) or _RST_COMMENT_RE.match(line):
             block_indent = indent
             continue
-        prose = _RST_LITERAL_RE.sub(lambda m: " " * len(m.group()), line)
         if line.rstrip().endswith("::") and not line.lstrip().startswith(".."):
-            block_indent = indent  # a literal block follows (its own line still counts)
+            block_indent = indent  # a literal block follows (this line is still prose)
+        yield offset, _RST_LITERAL_RE.sub(lambda m: " " * len(m.group()), line)
+
+
+def rst_roles(text: str, name: str) -> Iterator[Role]:
+    """The glossary roles in a reStructuredText text, outside code and comments."""
+    for offset, prose in rst_prose(text):
+        if "`" not in prose:
+            continue
         for match in RST_ROLE_RE.finditer(prose):
             found = _ours(match, name)
             if found:

@@ -142,7 +142,7 @@ and :ref:`glossary:inference#nowhere` and :doc:`glossary:gone`.
 
 Code is skipped: ``:term:`glossary:Inline literal``` and::
 
-    :term:`glossary:In a literal block`
+    :term:`glossary:In a literal block` https://example.org/glossary/in-code/
 
 .. code-block:: rst
 
