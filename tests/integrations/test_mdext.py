@@ -112,6 +112,12 @@ def test_base_url_option_overrides_where_links_point(glossary_dir: Path, base_ur
     assert attrs["href"] == "https://mirror.example/g/model/"
 
 
+def test_title_option_off_leaves_no_title(glossary_dir: Path):
+    # For pages with hover cards: the browser's tooltip would open on top of the card.
+    [(attrs, _)] = Anchors(render("[[Model]]", glossary=str(glossary_dir), title=False)).found
+    assert "title" not in attrs and attrs["href"] == BASE + "model/" and attrs["data-term"] == "model"
+
+
 def test_hostile_summary_is_an_escaped_attribute(glossary_dir: Path):
     html = render("[[evil]]", glossary=str(glossary_dir))
     assert "<img" not in html and "</script>" not in html
