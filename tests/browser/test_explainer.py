@@ -55,7 +55,7 @@ def test_loads_clean_and_local(browser, built_site, http_server, via):
     page.wait_for_timeout(100)
     watch.assert_clean()
     assert page.evaluate("document.documentElement.classList.contains('sd-js')")
-    assert page.locator(".sd-chart[data-live=true]").count() == 4
+    assert page.locator(".sd-chart[data-live=true]").count() == 5
     context.close()
 
 
@@ -123,7 +123,8 @@ def test_url_state_and_junk(browser, built_site):
     context, page = open_page(browser, base)
     page.goto(base + "?alpha=0.42&gamma=7&c=0.125&seed=99")
     page.wait_for_selector(READY, state="attached")
-    assert page.evaluate("SpeculativeDecoding.instance.store.get()") == {"alpha": 0.42, "gamma": 7, "c": 0.125, "seed": 99}
+    defaults = page.evaluate("SpeculativeDecoding.state.DEFAULTS")
+    assert page.evaluate("SpeculativeDecoding.instance.store.get()") == {**defaults, "alpha": 0.42, "gamma": 7, "c": 0.125, "seed": 99}
     assert page.input_value("#sd-gamma") == "7"
     page.goto(base + "?alpha=NaN&gamma=1e9&c=-1&seed=text")
     page.wait_for_selector(READY, state="attached")
@@ -243,8 +244,9 @@ def test_without_javascript(browser, built_site):
     context, page = open_page(browser, url, java_script_enabled=False)
     page.goto(url)
     imgs = page.locator(".sd-chart img")
-    assert imgs.count() == 4
-    for i in range(4):
+    assert imgs.count() == 5
+    page.locator(".sd-panel-serving").scroll_into_view_if_needed()  # the lowest picture loads too
+    for i in range(5):
         img = imgs.nth(i)
         assert int(img.get_attribute("width")) > 0 and int(img.get_attribute("height")) > 0
         assert len(img.get_attribute("alt")) > 40
@@ -388,13 +390,15 @@ CONTRAST_TEXT = [
     ".sd-phase", ".sd-plain", ".sd-verify", ".sd-legend .sd-key", ".sd-tally dt", ".sd-tally dd", ".sd-hint",
     ".sd-citation", ".sd-seed", ".sd-caption", ".sd-panel-title", ".sd-control label", ".sd-control output",
     ".sd-explainer button", ".sd-explainer legend", "[data-chart] .sd-vega svg text",
+    # the serving panel's readout and chart (the URL below greys out batches and marks the first slowdown)
+    ".sd-readout-serving dd", ".sd-readout-serving .sd-verdict", "[data-chart=serving] .sd-vega svg text",
 ]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_text_contrast(browser, http_server, scheme):
     context, page = open_page(browser, "", color_scheme=scheme, viewport={"width": 1280, "height": 900})
-    page.goto(f"{http_server.url}/{PATH}?alpha=0.6&gamma=6&c=0.1&seed=7")
+    page.goto(f"{http_server.url}/{PATH}?alpha=0.6&gamma=6&c=0.1&seed=7&ctx=4096&batch=300")
     wait_live(page)
     for _ in range(4):  # accepted, rejected, discarded and target tokens, in the lane and the history
         page.click("[data-action=step]")
@@ -405,7 +409,8 @@ def test_text_contrast(browser, http_server, scheme):
     page.wait_for_timeout(300)
     results = page.evaluate(CONTRAST, CONTRAST_TEXT)
     checked = {r["sel"] for r in results}
-    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption"}, checked
+    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
+                       "[data-chart=serving] .sd-vega svg text", ".sd-readout-serving .sd-verdict"}, checked
     states = page.evaluate("[...new Set([...document.querySelectorAll('.sd-tok')].map(t => t.dataset.state))].sort()")
     assert {"accepted", "rejected", "discarded", "target"} <= set(states), states
     low = [r for r in results if r["ratio"] < 4.5]
@@ -428,8 +433,8 @@ def test_vega_runtime_is_lazy_and_the_first_load_small(browser, http_server):
     }""")
     first_paint = timing["paint"].get("first-contentful-paint", timing["paint"].get("first-paint"))
     assert first_paint is not None and timing["load"] > 0
-    lazy = [r for r in timing["res"] if r["name"].startswith(("vega-runtime.", "sd-specs."))]
-    assert len(lazy) == 2, timing["res"]
+    lazy = [r for r in timing["res"] if r["name"].startswith(("vega-runtime.", "sd-specs.", "sd-serving."))]
+    assert len(lazy) == 3, timing["res"]
     for r in lazy:
         assert r["start"] >= timing["load"], (r, timing["load"])
         assert r["start"] >= first_paint, (r, first_paint)
@@ -439,6 +444,6 @@ def test_vega_runtime_is_lazy_and_the_first_load_small(browser, http_server):
     total = timing["html"] + sum(r["bytes"] for r in code)
     print(f"\nfirst load: HTML {timing['html']} B + {len(code)} scripts and stylesheets "
           f"{sum(r['bytes'] for r in code)} B = {total} B; lazy: " + ", ".join(f"{r['name']} {r['bytes']} B" for r in lazy))
-    assert not any(r["name"].startswith(("vega-runtime.", "sd-specs.")) for r in early)
+    assert not any(r["name"].startswith(("vega-runtime.", "sd-specs.", "sd-serving.")) for r in early)
     assert total < 200_000, (total, code)
     context.close()

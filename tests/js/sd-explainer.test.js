@@ -7,23 +7,24 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const { execFileSync } = require("node:child_process");
 const path = require("node:path");
-const { load, PARTS, SETTINGS } = require("./widget.js");
+const { load, PARTS, SERVING_PARTS, SETTINGS } = require("./widget.js");
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
 test("every part loads under node in the build's order, into one namespace", () => {
   assert.equal(typeof document, "undefined");
   const SD = load();
-  for (const key of ["model", "state", "readout", "animation", "charts", "explainer", "init", "boot"]) assert.ok(SD[key], key);
+  for (const key of ["model", "serving", "state", "readout", "animation", "frames", "charts", "servingPanel", "explainer", "init", "boot"]) assert.ok(SD[key], key);
   assert.equal(SD.instance, undefined, "no document: nothing booted");
-  assert.deepEqual(Object.keys(SD).sort(), ["animation", "boot", "charts", "data", "explainer", "init", "model", "readout", "state"]);
-  assert.equal(PARTS.length, 6);
+  assert.deepEqual(Object.keys(SD).sort(), ["animation", "boot", "charts", "data", "explainer", "frames", "init", "model", "readout", "serving", "servingPanel", "servingPresets", "state"]);
+  assert.equal(PARTS.length, 7);
+  assert.deepEqual(SERVING_PARTS, ["sd-serving.js", "sd-serving-panel.js"]);
 });
 
 test("the parts are the build's, in its order", () => {
-  const py = "import json; from site_builder.explainers.speculative_decoding import page; print(json.dumps(page.SCRIPTS))";
+  const py = "import json; from site_builder.explainers.speculative_decoding import page; print(json.dumps([page.SCRIPTS, page.SERVING_SCRIPTS]))";
   const order = JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-c", py], { cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
-  assert.deepEqual(order, PARTS);
+  assert.deepEqual(order, [PARTS, SERVING_PARTS]);
 });
 
 test("the defaults and the custom-setting words come from settings.json", () => {

@@ -21,8 +21,8 @@ test("junk URL values fall back to defaults", () => {
 });
 
 test("good URL values are read, from the query or the hash", () => {
-  assert.deepEqual(S.parseParams("?alpha=0.42&gamma=7&c=0.125&seed=99", ""), { alpha: 0.42, gamma: 7, c: 0.125, seed: 99 });
-  assert.deepEqual(S.parseParams("", "#alpha=1&gamma=16&c=0&seed=4294967295"), { alpha: 1, gamma: 16, c: 0, seed: 4294967295 });
+  assert.deepEqual(S.parseParams("?alpha=0.42&gamma=7&c=0.125&seed=99", ""), { ...S.DEFAULTS, alpha: 0.42, gamma: 7, c: 0.125, seed: 99 });
+  assert.deepEqual(S.parseParams("", "#alpha=1&gamma=16&c=0&seed=4294967295"), { ...S.DEFAULTS, alpha: 1, gamma: 16, c: 0, seed: 4294967295 });
   assert.equal(S.parseParams("?alpha=0.12345", "").alpha, 0.123);
 });
 
@@ -34,7 +34,7 @@ test("the store notifies changes only, and never holds an invalid value", () => 
   store.set({ alpha: 0.5, gamma: 99, c: "x" });
   assert.deepEqual(heard, [["alpha"]]);
   assert.deepEqual(store.get(), { ...S.DEFAULTS, alpha: 0.5 });
-  assert.equal(S.serialize(store.get()), "alpha=0.5&gamma=5&c=0.05&seed=1");
+  assert.equal(S.serialize(store.get()), "alpha=0.5&gamma=5&c=0.05&seed=1&batch=1&ctx=0&devices=8&hw=h100-sxm&pair=llama-3.1-70b-8b");
 });
 
 test("every value the store accepts is accepted by the Python model", () => {

@@ -19,6 +19,8 @@ EXPLAINER = Explainer(
         "sd-explainer", "sd-title", "sd-preset", "sd-speed",
         "sd-alpha", "sd-alpha-hint", "sd-gamma", "sd-gamma-hint", "sd-c", "sd-c-hint",
         "sd-plane-title", "sd-hist-title", "sd-lossless-title",
+        # the serving-under-load panel
+        "sd-serving-title", "sd-hw", "sd-devices", "sd-pair", "sd-batch", "sd-batch-hint", "sd-ctx", "sd-ctx-hint",
     }),
     version="1",  # its files are site_builder's own: cache.code_version hashes them
     build="site_builder.explainers.speculative_decoding.page:build",

@@ -53,6 +53,15 @@ presets: list of presets.Preset dicts (id, label, alpha, c, gamma, measured_spee
     plus model_speedup = S(alpha, gamma, c) and optimal_depth at (alpha, c).
 
 prng_fixture: see replay_fixture(); floats there are exact (not rounded).
+
+serving: the serving-under-load panel (serving_panel.py)
+    presets: {hardware: [...], pairings: [...]}, as the page's script receives them
+        (serving_presets values, each preset's one-line summary and citations)
+    table: list of {hw, pair, ctx, devices, speedup_at_1, break_even, fit, ridge}, one per
+        hardware x pairing x context in serving_panel.TABLE_CONTEXTS (0, 4096, 32768), at
+        the default alpha, gamma and devices and the pairing's own c: S at batch 1, the
+        first slowdown (null: none up to 4096), the largest batch that fits (0: not even
+        the weights), the verification pass's ridge (null: memory-bound at every batch)
 """
 
 from __future__ import annotations
@@ -64,6 +73,8 @@ import numpy as np
 from .model import expected_tokens, optimal_depth, speedup, threshold_cost, turning_point
 from .presets import presets
 from .sampler import mulberry32_uniforms, simulate_rounds, speculative_sample
+from .serving_panel import presets_data as serving_presets_data
+from .serving_panel import table as serving_table
 
 DIGITS = 4
 MAX_DEPTH = 64
@@ -243,6 +254,7 @@ def page_data() -> dict:
         "lossless": _lossless(),
         "presets": _presets(),
         "prng_fixture": replay_fixture(),
+        "serving": {"presets": serving_presets_data(), "table": serving_table()},
     }
 
 

@@ -22,20 +22,27 @@ from __future__ import annotations
 import json
 import math
 import time
-from decimal import ROUND_HALF_UP, Decimal
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import base, vega
 from .. import markup as explainer_markup
-from . import charts, data
+from . import charts, data, serving_charts, serving_panel
 from .model import expected_tokens, optimal_depth, pays_off, speedup
 from .sampler import simulate_rounds
+from .serving_panel import fixed as _fixed
+from .serving_panel import ratio as _ratio
 
 STATIC = Path(__file__).with_name("static")
 #: the widget's parts, in the order the build joins them into one classic
 #: script (each registers itself in window.SpeculativeDecoding; see their headers)
-SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-animation.js", "sd-charts.js", "sd-explainer.js"]
+SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-animation.js", "sd-frames.js", "sd-charts.js",
+           "sd-explainer.js"]
+#: the serving panel's parts, joined after its presets into a second script
+#: (``SERVING_SCRIPT``) that loads lazily with the Vega runtime: the panel sits
+#: below the fold, and the first load keeps within its budget
+SERVING_SCRIPTS = ["sd-serving.js", "sd-serving-panel.js"]
+SERVING_SCRIPT = "sd-serving.js"
 SCRIPT = "speculative-decoding.js"
 STYLESHEET = "sd-explainer.css"
 SETTINGS = json.loads(Path(__file__).with_name("settings.json").read_text(encoding="utf-8"))
@@ -65,15 +72,11 @@ ALT = {
     "lossless": "Three bar charts, one per draft model (close, mediocre, poor): for each of six tokens the target's "
                 "probability p, the draft's q, and the share of each token in the output. The output matches p "
                 "whichever q the draft had; only the acceptance rate changes.",
+    "serving": "Line chart of speedup S against batch size from 1 to 4096 on a log axis, for {pair} on {devices} × {hw} "
+               "at acceptance {alpha}, depth {gamma} and draft cost {c}: S is {s1}× at batch 1 and {s_end}× at "
+               "batch 4096; {first}. A dotted line marks the ridge at batch {ridge}, where verification turns "
+               "compute-bound, and a dashed line shows a {long} context. Values below 1 are slowdowns.",
 }
-
-
-def _fixed(x: float, places: int) -> str:
-    """``x`` with ``places`` decimals exactly as JavaScript's ``toFixed`` writes it:
-    a tie (0.625) rounds away from zero, where Python's format rounds to even
-    (0.62). The readout is written here first and by sd-readout.js afterwards;
-    the two must never disagree."""
-    return str(Decimal(x).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
 
 
 def _num(x: float) -> str:
@@ -84,11 +87,6 @@ def _num(x: float) -> str:
 
 BEST_SEARCH = charts.BEST_SEARCH
 """Depths searched for the best one (as sd-readout.js MAX_DEPTH)."""
-
-
-def _ratio(s: float) -> str:
-    """S for the verdict: three decimals near 1, so "pays off" never reads 1.00×."""
-    return _fixed(s, 3) if abs(s - 1.0) < 0.005 else _fixed(s, 2)
 
 
 def _share(x: float) -> str:
@@ -137,6 +135,8 @@ def chart_specs(page: dict) -> dict[str, dict]:
     """name -> {theme: Vega-Lite dict} for every chart (themes live, light, dark)."""
     a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
     by_theme = {t: charts.all_specs(page, a, c, g, HIST_INDEX, t) for t in ("live", "light", "dark")}
+    for t in by_theme:
+        by_theme[t]["serving"] = serving_charts.spec(DEFAULTS, t)
     return {name: {t: by_theme[t][name] for t in by_theme} for name in by_theme["live"]}
 
 
@@ -201,13 +201,69 @@ def _spoken(key: str, value) -> str:
     return f"{value} drafted tokens per round"
 
 
-def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_src: str) -> str:
+def _position(values: list[int], x: int) -> int:
+    """The slider position showing ``x``: the nearest listed value on a log scale
+    (ties to the lower one), as sd-serving-panel.js position()."""
+    return min(range(len(values)), key=lambda i: (abs(math.log2(values[i] + 1) - math.log2(x + 1)), i))
+
+
+def serving_values() -> dict:
+    """The serving panel as it stands before any script runs: its controls, sources,
+    readout and chart description at ``DEFAULTS`` (``serving_panel`` computes the numbers)."""
+    st = DEFAULTS
+    presets = serving_panel.presets_data()
+    d = serving_panel.describe(st, presets)
+    cfg = serving_panel.SERVING
+    sw = serving_panel.WORDS
+    group = serving_panel.group
+    hw = next(h for h in presets["hardware"] if h["id"] == st["hw"])
+    pair = next(x for x in presets["pairings"] if x["id"] == st["pair"])
+    batches, contexts = cfg["batches"], cfg["contexts"]
+    sliders = [
+        {"key": "batch", "label": "Batch size B", "hint": "sequences the server decodes together (log scale, 1 to 4,096)",
+         "min": 0, "max": len(batches) - 1, "step": 1, "value": _position(batches, st["batch"]),
+         "shown": group(st["batch"]), "spoken": sw["batch_spoken"].format(batch=group(st["batch"]))},
+        {"key": "ctx", "label": "Context length", "hint": "tokens already in each sequence's KV cache",
+         "min": 0, "max": len(contexts) - 1, "step": 1, "value": _position(contexts, st["ctx"]),
+         "shown": group(st["ctx"]), "spoken": sw["ctx_spoken"].format(ctx=group(st["ctx"]))},
+    ]
+    rows = serving_panel.chart_rows(st, presets)
+    mine = [r for r in rows["serving"] if r["series"] == sw["series_context"]]
+    be = d["break_even"]
+    alt = ALT["serving"].format(
+        pair=pair["label"], devices=st["devices"], hw=hw["label"], alpha=st["alpha"], gamma=st["gamma"], c=st["c"],
+        s1=_fixed(mine[0]["S"], 2), s_end=_fixed(mine[-1]["S"], 2),
+        first=f"it first falls below 1 at batch {group(be)}" if be is not None else "it never falls below 1",
+        ridge=group(int(_fixed(d["ridge"], 0))) if math.isfinite(d["ridge"]) else "none",
+        long=group(cfg["long_context"]) + "-token")
+    t = d["text"]
+    readout = [
+        ("Verifying γ + 1 tokens, in plain passes", "serving_verify", t["serving_verify"]),
+        ("A round (γ drafts, one verification), in plain passes", "serving_cost", t["serving_cost"]),
+        ("Speedup S at this batch", "serving_S", t["serving_S"]),
+        ("The target's verification pass", "serving_bound", t["serving_bound"]),
+        ("First slowdown (break-even batch)", "serving_break", t["serving_break"]),
+        ("Fits in memory", "serving_fit", t["serving_fit"]),
+        ("Best depth at this batch", "serving_best", t["serving_best"]),
+    ]
+    return {
+        "sliders": sliders,
+        "hardware": [(h["id"], h["label"]) for h in presets["hardware"]], "hw": hw,
+        "pairings": [(x["id"], x["label"]) for x in presets["pairings"]], "pair": pair,
+        "devices": [(str(n), str(n)) for n in cfg["devices"]], "device": str(st["devices"]),
+        "kind": d["kind"], "readout": readout, "verdict": t["serving_verdict"], "draft": t["serving_draft"],
+        "alt": alt, "long": group(cfg["long_context"]),
+    }
+
+
+def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_src: str, serving_src: str = "") -> str:
     """The explainer's HTML as it stands before any script runs: controls
     (disabled until the script enables them), one worked round, the readout
     and the static SVG charts, all at ``DEFAULTS`` (``figure.html``, with the
     shared macros). ``page`` is the page data (``data.py``), ``sizes`` each
-    chart's SVG size, ``vega_src``/``specs_src`` the URLs the script loads the
-    Vega runtime and the chart specs from."""
+    chart's SVG size, ``vega_src``/``specs_src``/``serving_src`` the URLs the
+    script loads the Vega runtime, the chart specs and the serving panel's
+    script from."""
     a, g, c, seed = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"], DEFAULTS["seed"]
     d = describe(a, g, c)
     best = int(optimal_depth(a, c, 16))
@@ -235,10 +291,10 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
                "S": _fixed(d["S"], 3) + "×", "best": d["best_text"], "verdict": d["verdict"]}
     return explainer_markup.render(
         __package__, "figure.html",
-        alpha=a, gamma=g, c=c, seed=seed, vega_src=vega_src, specs_src=specs_src,
+        alpha=a, gamma=g, c=c, seed=seed, vega_src=vega_src, specs_src=specs_src, serving_src=serving_src,
         sliders=sliders, presets=[("", "Custom setting")] + [(str(i), p["label"]) for i, p in enumerate(page["presets"])],
         speeds=SPEEDS, words=WORDS, round=_round(a, g, seed), tally=tally,
-        readout=readout, alts=alts, sizes=sizes, hist=hist,
+        readout=readout, alts=alts, sizes=sizes, hist=hist, serving=serving_values(),
     )
 
 
@@ -250,6 +306,15 @@ def widget_script(page_data: dict) -> bytes:
     ``SCRIPTS`` order, each registering itself in ``window.SpeculativeDecoding``."""
     parts = [vega.js_data(NAMESPACE, "data", page_data, f"{COMMENT}: page data, then static/{', '.join(SCRIPTS)}").decode()]
     parts += [(STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS]
+    return "".join(parts).encode("utf-8")
+
+
+def serving_script(presets: dict) -> bytes:
+    """The serving panel's lazy script: its presets (``SpeculativeDecoding.servingPresets``),
+    then the parts in ``SERVING_SCRIPTS`` order."""
+    parts = [vega.js_data(NAMESPACE, "servingPresets", presets,
+                          f"{COMMENT}: serving presets, then static/{', '.join(SERVING_SCRIPTS)}").decode()]
+    parts += [(STATIC / name).read_text(encoding="utf-8") for name in SERVING_SCRIPTS]
     return "".join(parts).encode("utf-8")
 
 
@@ -285,11 +350,15 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
         {k: p[k] for k in ("id", "label", "alpha", "c", "gamma", "measured_speedup", "model_speedup", "citation", "sources")}
         for p in page["presets"]
     ]
-    scripts = [ctx.add_asset(SCRIPT, widget_script({**SETTINGS, "presets": slim_presets}))]
+    serving_presets = serving_panel.presets_data()
+    # the ids only: the state checks a URL's hw and pair at once; the rest comes with the panel's script
+    ids = {kind: [p["id"] for p in serving_presets[kind]] for kind in ("hardware", "pairings")}
+    scripts = [ctx.add_asset(SCRIPT, widget_script({**SETTINGS, "presets": slim_presets, "serving_ids": ids}))]
+    serving_url = ctx.add_asset(SERVING_SCRIPT, serving_script(serving_presets))
     stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
     vega_url = vega.add_runtime(ctx, runtime)
     specs_url = ctx.add_asset("sd-specs.js", vega.js_data(NAMESPACE, "specs", vega_specs, COMMENT))
-    html_text = markup(page, sizes, ctx.root + vega_url, ctx.root + specs_url)
+    html_text = markup(page, sizes, ctx.root + vega_url, ctx.root + specs_url, ctx.root + serving_url)
     timings["assets"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - t0
     LAST_TIMINGS.clear()

@@ -47,7 +47,7 @@ def test_page_data_is_fast():
 
 
 def test_top_level_keys(data):
-    assert set(data) == {"schema", "grid", "plane", "histograms", "lossless", "presets", "prng_fixture"}
+    assert set(data) == {"schema", "grid", "plane", "histograms", "lossless", "presets", "prng_fixture", "serving"}
     assert data["schema"] == 1
 
 

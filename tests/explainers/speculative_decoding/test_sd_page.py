@@ -57,7 +57,8 @@ class _Collect(HTMLParser):
 def test_contract_output(built):
     b, assets = built
     assert isinstance(b, base.ExplainerBuild)
-    assert set(b.files) >= {"data.json", "curve.svg", "curve-dark.svg", "plane.svg", "hist.svg", "lossless.svg"}
+    assert set(b.files) >= {"data.json", "curve.svg", "curve-dark.svg", "plane.svg", "hist.svg", "lossless.svg", "serving.svg",
+                            "serving-dark.svg"}
     assert json.loads(b.files["data.json"]) == json.loads(data.page_data_json())
     assert all(url in assets for url in b.scripts + b.stylesheets)
     assert [u.split("/")[1].split(".")[0] for u in b.scripts] == ["speculative-decoding"], "one script"
@@ -89,7 +90,7 @@ def test_lazy_sources_point_at_assets(built):
     text = assets[specs].decode()
     assert text.startswith("/*")
     specs_obj = _data(text, "specs")
-    assert set(specs_obj) == {"curve", "plane", "hist", "lossless"}
+    assert set(specs_obj) == {"curve", "plane", "hist", "lossless", "serving"}
     assert any(d["name"] == "curve" for d in specs_obj["curve"]["data"])
     assert any(d["name"] == "current" for d in specs_obj["plane"]["data"])
     assert any(d["name"] == "hist" for d in specs_obj["hist"]["data"])

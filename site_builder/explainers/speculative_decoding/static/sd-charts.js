@@ -4,8 +4,10 @@
  *
  *   static (the <img> SVGs rendered at build time)
  *     --the figure nears the viewport, or the page is idle after `load`-->
- *   loading: inject the Vega runtime (vl-convert's bundle, exposing vegaEmbed)
- *            and the compiled specs (SpeculativeDecoding.specs), embed every view
+ *   loading: inject the Vega runtime (vl-convert's bundle, exposing vegaEmbed),
+ *            the compiled specs (SpeculativeDecoding.specs) and the serving
+ *            panel's script (onServing() listeners hear when it is in), embed
+ *            every view
  *     --every view built--> live (data-charts="live", data-live on each chart)
  *     --a script fails-->   static (data-charts="static"; the SVGs stay)
  *
@@ -22,9 +24,13 @@
  *         or the state moved)  "current" dataset (the marker), held back while a
  *                              slider moves (until it has rested HOLD_MS) and,
  *                              while the animation plays, at most once per HOLD_MS
+ *   serving (batch, ctx,    -> the serving chart's two datasets (sd-serving.js
+ *     devices, hw, pair)       chartRows()) and its y axis, in that frame; when
+ *                              alpha, gamma or c move, with "rest" instead
  *
  * The curve is the one view a drag must move every frame; repainting the plane
- * (hundreds of cells) for its marker would cost more than the curve itself.
+ * (hundreds of cells) for its marker would cost more than the curve itself, and
+ * the serving chart follows the main sliders once they rest for the same reason.
  *
  * One part of the widget's script: registers SpeculativeDecoding.charts. The
  * DOM is touched only from create(); the pure parts are tested under node.
@@ -32,8 +38,8 @@
 (function (root, factory) {
   "use strict";
   var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
-  SD.charts = factory(root, SD.model);
-})(typeof self !== "undefined" ? self : this, function (root, M) {
+  SD.charts = factory(root, SD.model, SD.frames);
+})(typeof self !== "undefined" ? self : this, function (root, M, F) {
   "use strict";
 
   var GAMMA_MAX = 16;
@@ -43,7 +49,6 @@
   // axis stays still (and cheap) while a slider moves
   var Y_TOPS = [1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20];
   var HEADROOM = 1.12;
-  var HOLD_MS = 250;
   var CURVE_FIELDS = ["S", "E", "cost", "peak", "current"];
   // views drawn to their container's width (plot width limits, height as a share
   // of the width); the others keep their build-time size and scale down when narrow
@@ -51,19 +56,15 @@
     curve: { min: 200, max: 560, ratio: 0.58, minH: 200, maxH: 300 },
     hist: { min: 200, max: 440, ratio: 0.55, minH: 180, maxH: 260 },
     plane: { min: 180, max: 300, ratio: 0.87, minH: 156, maxH: 260 },
+    serving: { min: 200, max: 520, ratio: 0.62, minH: 180, maxH: 300 },
   };
+  // the state the serving chart draws, and the part of it its own controls set
+  var SERVING_KEYS = ["alpha", "gamma", "c", "batch", "ctx", "devices", "hw", "pair"];
+  var SERVING_OWN = ["batch", "ctx", "devices", "hw", "pair"];
 
-  function loadScript(src) {
-    return new Promise(function (resolve, reject) {
-      var s = document.createElement("script");
-      s.src = src;
-      s.async = false;
-      s.onload = resolve;
-      s.onerror = function () {
-        reject(new Error("could not load " + src));
-      };
-      document.head.appendChild(s);
-    });
+  /** The serving chart's state, as one string: a view redraws only when it changes. */
+  function servingKey(s) {
+    return SERVING_KEYS.map(function (k) { return s[k]; }).join("/");
   }
 
   /** Rows of the curve for (alpha, c): whole depths (points) and a smooth line. */
@@ -136,67 +137,14 @@
     return rows;
   }
 
-  /**
-   * The frame scheduler: mark("state") / mark("rest"), and apply(state, rest)
-   * runs in the next animation frame; "rest" waits until no "state" has come
-   * for holdMs, and while hot() (the animation plays) comes at most once per
-   * holdMs. env: { raf, now, setTimeout, hot }. Pure of the DOM (tested in node).
-   */
-  function createScheduler(env, apply, holdMs) {
-    var hold = holdMs === undefined ? HOLD_MS : holdMs;
-    var dirty = { state: false, rest: false };
-    var frame = 0, timer = 0;
-    var lastState = -Infinity, lastRest = -Infinity;
-
-    function request() {
-      if (!frame) frame = env.raf(flush) || 1;
-    }
-
-    function later(ms) {
-      if (timer) return;
-      timer = env.setTimeout(function () {
-        timer = 0;
-        request();
-      }, Math.max(0, ms));
-    }
-
-    function flush() {
-      frame = 0;
-      var t = env.now();
-      var state = dirty.state;
-      var rest = false;
-      if (state) lastState = t;
-      if (dirty.rest) {
-        // after a state change, wait for the sliders to rest; while playing, throttle
-        var due = Math.max(lastState + hold, env.hot() ? lastRest + hold : -Infinity);
-        if (t >= due) rest = true;
-        else later(due - t);
-      }
-      dirty.state = false;
-      if (rest) {
-        dirty.rest = false;
-        lastRest = t;
-      }
-      if (state || rest) apply(state, rest);
-    }
-
-    return {
-      mark: function (what) {
-        dirty[what] = true;
-        request();
-      },
-      pending: function () {
-        return dirty.state || dirty.rest;
-      },
-    };
-  }
-
   function create(figure, store, animation) {
     var views = {};
     var sets = {}; // view name -> {dataset name: true}
     var shown = {}; // view name -> the state its "current" row shows
     var ready;
     var last = Promise.resolve();
+    var servingNow = false; // a serving control moved: redraw that chart in the next frame
+    var onServing = [];
 
     function hasData(view, name) {
       try {
@@ -228,8 +176,18 @@
       return true;
     }
 
-    /** Push the store's state into the curve (state), and the run and the state
-     * into the histogram and the plane's marker (rest). */
+    /** Bring the serving view to state s (a new state only): its rows, marks and y axis. */
+    function setServing(view, s) {
+      var d = root.SpeculativeDecoding.serving.chartRows(s); // the lazy script: loaded before any view
+      var top = yTop(d.serving);
+      if (view.signal("ymax") !== top) view.signal("ymax", top);
+      view.data("serving", d.serving);
+      view.data("serving_marks", d.serving_marks);
+    }
+
+    /** Push the store's state into the curve (state), the run and the state
+     * into the histogram and the plane's marker (rest), and the state into the
+     * serving chart (in the next frame when its own controls moved, else at rest). */
     function apply(state, rest) {
       var s = store.get();
       var key = s.alpha + "/" + s.gamma + "/" + s.c;
@@ -239,13 +197,19 @@
         if (state && has.curve && setCurve(v, s)) touched = true;
         if (rest && has.current && shown[name] !== key) { v.data("current", currentRow(s)); shown[name] = key; touched = true; }
         if (rest && has.hist) { v.data("hist", histRows(animation.run())); touched = true; }
+        if ((rest || servingNow) && has.serving && shown[name] !== servingKey(s)) {
+          setServing(v, s);
+          shown[name] = servingKey(s);
+          touched = true;
+        }
         if (touched) jobs.push(v.runAsync());
       });
+      if (state) servingNow = false;
       last = Promise.all(jobs);
       return last;
     }
 
-    var scheduler = createScheduler(
+    var scheduler = F.createScheduler(
       {
         raf: function (fn) { return root.requestAnimationFrame(fn); },
         now: function () { return root.performance.now(); },
@@ -330,7 +294,12 @@
       var runtime = figure.getAttribute("data-vega-src");
       var specs = figure.getAttribute("data-specs-src");
       figure.setAttribute("data-charts", "loading");
-      ready = Promise.all([loadScript(runtime), loadScript(specs)])
+      // the panel works once its own script is in, whether or not the runtime loads
+      var src = figure.getAttribute("data-serving-src");
+      var serving = (src ? F.loadScript(src) : Promise.resolve()).then(function () {
+        onServing.forEach(function (fn) { fn(); });
+      });
+      ready = Promise.all([F.loadScript(runtime), F.loadScript(specs), serving])
         .then(function () {
           var containers = figure.querySelectorAll("[data-chart]");
           return Promise.all(
@@ -344,7 +313,7 @@
                 setInks(view);
                 fitToContainer(name, view, c);
                 sets[name] = {};
-                ["current", "curve", "hist"].forEach(function (d) {
+                ["current", "curve", "hist", "serving"].forEach(function (d) {
                   if (hasData(view, d)) sets[name][d] = true;
                 });
               });
@@ -364,8 +333,9 @@
       return ready;
     }
 
-    store.subscribe(function () {
+    store.subscribe(function (s, changed) {
       if (!ready) return;
+      if (changed.some(function (k) { return SERVING_OWN.indexOf(k) >= 0; })) servingNow = true;
       scheduler.mark("state");
       scheduler.mark("rest");
     });
@@ -373,55 +343,14 @@
       if (ready) scheduler.mark("rest");
     });
 
-    // lazily: never before the page has loaded and painted its static figure;
-    // then when the figure nears the viewport, or once the page is idle
-    function whenLoaded(fn) {
-      if (document.readyState === "complete") fn();
-      else root.addEventListener("load", fn);
-    }
-    function afterFirstPaint(fn) {
-      var done = false;
-      function go() {
-        if (!done) {
-          done = true;
-          fn();
-        }
-      }
-      try {
-        if (root.performance.getEntriesByName("first-contentful-paint").length) return go();
-        var po = new root.PerformanceObserver(function (list) {
-          if (list.getEntriesByName("first-contentful-paint").length) {
-            po.disconnect();
-            go();
-          }
-        });
-        po.observe({ type: "paint", buffered: true });
-      } catch (e) {
-        /* no paint timing here: the timeout below starts the charts */
-      }
-      root.setTimeout(go, 3000);
-    }
-    whenLoaded(function () { afterFirstPaint(startLazily); });
-    function startLazily() {
-      if ("IntersectionObserver" in root) {
-        var io = new root.IntersectionObserver(
-          function (entries) {
-            if (entries.some(function (e) { return e.isIntersecting; })) {
-              io.disconnect();
-              start();
-            }
-          },
-          { rootMargin: "300px" }
-        );
-        io.observe(figure);
-      }
-      var idle = root.requestIdleCallback || function (fn) { return root.setTimeout(fn, 200); };
-      idle(function () { start(); }, { timeout: 2000 });
-    }
+    // lazily: after load and first paint, when the figure nears the viewport or the page is idle
+    F.startLazily(root, figure, start);
 
     return {
       start: start,
       views: views,
+      /** fn() once the serving panel's script has loaded (with the runtime, lazily). */
+      onServing: function (fn) { onServing.push(fn); },
       curveRows: curveRows,
       /** A promise settled once every marked update has reached the views (tests, benchmark). */
       flushed: function () {
@@ -443,10 +372,10 @@
     Y_TOPS: Y_TOPS,
     HEADROOM: HEADROOM,
     histRows: histRows,
-    createScheduler: createScheduler,
+    createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
     fitSize: fitSize,
     FIT: FIT,
     SMOOTH_STEP: SMOOTH_STEP,
-    HOLD_MS: HOLD_MS,
+    HOLD_MS: F.HOLD_MS,
   };
 });

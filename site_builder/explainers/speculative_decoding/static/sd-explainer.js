@@ -1,9 +1,11 @@
 /* sd-explainer.js: wires the explainer figure together (load last).
  *
- *   URL --parseParams--> store <--set-- controls (range inputs, presets)
+ *   URL --parseParams--> store <--set-- controls (range inputs, presets,
+ *                          |              the serving panel's: sd-serving-panel.js,
+ *                          |              wired once its lazy script is in)
  *                          |subscribe
- *          +---------------+----------------+------------+
- *          readout       animation (run)   charts       URL (debounced)
+ *          +---------------+----------------+------------+---------------+
+ *          readout       animation (run)   charts       serving panel   URL (debounced)
  *
  * Marks <html> with the class "sd-js" so the CSS can show what needs
  * JavaScript; the markup works without it (static SVGs, a worked round).
@@ -65,7 +67,8 @@
   function init(figure) {
     var store = S.createStore(S.parseParams(root.location.search, root.location.hash));
     var inputs = {};
-    Array.prototype.forEach.call(figure.querySelectorAll("input[type=range][data-key]"), function (input) {
+    // the main sliders; the serving panel wires its own (sd-serving-panel.js)
+    Array.prototype.forEach.call(figure.querySelectorAll(".sd-controls input[type=range][data-key]"), function (input) {
       inputs[input.getAttribute("data-key")] = input;
     });
     var preset = figure.querySelector("select[data-role=preset]");
@@ -139,7 +142,8 @@
     store.subscribe(function (s, changed) {
       SD.readout.render(readoutEl, s); // at once, on every input
       showState(s);
-      if (changed.some(function (k) { return k !== "seed"; })) say(SD.readout.summary(s)); // once it settles
+      // once it settles; the serving panel announces its own controls
+      if (changed.some(function (k) { return k === "alpha" || k === "gamma" || k === "c"; })) say(SD.readout.summary(s));
     });
     S.syncUrl(store, root, 200);
 
@@ -177,11 +181,17 @@
     SD.readout.render(readoutEl, store.get());
     showState(store.get());
     showPlaying();
-    var fieldsets = figure.querySelectorAll("fieldset[disabled]");
+    // the serving panel's controls wait for its script (below)
+    var fieldsets = figure.querySelectorAll("fieldset[disabled]:not(.sd-serving)");
     Array.prototype.forEach.call(fieldsets, function (f) { f.disabled = false; });
     figure.setAttribute("data-ready", "true");
 
-    return { store: store, animation: animation, charts: charts, views: charts.views, state: S, model: SD.model };
+    var instance = { store: store, animation: animation, charts: charts, views: charts.views, state: S, model: SD.model, serving: null };
+    // the serving panel's script loads lazily with the charts (sd-charts.js start())
+    charts.onServing(function () {
+      instance.serving = SD.servingPanel.create(figure, store, function (el) { return SD.readout.announcer(el, ANNOUNCE_MS, root); });
+    });
+    return instance;
   }
 
   /** Wire the page's figure, if it has one (SpeculativeDecoding.instance is the test hook). */
