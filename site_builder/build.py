@@ -173,8 +173,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             manifest = store.table("pages")
 
             def site_files() -> None:  # while forked workers render the term pages
-                for relative, data in {**assets.files, **output_cache.site_files(linker, store, config, terms,
-                                                                                 bodies)}.items():
+                for relative, data in {**assets.files, **output_cache.site_files(linker, store, config, terms, bodies,
+                                                                                 options.jobs or default_jobs())}.items():
                     staging.add(relative, data)
 
             fresh, reused = page_cache.write_pages(
@@ -186,6 +186,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         except BaseException:
             staging.abort()
             raise
+        report.warnings += linker.preview_problems
 
     with _stage("write", log):
         stats = staging.commit()

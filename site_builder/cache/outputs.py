@@ -17,11 +17,12 @@ PREVIEWS_TABLE = "previews"
 
 
 def site_files(linker: Linker, store: cache.BuildCache, config: SiteConfig, terms: list[Term],
-               bodies: dict[str, RenderedBody]) -> dict[str, bytes]:
-    """relative path -> bytes of every output beside the pages, from the cache where it can."""
+               bodies: dict[str, RenderedBody], jobs: int = 1) -> dict[str, bytes]:
+    """relative path -> bytes of every output beside the pages, from the cache where it can
+    (previews drawn by ``jobs`` workers when many)."""
     stored = store.table(PREVIEWS_TABLE)
     previews = _UsageDict(stored)
-    files = {**linking_files(linker, store, config, terms, bodies), **linker.previews(previews)}
+    files = {**linking_files(linker, store, config, terms, bodies), **linker.previews(previews, jobs)}
     if set(previews) != set(stored) or previews.used != set(previews):  # new images, or unused ones
         store.save_table(PREVIEWS_TABLE, {k: previews[k] for k in previews.used})
     return files

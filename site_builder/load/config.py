@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import schema
-from .schema import BOOL, LANGUAGE, NAME_LIMIT, STRING, TEXT_LIMIT, URL, Field, normalise_base_url
+from .schema import AUTO_BOOL, BOOL, LANGUAGE, NAME_LIMIT, STRING, TEXT_LIMIT, URL, Field, normalise_base_url
 from ..errors import Problem, display_path
 
 __all__ = ["SITE_FIELDS", "SITE_SCHEMA", "SiteConfig", "load_config", "normalise_base_url"]
@@ -34,9 +34,10 @@ SITE_FIELDS = (
     Field("allow_raw_html", BOOL, False,
           help="False: raw HTML in markdown is escaped and shows as text. True: passed through."),
     Field("footer", STRING, "", max_length=TEXT_LIMIT, help="Plain text shown at the foot of every page."),
-    Field("previews", BOOL, True,
-          help="True: a 1200x630 social preview PNG per page (og:image), about 50 ms each. "
-               "False: none (faster builds of large sites); an explainer's own preview is kept."),
+    Field("previews", AUTO_BOOL, "auto",
+          help='A 1200x630 social preview PNG per page (og:image), ~2 ms each. "auto": only when '
+               "base_url is an absolute URL (social sites ignore a relative og:image). True: always. "
+               "False: never; an explainer's own preview is kept."),
 )
 """Every key of ``site.toml``; all are optional. These texts go into every page, card and preview image."""
 
@@ -45,6 +46,14 @@ SITE_SCHEMA = schema.Schema(SITE_FIELDS, noun="key", default_line=1, suggest=Fal
 
 class SiteConfig(schema.settings_class("SiteConfig", SITE_SCHEMA, __name__)):
     """Settings for the whole site: one attribute per ``SITE_FIELDS`` entry, at its default."""
+
+    @property
+    def makes_previews(self) -> bool:
+        """Whether composed preview images are made: ``previews = true``, or "auto"
+        (the default) with an absolute ``base_url``."""
+        if self.previews == "auto":
+            return bool(re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", self.base_url))
+        return bool(self.previews)
 
     def with_base_url(self, base_url: str | None) -> "SiteConfig":
         """This config with ``base_url`` replaced when one is given (``--base-url``)."""

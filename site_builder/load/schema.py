@@ -73,6 +73,17 @@ class Bool(Kind):
         return value, []
 
 
+class AutoBool(Kind):
+    """true, false, or the string "auto" (the default decides from other settings)."""
+
+    name = 'bool or "auto"'
+
+    def clean(self, field, value, cleaned):
+        if isinstance(value, bool) or value == "auto":
+            return value, []
+        return INVALID, [(f"{field.name!r} must be true, false or \"auto\", not {value!r}", "error")]
+
+
 class Text(Kind):
     """Plain text from YAML, its runs of whitespace collapsed to one space."""
 
@@ -145,6 +156,7 @@ URL = String("URL", one="one URL", normalise=normalise_base_url)
 """A line break in a base URL would add lines to robots.txt: one token only."""
 LANGUAGE = String("language tag", one="one language tag")
 BOOL = Bool()
+AUTO_BOOL = AutoBool()
 TEXT = Text()
 NAME = Name()
 NAME_LIST = TextList("list of names", as_names=True)

@@ -21,13 +21,14 @@ from __future__ import annotations
 import functools
 from typing import Mapping, MutableMapping
 
+from ..errors import Problem
 from ..render.assets import AssetStore
 from ..load.config import SiteConfig
 from ..load.content import Term
 from ..explainers.base import ExplainerBuild
 from .hosting import headers_file
 from ..markup.render import RenderedBody
-from . import cards, discovery, preview
+from . import cards, discovery
 from .glossary_json import Entry, glossary_json, make_entry, redirect_sources
 from .inventory import objects_inv
 from .redirects import plan_redirects, redirect_page
@@ -54,6 +55,8 @@ class Linker:
         self.index_page = "" if config.pretty_urls else "index.html"
         self.card_script = assets.add_packaged(cards.SCRIPT)
         self.card_stylesheet = assets.add_packaged(cards.STYLESHEET)
+        self.preview_problems: list[Problem] = []
+        """Warnings of the last ``previews()``: characters no installed font has."""
 
     @functools.cached_property
     def entries(self) -> list[Entry]:
@@ -73,7 +76,7 @@ class Linker:
     def _has_preview(self, slug: str | None) -> bool:
         if slug is not None and self.explainers.get(slug) and self.explainers[slug].preview_png:
             return True
-        return self.config.previews
+        return self.config.makes_previews
 
     def _image(self, slug: str | None) -> str | None:
         if not self._has_preview(slug):
@@ -130,31 +133,44 @@ class Linker:
             files["robots.txt"] = discovery.robots_txt(config.base_url)
         return files
 
-    def previews(self, cache: MutableMapping[str, bytes] | None = None) -> dict[str, bytes]:
-        """The 1200x630 PNG previews: the explainer's own, else composed (unless ``previews = false``).
+    def previews(self, cache: MutableMapping[str, bytes] | None = None, jobs: int = 1) -> dict[str, bytes]:
+        """The 1200x630 PNG previews: the explainer's own, else composed when they can
+        be used (``SiteConfig.makes_previews``).
 
-        Each costs ~50 ms; ``cache`` (``preview.png_key(svg)`` -> PNG), when
-        given, is read and updated so unchanged cards are not rendered again.
+        Each costs ~2 ms (``preview``); ``cache`` (``Painter.key`` -> PNG), when given,
+        is read and updated so unchanged cards are not drawn again. Many to draw and
+        ``jobs`` > 1: forked workers draw them. Characters no installed font has
+        give one warning in ``preview_problems``.
         """
         config = self.config
         cache = {} if cache is None else cache
-
-        def card(title: str, summary: str, site_title: str) -> bytes:
-            svg = preview.card_svg(title, summary, site_title, footer)
-            key = preview.png_key(svg)
-            if key not in cache:
-                cache[key] = preview.render_png(svg)
-            return cache[key]
-
         footer = config.base_url.split("://", 1)[-1] if config.base_url else ""
-        files = {}
+        files: dict[str, bytes] = {}
+        wanted: list[tuple[str, str, tuple[str, str, str, str]]] = []  # (output path, source path, texts)
         for entry in self.entries:
             explainer = self.explainers.get(entry.slug)
             if explainer and explainer.preview_png:
                 files[f"{entry.slug}/{PREVIEW}"] = explainer.preview_png
-            elif config.previews:
-                files[f"{entry.slug}/{PREVIEW}"] = card(entry.title, entry.summary, config.title)
-        if config.previews:
+            elif config.makes_previews:
+                wanted.append((f"{entry.slug}/{PREVIEW}", self.terms[entry.slug].path,
+                               (entry.title, entry.summary, config.title, footer)))
+        if config.makes_previews:
             count = f"{len(self.entries)} term" + ("" if len(self.entries) == 1 else "s")
-            files[PREVIEW] = card(config.title, config.description, count)
+            wanted.append((PREVIEW, "site.toml", (config.title, config.description, count, footer)))
+        if not wanted:
+            return files
+        from . import preview  # here: it imports numpy and Pillow, which a build without previews never needs
+
+        painter = preview.painter(config.language)
+        painter.fonts.missing.clear()
+        keys = [painter.key(*texts) for _, _, texts in wanted]
+        todo: dict[str, tuple] = {}
+        for key, (_, _, texts) in zip(keys, wanted):
+            if key not in cache and key not in todo:
+                todo[key] = texts
+        for key, png in preview.render_all(painter, todo, jobs).items():
+            cache[key] = png
+        for key, (path, _, _) in zip(keys, wanted):
+            files[path] = cache[key]
+        self.preview_problems = preview.missing_font_problems(painter.fonts.missing, wanted)
         return files

@@ -215,10 +215,9 @@ def test_parallel_page_rendering_incremental_equals_clean(tmp_path: Path):
     report = build_site(options)
     changed = {p.relative_to(output).as_posix() for p in output.rglob("*")
                if p.is_file() and before.get(p) != p.stat().st_mtime_ns}
-    # its page and preview, the page linking to it (related card), the page it
-    # links to (backlink card), the index and glossary.json: nothing else
-    assert changed == {"p0003/index.html", "p0003/preview.png", "p0216/index.html", "p0010/index.html",
-                       "index.html", "glossary.json"}
+    # its page, the page linking to it (related card), the page it links to
+    # (backlink card), the index and glossary.json: nothing else (no base_url: no previews)
+    assert changed == {"p0003/index.html", "p0216/index.html", "p0010/index.html", "index.html", "glossary.json"}
     assert report.written == len(changed)
     assert report.written + report.unchanged == len(manifest(output))
     assert_same_as_clean(content, output, tmp_path)

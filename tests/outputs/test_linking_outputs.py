@@ -292,10 +292,14 @@ def test_open_graph_and_twitter_tags(site: Path):
     assert index["og:type"] == "website" and index["og:image"] == BASE + "preview.png"
 
 
-def test_open_graph_without_base_url_is_relative(relative_site: Path):
+def test_open_graph_without_base_url_has_no_image_unless_asked(relative_site: Path, tmp_path: Path):
     meta = Head((relative_site / "model/index.html").read_text()).meta
+    assert "og:url" not in meta and "og:image" not in meta  # social sites ignore a relative og:image
+    assert not list(relative_site.rglob("*.png"))
+    asked = build_glossary(tmp_path, base_url=None, site_toml='title = "Test Glossary"\npreviews = true\n')
+    meta = Head((asked / "model/index.html").read_text()).meta
     assert "og:url" not in meta and meta["og:image"] == "preview.png"
-    assert (relative_site / "model" / meta["og:image"]).exists()
+    assert (asked / "model" / meta["og:image"]).exists()
 
 
 # preview images
@@ -314,15 +318,15 @@ def test_previews_can_be_turned_off(tmp_path: Path):
     assert "og:image" not in meta and meta["twitter:card"] == "summary"
 
 
-def test_card_svg_escapes_and_wraps_text():
-    from site_builder.outputs.preview import card_svg, text_width, wrap
+def test_hostile_text_is_drawn_as_text_in_the_preview():
+    from site_builder.outputs import preview
 
-    svg = card_svg(EVIL_TITLE, EVIL_SUMMARY * 5, "Site <&>")
-    ET.fromstring(svg)  # well-formed: every text escaped
-    assert "<img" not in svg and "</script>" not in svg
-    lines = wrap("word " * 100, 36, 1008, 4)
-    assert len(lines) == 4 and lines[-1].endswith("…")
-    assert all(text_width(line, 36) <= 1008 for line in lines)
+    painter = preview.painter("en")
+    png = painter.card(EVIL_TITLE, EVIL_SUMMARY * 5, "Site <&>", "example.org/")
+    assert png_size(png) == (1200, 630) and b"<img" not in png and b"</script>" not in png
+    lines = painter.wrap("word " * 100, 36, False, 4)
+    assert len(lines) == 4 and lines[-1][-1][1] == "…"
+    assert all(painter.line_width(line, 36, False) <= 1008 for line in lines)
 
 
 def test_explainer_preview_replaces_the_composed_one(tmp_path: Path):
@@ -392,16 +396,16 @@ def test_preview_cache_skips_unchanged_cards(tmp_path: Path, monkeypatch):
     from site_builder.markup.render import RenderedBody
 
     terms, _ = load_terms(write_tree(tmp_path / "content", CONTENT))
-    linker = Linker(SiteConfig(), terms, {t.slug: RenderedBody(html="") for t in terms},
+    linker = Linker(SiteConfig(base_url=BASE), terms, {t.slug: RenderedBody(html="") for t in terms},
                     {t.slug: [] for t in terms}, {}, AssetStore())
     cache: dict[str, bytes] = {}
     first = linker.previews(cache)
     assert len(cache) == 5 and set(first) == {"preview.png", *(f"{t.slug}/preview.png" for t in terms)}
 
-    def fail(svg):
+    def fail(*texts):
         raise AssertionError("rendered again")
 
-    monkeypatch.setattr(preview, "render_png", fail)
+    monkeypatch.setattr(preview.Painter, "card", fail)
     assert linker.previews(cache) == first
     with pytest.raises(AssertionError, match="rendered again"):
         linker.previews({})
