@@ -128,7 +128,10 @@ class FontSet:
     def itemise(self, text: str, bold: bool = False) -> list[tuple[Face, str]]:
         """``text`` split into runs, each with the first face that maps all of it."""
         chain = self.chain(bold)
-        if not chain:
+        if not chain:  # no font found at all: Pillow's own (ASCII only)
+            for char in text:
+                if not (char.isascii() or char.isspace()):
+                    self.missing.setdefault(char, text)
             return [(None, text)] if text else []
         first = chain[0]
         if text.isascii() and all(first.covers(ord(c)) for c in set(text)):
