@@ -28,6 +28,7 @@ from .cache import bodies as body_cache, incremental
 from .cache import explainers as explainer_cache
 from .cache import outputs as output_cache
 from .cache import pages as page_cache
+from .cache import search as search_cache
 from .cache import store as cache
 from .cache import terms as term_cache
 from .errors import BuildFailed, Problem
@@ -187,6 +188,18 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             staging.abort()
             raise
         report.warnings += linker.preview_problems
+
+    # After the page workers are done, so they never carry the index's memory.
+    with _stage("search", log):
+        try:
+            for relative, data in search_cache.index_files(
+                    store, config, terms, bodies, body_keys,
+                    fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store,
+                                                                 reserved)).items():
+                staging.add(relative, data)
+        except BaseException:
+            staging.abort()
+            raise
 
     with _stage("write", log):
         stats = staging.commit()

@@ -31,10 +31,11 @@ from ..markup.render import Link, RenderedBody
 from ..markup.stage import render_one
 from ..names import NameIndex
 from ..validate.aliases import plan_redirects
-from ..publish import WriteStats
+from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
 from ..render.site import site_assets, site_renderer
+from . import search as search_cache
 from . import store as cache
 from .bodies import TABLE as MARKDOWN_TABLE, body_key, fill_html
 from .pages import card_digests, page_key, shared_page_key, untouched
@@ -178,6 +179,12 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         return None
     redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)
     fill_html(redo_slugs, terms, bodies, body_keys, config, store, reserved_ids)
+    # The search shards the edited pages' words are in (read back from the live output).
+    edited_bodies = {term.slug: bodies[term.slug] for term in changed if term.slug in fresh}
+    search = search_cache.update(store, config, by_slug, edited_bodies, body_keys, _reader(output))
+    if search is None:
+        return None
+    redo |= set(search)
     shared = shared_page_key(renderer)
     card = card_digests(renderer)
     keys = {f"{slug}/index.html": page_key(shared, card, by_slug[slug], bodies[slug], body_keys[slug],
@@ -191,6 +198,11 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     # Nothing written so far: from here on the fast path is committed.
     pages.write_pages(writer, renderer, [by_slug[slug] for slug in redo_slugs], bodies, backlinks, redo_built,
                       site_pages=lambda: ())
+    for relative, data in search.items():
+        if data is not None:
+            writer.add(relative, data)
+        elif isinstance(writer, InPlace):  # a staged tree simply leaves it out
+            os.unlink(os.path.join(output, relative))
     writer.keep(set(manifest) - redo)
     stats = writer.commit(prune=False)
 
@@ -198,6 +210,12 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     for relative, page in keys.items():
         info = os.stat(os.path.join(output, relative))
         updated[relative] = (page, info.st_size, info.st_mtime_ns)
+    for relative, data in search.items():
+        if data is None:
+            updated.pop(relative, None)
+            continue
+        info = os.stat(os.path.join(output, relative))
+        updated[relative] = (None, info.st_size, info.st_mtime_ns)
     store.save_table("pages", updated)
     new_bodies = {body_keys[slug]: body for slug, body in fresh.items() if body is not None and body.html is not None}
     if any(key not in markdown for key in new_bodies):
@@ -208,6 +226,13 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
     log(f"  fast path: {len(changed)} body edit(s), {len(redo_slugs)} page(s) rendered")
     return stats, warnings
+
+
+def _reader(output) -> Callable[[str], bytes]:
+    def read(relative: str) -> bytes:
+        with open(os.path.join(output, relative), "rb") as handle:
+            return handle.read()
+    return read
 
 
 class _Bodies(dict):

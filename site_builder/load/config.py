@@ -38,6 +38,11 @@ SITE_FIELDS = (
           help='A 1200x630 social preview PNG per page (og:image), ~2 ms each. "auto": only when '
                "base_url is an absolute URL (social sites ignore a relative og:image). True: always. "
                "False: never; an explainer's own preview is kept."),
+    Field("search", BOOL, True,
+          help="True: a search box in every page's header and its index under ``search/`` (docs/search.md). "
+               "False: neither."),
+    Field("search_code", BOOL, False,
+          help="True: search also indexes code (``<pre>``, inline ``code``). False: code is left out."),
 )
 """Every key of ``site.toml``; all are optional. These texts go into every page, card and preview image."""
 

@@ -7,7 +7,7 @@ from importlib import resources
 from pathlib import PurePosixPath
 
 #: files under site_builder/static/ that every site ships
-SITE_ASSETS = ("site.css", "site.js", "favicon.svg")
+SITE_ASSETS = ("site.css", "site.js", "search.js", "favicon.svg")
 
 
 class AssetStore:

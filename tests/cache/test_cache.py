@@ -117,7 +117,9 @@ def test_body_edit_rewrites_only_what_it_touches(tmp_path: Path):
     build(content, output)
     edit(content / "terms/t03.md", "More.", "More, and more.")
     report = build(content, output)
-    assert report.written == 1  # t03's page; everything else reused or identical
+    # t03's page, and in search/ the shards of "more" (counted again) and "and" (a
+    # new shard) and the manifest that lists it; everything else reused or identical
+    assert report.written == 4
 
 
 def test_hand_edited_output_is_not_reused(tmp_path: Path):
@@ -216,8 +218,11 @@ def test_parallel_page_rendering_incremental_equals_clean(tmp_path: Path):
     changed = {p.relative_to(output).as_posix() for p in output.rglob("*")
                if p.is_file() and before.get(p) != p.stat().st_mtime_ns}
     # its page, the page linking to it (related card), the page it links to
-    # (backlink card), the index and glossary.json: nothing else (no base_url: no previews)
-    assert changed == {"p0003/index.html", "p0216/index.html", "p0010/index.html", "index.html", "glossary.json"}
+    # (backlink card), the index and glossary.json: nothing else (no base_url: no previews);
+    # in search/, the shards of the summary's new words ("a", "changed"), the manifest
+    # that lists them, and the chunk with the page's summary
+    assert changed == {"p0003/index.html", "p0216/index.html", "p0010/index.html", "index.html", "glossary.json",
+                       "search/index.json", "search/t/a.json", "search/t/ch.json", "search/d/0.json"}
     assert report.written == len(changed)
     assert report.written + report.unchanged == len(manifest(output))
     assert_same_as_clean(content, output, tmp_path)
@@ -253,13 +258,16 @@ def test_a_rebuild_touches_only_what_changed(spared_site, tmp_path: Path, monkey
     monkeypatch.setattr(publish.Staging, "_write", lambda self, target, data: (touched.append(target), original_write(self, target, data))[1])
     edit(content / "terms/t03.md", "Body 3", "Body three")
     build(content, output)
-    assert [Path(t).parent.name for t in touched] == ["t03"]
+    # The page, and in search/ the new word's new shard and the manifest that lists it.
+    assert [Path(t).parent.name for t in touched if "/search/" not in t] == ["t03"]
+    assert sorted(t.split("/search/")[1] for t in touched if "/search/" in t) == ["index.json", "t/th.json"]
     assert_same_as_clean(content, output, tmp_path)
     touched.clear()
     edit(content / "terms/t05.md", "Body 5", "Body five")
     build(content, output)
     # The edited page, and the page the last build wrote (the spare holds its older version).
-    assert sorted(Path(t).parent.name for t in touched) == ["t03", "t05"]
+    assert sorted(Path(t).parent.name for t in touched if "/search/" not in t) == ["t03", "t05"]
+    assert sorted(t.split("/search/")[1] for t in touched if "/search/" in t) == ["index.json", "t/fi.json", "t/th.json"]
     assert_same_as_clean(content, output, tmp_path)
 
 

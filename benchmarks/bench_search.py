@@ -1,0 +1,182 @@
+"""What search costs, on the synthetic corpus (10,000 terms by default), as ratios.
+
+    python benchmarks/bench_search.py                  # 10,000 terms, 3 runs
+    python benchmarks/bench_search.py --terms 1000 --runs 1 --no-browser
+
+Makes the corpus with benchmarks/make_corpus.py (as bench_build.py does, previews
+off), twice: as it is and with ``search = false``. Then, each the median of
+--runs, builds alternated between the two:
+
+- cold build (``--no-cache``): the ``search`` stage's time as a fraction of the
+  rest of the build (from the build log), and the cold build's CPU time (user +
+  system of the build and its workers, from ``resource.getrusage``: steadier
+  than wall time on a shared machine) with search on over off;
+- peak memory of the whole process tree, on and off;
+- the one-body edit rebuild (warm cache: the fast path), on over off, wall and CPU;
+- in headless Chromium (skipped with --no-browser), over HTTP from 127.0.0.1:
+  the bytes a first query and a second one fetch (each file gzipped at level 6,
+  as a host would send it; the search script, loaded with the page, counted
+  apart), and the time from a keystroke to its results painted once the
+  fragments are cached (the median of several).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+import bench_build  # noqa: E402  (run(): wall time, tree peak memory, run.cpu)
+
+STAGE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms$", re.M)
+
+
+def corpus(n: int, work: Path, search: bool) -> Path:
+    folder = work / ("on" if search else "off")
+    subprocess.run([sys.executable, str(bench_build.MAKE_CORPUS), str(n), str(folder / "terms")],
+                   check=True, stdout=subprocess.DEVNULL)
+    (folder / "site.toml").write_text('title = "Benchmark"\npreviews = false\n' + ("" if search else "search = false\n"))
+    return folder
+
+
+def build(content: Path, output: Path, *flags: str) -> tuple[float, float, int, dict[str, float]]:
+    """(wall s, CPU s, peak MiB, stage -> ms) of one build."""
+    log = output.parent / "log.txt"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    command = ["sh", "-c", f'"{sys.executable}" -m site_builder build --content "{content}" --output "{output}" '
+               + " ".join(flags) + f' > "{log}" 2>&1']
+    seconds, peak = bench_build.run(command, cwd=ROOT)
+    stages = {name: float(ms) for name, ms in STAGE.findall(log.read_text())}
+    return seconds, bench_build.run.cpu, peak, stages
+
+
+def measure_builds(n: int, runs: int, work: Path) -> Path:
+    contents = {True: corpus(n, work, True), False: corpus(n, work, False)}
+    cold: dict[bool, list] = {True: [], False: []}
+    count = 0
+    for _ in range(runs):
+        for on in (True, False):
+            count += 1
+            cold[on].append(build(contents[on], work / f"cold-{count}" / "output", "--no-cache"))
+    shares = [r[3]["search"] / (sum(r[3].values()) - r[3]["search"]) for r in cold[True]]
+    cpu_on = statistics.median(r[1] for r in cold[True])
+    cpu_off = statistics.median(r[1] for r in cold[False])
+    wall_on = statistics.median(r[0] for r in cold[True])
+    wall_off = statistics.median(r[0] for r in cold[False])
+    print(f"\n## {n:,} terms, {runs} run(s) each, alternated (median)")
+    print(f"cold build, search stage / rest of the build (build log)   {statistics.median(shares):6.3f}   (target <= 0.25)")
+    print(f"cold build, wall s: on {wall_on:6.2f}  off {wall_off:6.2f}   on/off {wall_on / wall_off:6.3f}")
+    print(f"cold build, CPU s:  on {cpu_on:6.2f}  off {cpu_off:6.2f}   on/off {cpu_on / cpu_off:6.3f}"
+          f"   (added: {cpu_on / cpu_off - 1:+.3f} of the rest)")
+    peak_on, peak_off = max(r[2] for r in cold[True]), max(r[2] for r in cold[False])
+    print(f"peak memory, MiB:   on {peak_on:6d}  off {peak_off:6d}   on/off {peak_on / peak_off:6.3f}")
+
+    sites = {on: work / f"edit-{'on' if on else 'off'}" / "output" for on in (True, False)}
+    for on in (True, False):
+        build(contents[on], sites[on])           # fill the cache
+        build(contents[on], sites[on])           # lay down the spare
+    edits: dict[bool, list] = {True: [], False: []}
+    for i in range(max(runs, 3)):
+        for on in (True, False):
+            with open(contents[on] / "terms" / "term-00042.md", "a") as handle:
+                handle.write(f"\nAn edited line {i}, with a quixotic{i} word.\n")
+            result = build(contents[on], sites[on])
+            assert "update" in result[3], f"the edit did not take the fast path: {result[3]}"
+            edits[on].append(result)
+    e_on, e_off = statistics.median(r[0] for r in edits[True]), statistics.median(r[0] for r in edits[False])
+    c_on, c_off = statistics.median(r[1] for r in edits[True]), statistics.median(r[1] for r in edits[False])
+    print(f"one-body edit, wall s: on {e_on:6.3f}  off {e_off:6.3f}   on/off {e_on / e_off:6.3f}   (target <= 1.10)")
+    print(f"one-body edit, CPU s:  on {c_on:6.3f}  off {c_off:6.3f}   on/off {c_on / c_off:6.3f}")
+    return sites[True]
+
+
+def measure_browser(site: Path) -> None:
+    from conftest_explainer import CSP, Server, launch
+    from playwright.sync_api import sync_playwright
+
+    server = Server(site, csp=CSP)
+    fetched: list[str] = []
+
+    def gz(paths: list[str]) -> int:
+        return sum(len(gzip.compress((site / p).read_bytes(), 6)) for p in paths)
+
+    try:
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            page = browser.new_page()
+            page.on("request", lambda r: fetched.append(r.url[len(server.url) + 1:]))
+            page.goto(server.url + "/term-00042/index.html", wait_until="load")
+            script = [p for p in fetched if "/search." in p or p.startswith("assets/search.")]
+            fetched.clear()
+
+            def query(text: str) -> list[str]:
+                page.fill("#search-input", "")
+                page.fill("#search-input", text)
+                page.wait_for_function("q => document.querySelector('.site-search').getAttribute('data-answered') === q",
+                                       arg=text, timeout=30_000)
+                done = list(fetched)
+                fetched.clear()
+                return done
+
+            first = query("draft")
+            second = query("memory batch")
+            print(f"first query ('draft'):         {gz(first) / 1024:7.1f} KB gzip in {len(first)} files"
+                  f"   (target <= 150 KB; + search script {gz(script) / 1024:.1f} KB, loaded with the page)")
+            print(f"second query ('memory batch'):  {gz(second) / 1024:7.1f} KB gzip in {len(second)} files   (target <= 50 KB)")
+            # Keystroke -> results painted, fragments cached: the input event's timestamp to the
+            # frame after the answer's results are in the list.
+            page.evaluate("""() => {
+              window.__lat = [];
+              const form = document.querySelector('.site-search'), input = document.getElementById('search-input');
+              // Capture on the document: before search.js's own listener, whose cached answer
+              // can be painted in the microtasks that follow it.
+              document.addEventListener('input', (e) => { window.__t0 = e.timeStamp; window.__q = input.value; }, true);
+              new MutationObserver(() => {
+                if (form.getAttribute('data-answered') === window.__q && window.__t0 !== null) {
+                  const t0 = window.__t0; window.__t0 = null;
+                  requestAnimationFrame(() => setTimeout(() => window.__lat.push(performance.now() - t0), 0));
+                }
+              }).observe(form, { attributes: true, attributeFilter: ['data-answered'] });
+            }""")
+            words = ["draft", "memory batch", "token", "draft model", "speculat", "latency"]
+            for round_ in range(2):  # the first round fetches the fragments; the second is timed
+                page.evaluate("window.__lat = []")
+                for word in words:
+                    query(word[:-1])
+                    page.focus("#search-input")
+                    page.keyboard.press(word[-1])
+                    page.wait_for_function("q => document.querySelector('.site-search').getAttribute('data-answered') === q",
+                                           arg=word, timeout=30_000)
+                    page.wait_for_timeout(50)
+            latencies = page.evaluate("window.__lat")
+            print(f"keystroke to results painted (cached fragments): median {statistics.median(latencies):6.1f} ms, "
+                  f"max {max(latencies):6.1f} ms over {len(latencies)} last keystrokes of {len(words)} queries   (target <= 50 ms)")
+            browser.close()
+    finally:
+        server.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--terms", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-browser", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-search-") as folder:
+        site = measure_builds(args.terms, args.runs, Path(folder))
+        if not args.no_browser:
+            measure_browser(site)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""The search index, memoised and updated in place.
+
+Each page's index entries (``outputs.search_text.record``) are kept in
+``search.sqlite`` under a key of everything they depend on (the code, the
+site's language and ``search_code``, the page's title, aliases, summary and
+body key), so a full build tokenises only the pages that changed and then
+assembles the shards (``outputs.search_index``). The prose-edit fast path
+(``cache.incremental``) calls ``update``: it re-indexes the edited pages
+alone and rewrites only the shards their entries touch, read back from the
+live output (which the fast path has checked nobody changed); it steps aside
+(None) when the set of shards would change, and the full build runs.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+from typing import Callable, Mapping
+
+from ..load.config import SiteConfig
+from ..load.content import Term
+from ..markup.render import RenderedBody
+from ..outputs import search_index
+from ..outputs.search_text import Stemmer, body_sections, record
+from . import store as cache
+
+TABLE = "search"
+"""Cache table: the settings key, the pages in doc order, each page's entry key,
+and how many pages hold each surface word (what a shard file does not say)."""
+BLOBS = "search.sqlite"
+
+
+def enabled(config: SiteConfig) -> bool:
+    return bool(getattr(config, "search", True))
+
+
+def _settings(config: SiteConfig) -> str:
+    return cache.key(cache.code_version(), repr((config.language, getattr(config, "search_code", False),
+                                                 config.pretty_urls)))
+
+
+def entry_key(settings: str, term: Term, body_key: str) -> str:
+    """Everything a page's index entries depend on."""
+    return cache.key(settings, term.title, repr(term.aliases), term.summary, body_key or term.body)
+
+
+def page_record(config: SiteConfig, stem: Stemmer, term: Term, body: RenderedBody) -> search_index.Record:
+    """A page's index entries, from its body's HTML."""
+    sections = body_sections(body.html or "", [ident for _, ident, _ in body.headings],
+                             code=getattr(config, "search_code", False))
+    return record(term.title, term.aliases, term.summary, sections, stem)
+
+
+def display(config: SiteConfig, term: Term, body: RenderedBody) -> list:
+    """What a result shows of a page: URL (from the site's root), title, summary, aliases, headings."""
+    url = f"{term.slug}/" if config.pretty_urls else f"{term.slug}/index.html"
+    return [url, term.title, term.summary, list(term.aliases), [[ident, text] for _, ident, text in body.headings]]
+
+
+def _encode(entries: search_index.Record) -> bytes:
+    return marshal.dumps(entries)  # stored as a BLOB; the key holds the code version, so Python's too
+
+
+def _decode(data: bytes) -> search_index.Record:
+    postings, surface = marshal.loads(data)
+    return postings, surface
+
+
+def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], bodies: Mapping[str, RenderedBody],
+                body_keys: Mapping[str, str], fill_html: Callable[[list[str]], None]) -> dict[str, bytes]:
+    """Every file under ``search/`` for a full build (none when ``search = false``)."""
+    if not enabled(config):
+        return {}
+    ordered = sorted(terms, key=lambda t: t.slug)
+    settings = _settings(config)
+    keys = {t.slug: entry_key(settings, t, body_keys.get(t.slug, "")) for t in ordered}
+    blobs = cache.BlobStore(store.folder / BLOBS if store.enabled else None, store.fail)
+    stored = blobs.get_many(sorted(set(keys.values()))) if store.enabled else {}
+    missing = [t.slug for t in ordered if keys[t.slug] not in stored]
+    fill_html(missing)
+    stem = Stemmer(config.language)
+    records, fresh = [], {}
+    for term in ordered:
+        key = keys[term.slug]
+        if key in stored:
+            records.append(_decode(stored[key]))
+        else:
+            entries = page_record(config, stem, term, bodies[term.slug])
+            records.append(entries)
+            fresh[key] = _encode(entries)
+    states = search_index.build_states(records)
+    files = search_index.files(states, [display(config, t, bodies[t.slug]) for t in ordered])
+    if store.enabled:
+        blobs.put_many(fresh, live=set(keys.values()))
+        blobs.close()
+        table = {"settings": settings, "slugs": [t.slug for t in ordered], "keys": keys,
+                 "words": {w: e[1] for s in states.values() for w, e in s["w"].items()}}
+        if store.table(TABLE) != table:
+            store.save_table(TABLE, table)
+    return files
+
+
+def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term],
+           edited: Mapping[str, RenderedBody], body_keys: Mapping[str, str],
+           read: Callable[[str], bytes]) -> dict[str, bytes | None] | None:
+    """The files under ``search/`` that body edits change (``edited``: slug -> its
+    new body, with HTML), None for a file to remove; None when the full build must
+    make the index instead.
+    ``read(relative)`` gives a file of the live output."""
+    if not enabled(config):
+        return {}
+    table = store.table(TABLE)
+    settings = _settings(config)
+    if not table or table.get("settings") != settings or table.get("slugs") != sorted(terms):
+        return None
+    keys, words = dict(table["keys"]), dict(table["words"])
+    blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
+    doc_of = {slug: i for i, slug in enumerate(table["slugs"])}
+    stem = Stemmer(config.language)
+    changes, fresh = [], {}
+    for slug in sorted(edited):
+        key = entry_key(settings, terms[slug], body_keys[slug])
+        if key == keys.get(slug):
+            continue
+        old = blobs.get_many([keys.get(slug, "")]).get(keys.get(slug, ""))
+        if old is None:
+            blobs.close()
+            return None
+        new = page_record(config, stem, terms[slug], edited[slug])
+        changes.append((doc_of[slug], _decode(old), new))
+        fresh[key] = _encode(new)
+        keys[slug] = key
+    if not changes:
+        blobs.close()
+        return {}
+    touched = set().union(*(search_index.affected(old, new) for _, old, new in changes))
+    try:
+        present = set(json.loads(read(f"{search_index.FOLDER}/index.json"))["keys"])
+        states = {key: _state(read(f"{search_index.FOLDER}/t/{search_index.file_name(key)}.json"), words)
+                  for key in sorted(touched & present)}
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        blobs.close()
+        return None  # not the files the last build wrote: the full build writes them again
+    for doc, old, new in changes:
+        search_index.apply(states, doc, old, new)
+    keys_now = (present - touched) | set(states)
+    for state in states.values():
+        for word, entry in state["w"].items():
+            words[word] = entry[1]
+    for _, old, new in changes:
+        for word in old[1].keys() - new[1].keys():
+            if not any(word in s["w"] for s in states.values()):
+                words.pop(word, None)
+    blobs.put_many(fresh, live=set(keys.values()))
+    blobs.close()
+    store.save_table(TABLE, {**table, "keys": keys, "words": words})
+    files: dict[str, bytes | None] = {}
+    for key in sorted(touched):
+        name = f"{search_index.FOLDER}/t/{search_index.file_name(key)}.json"
+        if key in states:
+            files[name] = search_index.shard_file(states[key])
+        elif key in present:
+            files[name] = None  # emptied: removed
+    if keys_now != present:
+        files[f"{search_index.FOLDER}/index.json"] = search_index.manifest(keys_now, len(table["slugs"]))
+    return files
+
+
+def _state(data: bytes, words: Mapping[str, int]) -> dict:
+    """A shard's state from its file and the cached counts of its surface words."""
+    shard = json.loads(data)
+    postings = {}
+    for stem, flat in shard["p"].items():
+        doc, docs = 0, {}
+        for i in range(0, len(flat), 2):
+            doc += flat[i]
+            docs[doc] = flat[i + 1]
+        postings[stem] = docs
+    return {"p": postings, "w": {word: [stem, words[word]] for word, stem in shard["w"].items()}}

@@ -1,0 +1,142 @@
+"""The search index: files under ``search/`` that ``static/search.js`` fetches on demand.
+
+- ``search/index.json``: the shard keys there are, how many pages, how many per chunk;
+- ``search/t/<key>.json``: one shard per word prefix (a word's first two
+  characters; a one-character word is its own key). ``p``: stem -> postings,
+  a flat list ``[doc, code, doc, code, ...]`` with each doc id the gap from the
+  one before; ``w``: surface word -> its stem, for the words that differ from
+  theirs. A query's words need only the shards of their first two characters;
+- ``search/d/<n>.json``: the pages with ids ``n * CHUNK`` up to the next:
+  ``[url, title, summary, aliases, [[heading id, heading text], ...]]``.
+
+Doc ids are the pages' places in slug order. Every file is JSON with sorted
+keys and no spaces: the same content gives the same bytes. ``states`` (one
+per shard: its postings and, beyond the file, how many pages hold each
+surface word) are what ``cache.search`` keeps to update a shard for a one-body
+edit without the rest of the site (``apply``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+FOLDER = "search"
+CHUNK = 32
+"""Pages per ``search/d/`` file: a query's ten results fetch at most ten small files."""
+VERSION = 1
+
+Record = tuple[dict[str, int], dict[str, str]]
+"""One page's entries: stem -> code, surface word -> stem (``search_text.record``)."""
+
+
+def shard_key(word: str) -> str:
+    """The shard a word (or stem) is in: its first two characters."""
+    return word[:2]
+
+
+def file_name(key: str) -> str:
+    """A shard key as a file name: ``a-z`` and ``0-9`` as they are, any other
+    character as ``_`` and its code point in hex (search.js ``fileName``)."""
+    return "".join(c if ("a" <= c <= "z" or "0" <= c <= "9") else f"_{ord(c):x}" for c in key)
+
+
+def _dumps(data) -> bytes:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def build_states(records: list[Record]) -> dict[str, dict]:
+    """Every shard's state from every page's record (doc id = place in ``records``)."""
+    states: dict[str, dict] = {}
+    for doc, (postings, surface) in enumerate(records):
+        for stem, code in postings.items():
+            state = states.get(shard_key(stem))
+            if state is None:
+                state = states[shard_key(stem)] = {"p": {}, "w": {}}
+            state["p"].setdefault(stem, {})[doc] = code
+        for word, stem in surface.items():
+            state = states.get(shard_key(word))
+            if state is None:
+                state = states[shard_key(word)] = {"p": {}, "w": {}}
+            entry = state["w"].get(word)
+            if entry is None:
+                state["w"][word] = [stem, 1]
+            else:
+                entry[1] += 1
+    return states
+
+
+def affected(old: Record, new: Record) -> set[str]:
+    """The shard keys whose files a page's change from ``old`` to ``new`` touches."""
+    keys = {shard_key(s) for s in old[0].keys() | new[0].keys() if old[0].get(s) != new[0].get(s)}
+    keys |= {shard_key(w) for w in old[1].keys() ^ new[1].keys()}
+    return keys
+
+
+def apply(states: dict[str, dict], doc: int, old: Record, new: Record) -> None:
+    """Change page ``doc``'s entries from ``old`` to ``new`` in ``states`` (the
+    states of at least ``affected(old, new)``; a missing one is made); shards
+    left empty are removed from ``states``."""
+    def state(key: str) -> dict:
+        return states.setdefault(key, {"p": {}, "w": {}})
+
+    for stem in old[0].keys() - new[0].keys():
+        postings = state(shard_key(stem))["p"]
+        postings[stem].pop(doc, None)
+        if not postings[stem]:
+            del postings[stem]
+    for stem, code in new[0].items():
+        if old[0].get(stem) != code:
+            state(shard_key(stem))["p"].setdefault(stem, {})[doc] = code
+    for word in old[1].keys() - new[1].keys():
+        entries = state(shard_key(word))["w"]
+        entries[word][1] -= 1
+        if entries[word][1] <= 0:
+            del entries[word]
+    for word in new[1].keys() - old[1].keys():
+        entry = state(shard_key(word))["w"].setdefault(word, [new[1][word], 0])
+        entry[1] += 1
+    for key in [k for k, s in states.items() if not s["p"] and not s["w"]]:
+        del states[key]
+
+
+def shard_file(state: dict) -> bytes:
+    """A shard's file: its postings gap-encoded, its words' stems."""
+    postings = {}
+    for stem, docs in state["p"].items():
+        flat, last = [], 0
+        for doc in sorted(docs):
+            flat += (doc - last, docs[doc])
+            last = doc
+        postings[stem] = flat
+    return _dumps({"p": postings, "w": {word: entry[0] for word, entry in state["w"].items()}})
+
+
+def state_text(state: dict) -> str:
+    """A state as text for the cache (JSON: doc ids as strings)."""
+    return json.dumps({"p": {s: {str(d): c for d, c in docs.items()} for s, docs in state["p"].items()},
+                       "w": state["w"]}, sort_keys=True, separators=(",", ":"))
+
+
+def state_from_text(text: str) -> dict:
+    data = json.loads(text)
+    return {"p": {s: {int(d): c for d, c in docs.items()} for s, docs in data["p"].items()}, "w": data["w"]}
+
+
+def manifest(keys: Iterable[str], count: int) -> bytes:
+    """``search/index.json``."""
+    return _dumps({"chunk": CHUNK, "count": count, "keys": sorted(keys), "version": VERSION})
+
+
+def doc_files(docs: list[list]) -> dict[str, bytes]:
+    """``search/d/<n>.json`` for the pages' display data, ``CHUNK`` per file."""
+    return {f"{FOLDER}/d/{start // CHUNK}.json": _dumps(docs[start:start + CHUNK])
+            for start in range(0, len(docs), CHUNK)}
+
+
+def files(states: dict[str, dict], docs: list[list]) -> dict[str, bytes]:
+    """Every file under ``search/``, from the shards' states and the pages' display data."""
+    out = {f"{FOLDER}/index.json": manifest(states, len(docs)), **doc_files(docs)}
+    for key, state in states.items():
+        out[f"{FOLDER}/t/{file_name(key)}.json"] = shard_file(state)
+    return out

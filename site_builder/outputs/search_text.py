@@ -1,0 +1,173 @@
+"""What search reads of a page: its words, folded and stemmed, by field.
+
+The client (``static/search.js``) folds and splits a query by the same rules
+(``fold``, ``words``), so every rule here has its twin there; it never stems:
+the index carries the stemmer's results (``record``'s ``words``: each surface
+word -> its stem), so a word of the glossary finds its stem's pages exactly as
+the build stemmed it (snowballstemmer, the Snowball project's own stemmers).
+
+A page's fields, in rank order: title, aliases, summary (front matter), and
+the body, section by section (the text under each heading, for the link to
+the heading a body match sits under). Maths counts by its alttext (the LaTeX
+source); code (``<pre>``, ``<code>``) is left out unless ``site.toml`` says
+``search_code = true``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from typing import Iterable
+
+MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+"""Combining marks dropped after NFKD (accents): "café" finds "cafe". The same
+ranges as search.js (not Unicode's whole M category, which the two sides'
+Unicode versions may draw differently)."""
+
+WORD = re.compile(r"[^\W_]+")
+"""A run of letters and digits (search.js: ``[\\p{L}\\p{N}]+``)."""
+
+ASCII_WORD = re.compile(r"[a-z0-9]+")
+"""``WORD`` on lower-case ASCII text (the same runs, found faster)."""
+
+IDEOGRAPHS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+"""Kana and Han: written without spaces, so each character is a word of its own."""
+
+MAX_WORD = 40
+"""Longer runs (hashes, base64) are not words anyone types: not indexed."""
+
+TITLE, ALIAS, SUMMARY = 60, 50, 30
+"""A posting's score by the field it matched in; a body scores its count, at most ``BODY_MAX``."""
+BODY_MAX = 20
+
+LANGUAGES = {"en": "english", "fr": "french", "de": "german", "es": "spanish", "it": "italian",
+             "nl": "dutch", "pt": "portuguese", "sv": "swedish", "da": "danish", "no": "norwegian",
+             "nb": "norwegian", "fi": "finnish", "ru": "russian", "tr": "turkish", "hu": "hungarian",
+             "ro": "romanian"}
+"""The site's ``language`` (its primary subtag) -> the Snowball stemmer used; others are not stemmed."""
+
+_SKIPPED = re.compile(r"<(pre|code|script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_SCRIPTS = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_MATH = re.compile(r"<math\b([^>]*)>.*?</math\s*>", re.S | re.I)
+_ALTTEXT = re.compile(r'\balttext="([^"]*)"')
+_HEADING = re.compile(r'<h([1-6])\b[^>]*?\bid="([^"]*)"[^>]*>', re.I)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def fold(text: str) -> str:
+    """Lower case, compatibility forms and accents folded (search.js ``fold``)."""
+    if text.isascii():
+        return text.lower()
+    import unicodedata
+    return MARKS.sub("", unicodedata.normalize("NFKD", text).lower())
+
+
+def words(text: str) -> list[str]:
+    """The folded words of ``text``, in order; a kana or Han character is a word alone."""
+    if text.isascii():
+        found = ASCII_WORD.findall(text.lower())
+    else:
+        found = [piece for word in WORD.findall(fold(text)) for piece in _split_ideographs(word)]
+    if found and max(map(len, found)) > MAX_WORD:
+        found = [word for word in found if len(word) <= MAX_WORD]
+    return found
+
+
+def _split_ideographs(word: str) -> Iterable[str]:
+    if not IDEOGRAPHS.search(word):
+        return (word,)
+    return [piece for piece in re.split(f"({IDEOGRAPHS.pattern})", word) if piece]
+
+
+class Stemmer:
+    """A memoised Snowball stemmer for the site's language (a stem per distinct word)."""
+
+    def __init__(self, language: str):
+        name = LANGUAGES.get(language.split("-")[0].lower())
+        self._stem = None
+        if name:
+            import snowballstemmer
+            self._stem = snowballstemmer.stemmer(name).stemWord
+        self.memo: dict[str, str] = {}
+
+    def __call__(self, word: str) -> str:
+        stem = self.memo.get(word)
+        if stem is None:
+            stem = word
+            if self._stem is not None and len(word) > 2 and word.isalpha() and not IDEOGRAPHS.search(word):
+                stem = fold(self._stem(word)) or word
+            self.memo[word] = stem
+        return stem
+
+
+def body_sections(body_html: str, heading_ids: list[str], code: bool = False) -> list[str]:
+    """The text of a body per section: [before the first heading, under heading 1, ...],
+    one per ``heading_ids`` entry plus one; a heading's own text is in its section."""
+    text = body_html
+    if "<pre" in text or "<code" in text or "<script" in text or "<style" in text:
+        text = (_SCRIPTS if code else _SKIPPED).sub(" ", text)
+    if "<math" in text:
+        text = _MATH.sub(lambda m: " " + (_alttext(m.group(1))) + " ", text)
+    index = {ident: i + 1 for i, ident in enumerate(heading_ids)}
+    sections = [""] * (len(heading_ids) + 1)
+    at, position = 0, 0
+    for match in _HEADING.finditer(text):
+        sections[position] += " " + text[at:match.start()]
+        position = index.get(match.group(2), position)
+        at = match.end()
+    sections[position] += " " + text[at:]
+    sections = [_TAG.sub(" ", part) for part in sections]
+    return [html.unescape(part) if "&" in part else part for part in sections]
+
+
+def _alttext(attributes: str) -> str:
+    found = _ALTTEXT.search(attributes)
+    return html.unescape(found.group(1)) if found else ""
+
+
+def record(title: str, aliases: list[str], summary: str, sections: list[str],
+           stem: Stemmer) -> tuple[dict[str, int], dict[str, str]]:
+    """One page's index entries: (stem -> code, surface word -> stem for words that differ).
+
+    A code is ``score + 64 * where``: the best field's score (``TITLE``,
+    ``ALIAS``, ``SUMMARY`` plus its count up to 5, or the body count up to
+    ``BODY_MAX``), and where it is: the alias's index for an alias, for the
+    body the section of its first occurrence (0: before the first heading),
+    else 0."""
+    memo = stem.memo
+    surface: dict[str, str] = {}
+    best: dict[str, int] = {}
+
+    def roots(counts: dict[str, int]) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for word, count in counts.items():
+            root = memo.get(word) or stem(word)
+            if root != word:
+                surface[word] = root
+            found[root] = found.get(root, 0) + count
+        return found
+
+    # The body: words counted and first seen per section at C speed, then one step per distinct word.
+    per_section = [words(text) for text in sections]
+    first: dict[str, int] = {}
+    for position in range(len(per_section) - 1, -1, -1):
+        first.update(dict.fromkeys(per_section[position], position))
+    counts = Counter()
+    for found in per_section:
+        counts.update(found)
+    where: dict[str, int] = {}
+    for word, position in first.items():
+        root = memo.get(word) or stem(word)
+        if root not in where or position < where[root]:
+            where[root] = position
+    for root, count in roots(counts).items():
+        best[root] = min(count, BODY_MAX) + 64 * where[root]
+    for root, count in roots(Counter(words(summary))).items():
+        best[root] = SUMMARY + min(count, 5)
+    for i in range(len(aliases) - 1, -1, -1):  # the first alias a stem is in names it
+        for root in roots(Counter(words(aliases[i]))):
+            best[root] = ALIAS + 64 * i
+    for root in roots(Counter(words(title))):
+        best[root] = TITLE
+    return best, surface

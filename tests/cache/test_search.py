@@ -1,0 +1,122 @@
+"""The search index, cached and updated in place (cache/search.py): a one-body
+edit re-indexes that page alone, changes only the shards its words are in,
+keeps the fast path, and gives the bytes of a clean build."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from site_builder.build import BuildOptions, build_site
+from site_builder.cache import search as search_cache
+from site_builder.outputs import search_text
+
+from helpers import manifest, term, write_tree
+
+
+def make_content(root: Path) -> Path:
+    files = {f"terms/t{i:02d}.md": term(f"Term {i}", f"Summary of term {i}.",
+                                        f"Body {i} about tokens and drafts.\n\n## Part\n\nMore words.\n")
+             for i in range(12)}
+    files["site.toml"] = 'title = "Search cache test"\n'
+    return write_tree(root, files)
+
+
+def build(content: Path, output: Path, **options) -> list[str]:
+    log: list[str] = []
+    build_site(BuildOptions(content=content, output=output, jobs=1, **options), log.append)
+    return log
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def search_files(output: Path) -> dict[str, bytes]:
+    return {k: v for k, v in manifest(output).items() if k.startswith("search/")}
+
+
+@pytest.fixture
+def site(tmp_path: Path):
+    content = make_content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    build(content, output)
+    return content, output
+
+
+def clean(content: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "clean" / "out"
+    shutil.rmtree(out.parent, ignore_errors=True)
+    build(content, out, cache=False)
+    return out
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+@pytest.mark.parametrize("change", [
+    ("Body 3 about", "Body 3 rather about"),     # a word in a shard that exists
+    ("Body 3 about", "Body 3 quixotic about"),   # a new shard
+    ("More words.", "More."),                    # a word gone from this page, kept by others
+    ("tokens and drafts", "tokens and"),         # counts change
+])
+def test_a_body_edit_takes_the_fast_path_and_changes_only_its_shards(site, tmp_path, monkeypatch, change, in_place):
+    content, output = site
+    before = search_files(output)
+    indexed: list[str] = []
+    original = search_cache.page_record
+    monkeypatch.setattr(search_cache, "page_record",
+                        lambda config, stem, term, body: (indexed.append(term.slug), original(config, stem, term, body))[1])
+    edit(content / "terms/t03.md", *change)
+    log = build(content, output, in_place=in_place)
+    assert any("fast path" in line for line in log), log
+    assert indexed == ["t03"]  # that page re-indexed, not the site
+    after = search_files(output)
+    assert after == search_files(clean(content, tmp_path))
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    old_words = {w for w in search_text.words(change[0])}
+    new_words = {w for w in search_text.words(change[1])}
+    stems = {search_text.Stemmer("en")(w) for w in old_words ^ new_words} | {"drafts"[:2]}
+    assert changed <= {"search/index.json"} | {f"search/t/{s[:2]}.json" for s in stems | old_words | new_words}
+    assert changed and not any(k.startswith("search/d/") for k in changed)
+
+
+def test_a_word_gone_from_the_whole_site_removes_its_shard_on_the_fast_path(tmp_path):
+    content = make_content(tmp_path / "content")
+    edit(content / "terms/t05.md", "More words.", "More zebras.")
+    output = tmp_path / "site" / "out"
+    build(content, output)
+    build(content, output)
+    assert (output / "search" / "t" / "ze.json").exists()
+    edit(content / "terms/t05.md", "More zebras.", "More words.")
+    log = build(content, output, in_place=True)
+    assert any("fast path" in line for line in log), log
+    assert not (output / "search" / "t" / "ze.json").exists()
+    assert "ze" not in json.loads((output / "search" / "index.json").read_text())["keys"]
+    assert search_files(output) == search_files(clean(content, tmp_path))
+
+
+def test_a_summary_edit_is_a_full_build_that_reindexes_only_that_page(site, tmp_path, monkeypatch):
+    # (A title edit renames a link target: every body's key changes, so every page is rendered and indexed again.)
+    content, output = site
+    indexed: list[str] = []
+    original = search_cache.page_record
+    monkeypatch.setattr(search_cache, "page_record",
+                        lambda config, stem, term, body: (indexed.append(term.slug), original(config, stem, term, body))[1])
+    edit(content / "terms/t07.md", "summary: Summary of term 7.", "summary: Another summary, of term 7.")
+    log = build(content, output)
+    assert any(line.strip().startswith("search") for line in log), log  # its own stage in the build log
+    assert indexed == ["t07"]
+    assert search_files(output) == search_files(clean(content, tmp_path))
+
+
+def test_a_damaged_search_cache_is_a_cold_one(site, tmp_path):
+    content, output = site
+    (output.parent / ".site_builder_cache" / search_cache.BLOBS).write_bytes(b"not sqlite")
+    edit(content / "terms/t02.md", "Body 2", "Body two")
+    build(content, output)
+    assert search_files(output) == search_files(clean(content, tmp_path))

@@ -1,0 +1,145 @@
+"""The search index (outputs/search_text.py, outputs/search_index.py): what a page
+is indexed as, how it ranks, how words are stemmed and sharded, and that the
+same content always gives the same bytes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from site_builder.build import BuildOptions, build_site
+from site_builder.outputs import search_index
+from site_builder.outputs.search_text import ALIAS, SUMMARY, TITLE, Stemmer, body_sections, record, words
+
+from helpers import manifest, term, write_tree
+
+
+def content(root: Path, extra: dict | None = None) -> Path:
+    files = {
+        "terms/draft-model.md": term("Draft model", "A small model that proposes tokens.", """
+            The draft runs first.
+
+            ## Acceptance
+
+            Tokens are drafted, then nucleus sampling keeps some. `hiddencode` and $\\alpha^k$.
+
+            ```
+            secretblock = 1
+            ```
+            """, aliases=["drafter", "assistant model"]),
+        "terms/verifier.md": term("Verifier", "Checks what the drafter proposed.", "One memory-bound pass.\n"),
+        "terms/cafe.md": term("Café", "Ｆｕｌｌ width and accents fold.", "推测解码 and שלום.\n"),
+        "site.toml": 'title = "Search test"\n',
+        **(extra or {}),
+    }
+    return write_tree(root, files)
+
+
+def built(tmp_path: Path, name: str = "out", **options) -> Path:
+    out = tmp_path / name / "out"
+    build_site(BuildOptions(content=tmp_path / "content", output=out, jobs=1, **options))
+    return out
+
+
+def shard(out: Path, word: str) -> dict:
+    return json.loads((out / "search" / "t" / f"{search_index.file_name(search_index.shard_key(word))}.json").read_text())
+
+
+def postings(out: Path, stem: str) -> dict[int, int]:
+    flat, doc, found = shard(out, stem)["p"][stem], 0, {}
+    for i in range(0, len(flat), 2):
+        doc += flat[i]
+        found[doc] = flat[i + 1]
+    return found
+
+
+def test_words_fold_case_accents_and_width_and_split_ideographs():
+    assert words("Draft-Model café ＦＵＬＬ naïve") == ["draft", "model", "cafe", "full", "naive"]
+    assert words("推测解码 and שלום") == ["推", "测", "解", "码", "and", "שלום"]
+    assert words("snake_case " + "x" * 41) == ["snake", "case"]
+    assert words("?!.,") == []
+
+
+def test_stems_are_snowball_english_and_other_languages_are_left_alone():
+    stem = Stemmer("en")
+    assert {stem(w) for w in ("draft", "drafted", "drafting", "drafts")} == {"draft"}
+    assert stem("memories") == stem("memory")
+    assert stem("k") == "k" and stem("2024") == "2024"
+    assert Stemmer("xx")("drafted") == "drafted"
+
+
+def test_sections_follow_headings_maths_by_alttext_code_left_out():
+    html = ('<p>Intro <code>inline</code></p><h2 id="a">First</h2><p>x <math alttext="\\alpha^k" display="inline">'
+            '<mi>α</mi></math></p><pre><code>block</code></pre><h2 id="b">Second &amp; last</h2><p>y</p>')
+    sections = body_sections(html, ["a", "b"])
+    assert [words(s) for s in sections] == [["intro"], ["first", "x", "alpha", "k"], ["second", "last", "y"]]
+    assert "block" in " ".join(body_sections(html, ["a", "b"], code=True))
+
+
+def test_a_record_scores_title_over_alias_over_summary_over_body():
+    codes, surface = record("Draft model", ["drafter", "verifier aide"], "The draft is checked.",
+                            ["draft " * 30, "", "aide"], Stemmer("en"))
+    assert codes["draft"] == TITLE
+    assert codes["drafter"] == ALIAS
+    assert codes["aid"] == ALIAS + 64 * 1  # the second alias
+    assert codes["check"] == SUMMARY + 1
+    assert codes["the"] == SUMMARY + 1
+    assert surface["checked"] == "check"
+    body_only = record("T", [], "S.", ["a", "", "word word"], Stemmer("en"))[0]
+    assert body_only["word"] == 2 + 64 * 2  # twice, first in section 2
+
+
+def test_the_index_is_sharded_by_prefix_and_lists_stems_and_surface_words(tmp_path):
+    content(tmp_path / "content")
+    out = built(tmp_path)
+    index = json.loads((out / "search" / "index.json").read_text())
+    assert index["count"] == 3 and index["chunk"] == search_index.CHUNK
+    names = {p.name for p in (out / "search" / "t").iterdir()}
+    assert names == {f"{search_index.file_name(k)}.json" for k in index["keys"]}
+    assert "dr" in index["keys"] and "推" in index["keys"] and "_5e6c.json" not in names
+    dr = shard(out, "draft")
+    assert set(dr["p"]) >= {"draft", "drafter"} and dr["w"]["drafted"] == "draft"
+    assert all(search_index.shard_key(w) == "dr" for w in [*dr["p"], *dr["w"]])
+    docs = json.loads((out / "search" / "d" / "0.json").read_text())
+    assert [d[0] for d in docs] == ["cafe/index.html", "draft-model/index.html", "verifier/index.html"]
+    assert docs[1][3] == ["drafter", "assistant model"] and docs[1][4] == [["acceptance", "Acceptance"]]
+    # Doc 1 is the draft model: its title; the verifier (doc 2) only in its summary.
+    assert postings(out, "draft") == {1: TITLE}
+    assert postings(out, "drafter")[1] == ALIAS and postings(out, "drafter")[2] == SUMMARY + 1
+    assert postings(out, "nucleus") == {1: 1 + 64 * 1}
+    assert postings(out, "alpha") == {1: 1 + 64 * 1}
+    every = {w for f in (out / "search" / "t").iterdir() for part in json.loads(f.read_text()).values() for w in part}
+    assert not every & {"hiddencod", "hiddencode", "secretblock"}  # code is not indexed
+
+
+def test_code_is_indexed_when_the_site_says_so(tmp_path):
+    content(tmp_path / "content", {"site.toml": 'title = "Search test"\nsearch_code = true\n'})
+    out = built(tmp_path)
+    assert "secretblock" in shard(out, "secretblock")["p"]
+
+
+def test_search_off_writes_no_index_and_no_box(tmp_path):
+    content(tmp_path / "content", {"site.toml": 'title = "Search test"\nsearch = false\n'})
+    out = built(tmp_path)
+    assert not (out / "search").exists()
+    page = (out / "verifier" / "index.html").read_text()
+    assert "site-search" not in page and "search." not in page
+
+
+def test_same_content_same_bytes_in_any_order_of_work(tmp_path):
+    content(tmp_path / "content")
+    first = built(tmp_path, "a", cache=False)
+    second = built(tmp_path, "b")
+    third = built(tmp_path, "b")  # from the cache
+    files = {k: v for k, v in manifest(first).items() if k.startswith("search/")}
+    assert files and files == {k: v for k, v in manifest(second).items() if k.startswith("search/")}
+    assert files == {k: v for k, v in manifest(third).items() if k.startswith("search/")}
+
+
+def test_the_hover_card_embed_files_load_no_search(tmp_path):
+    content(tmp_path / "content")
+    out = built(tmp_path)
+    for name in ("glossary-cards.js", "glossary-cards.css"):
+        assert "search" not in (out / "embed" / name).read_text().lower()
+    shutil.rmtree(tmp_path / "content")
