@@ -65,7 +65,8 @@ def classic(module: str, name: str, global_name: str) -> str:
     """An ES module that imports only from vega-util, as a classic script setting ``self.<global_name>``."""
     imports = _IMPORT.findall(module)
     exports = _EXPORT.findall(module)
-    body = _EXPORT.sub("", _IMPORT.sub("", module))
+    # The source map is not shipped: a reference to it would only be a request that fails.
+    body = re.sub(r"^//# sourceMappingURL=.*\n?", "", _EXPORT.sub("", _IMPORT.sub("", module)), flags=re.M)
     if len(imports) != 1 or len(exports) != 1 or re.search(r"^\s*(import|export)\b", body, re.M):
         raise SystemExit(f"{name}: not the one vega-util import and one export list this script wraps")
     names = [n.strip() for n in imports[0].split(",")]

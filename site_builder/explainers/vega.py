@@ -11,24 +11,29 @@ from __future__ import annotations
 import functools
 import json
 import re
+from pathlib import Path
 
 import vl_convert as vlc
 
 from .base import ExplainerContext
 
 RUNTIME_ASSET = "vega-runtime.js"
+VENDOR = Path(__file__).with_name("vendor")
+RUNTIME_FILES = ("vega.min.js", "vega-interpreter.js", "vega-tooltip.js")
+"""The vendored files joined into the runtime asset, in load order (see ``vendor/``)."""
 
 
 @functools.lru_cache(maxsize=1)
 def runtime() -> bytes:
-    """vl-convert's bundle of Vega, Vega-Lite and vega-embed, exposing vegaEmbed only.
+    """The Vega runtime the live charts run on, one classic script: Vega itself
+    (``self.vega``), its expression interpreter (``self.vegaInterpreter``: views
+    evaluate expressions without eval, so a strict CSP holds) and the tooltip
+    handler (``self.vegaTooltip``), vendored from npm and pinned by digest.
 
-    vl-convert 1.9 binds the snippet's ``vega`` name to a null default export,
-    so the Vega namespace itself is not reachable; vega-embed is, and with
-    ``ast: true`` it builds views with its bundled vega-interpreter (no eval,
-    CSP-safe).
+    Only what runs is shipped: Vega-Lite is compiled to Vega at build time
+    (``to_vega``), so neither its compiler nor vega-embed reaches the browser.
     """
-    return vlc.javascript_bundle("window.vegaEmbed = vegaEmbed;").encode("utf-8")
+    return b"\n".join((VENDOR / name).read_bytes() for name in RUNTIME_FILES)
 
 
 def add_runtime(ctx: ExplainerContext, bundle: bytes | None = None) -> str:
@@ -37,7 +42,7 @@ def add_runtime(ctx: ExplainerContext, bundle: bytes | None = None) -> str:
 
 
 def to_vega(spec: dict) -> dict:
-    """A Vega-Lite spec compiled to Vega, for ``vegaEmbed(..., {mode: "vega"})``."""
+    """A Vega-Lite spec compiled to Vega, for ``new vega.View(vega.parse(spec))`` in the page."""
     return vlc.vegalite_to_vega(spec)
 
 

@@ -75,6 +75,17 @@ def test_csp_holds_and_charts_render(browser, csp_server):
     assert page.evaluate("window.__csp") == []
     watch.assert_clean()
     assert page.locator("[data-chart=curve] .sd-vega svg .mark-line path").count() >= 1
+    # The vendored vega-tooltip: hovering a point of the curve shows its values, styled
+    # by the site's stylesheet (its own injected <style> would break the CSP).
+    point = page.locator("[data-chart=curve] .sd-vega svg .mark-symbol path").first
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_selector("#vg-tooltip-element.visible")
+    shown = page.inner_text("#vg-tooltip-element")
+    assert "depth γ" in shown and "speedup S" in shown, shown
+    assert page.evaluate("document.querySelectorAll('style').length") == 0, "no injected stylesheet"
+    assert page.evaluate("window.__csp") == []
     context.close()
 
 

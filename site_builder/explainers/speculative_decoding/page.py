@@ -6,8 +6,8 @@ each timed in ``LAST_TIMINGS``:
 1. data: ``data.page_data()`` (numpy), written beside the page as data.json;
 2. charts: Altair charts (``charts.py``) compiled to Vega for the live views
    and rendered to light and dark SVGs for the static first paint;
-3. runtime: vl-convert's JavaScript bundle, exposing only ``vegaEmbed``
-   (which builds views with the AST expression interpreter: no eval, CSP-safe);
+3. runtime: the vendored Vega runtime (``vega.runtime``: vega, vega-interpreter
+   for expressions without eval, vega-tooltip), the one asset all explainers share;
 4. assets: the parts under ``static/`` joined into one classic script after
    the page data (``settings.json`` and the presets), and the stylesheet, hashed.
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import base, vega
@@ -322,9 +321,6 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     """The contract: markup, files beside the page, hashed scripts and stylesheet."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
-    pool = ThreadPoolExecutor(max_workers=1)
-    runtime_job = pool.submit(vega.runtime)  # the slowest call: bundle while the rest renders
-
     page = data.page_data()
     data_json = data.page_data_json()
     timings["data"] = time.perf_counter() - t0
@@ -341,9 +337,8 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     timings["vl-convert"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    runtime = runtime_job.result()
-    pool.shutdown()
-    timings["runtime (waited)"] = time.perf_counter() - t
+    runtime = vega.runtime()  # the vendored files, read once per process
+    timings["runtime"] = time.perf_counter() - t
 
     t = time.perf_counter()
     slim_presets = [

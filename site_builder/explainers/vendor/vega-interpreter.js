@@ -315,6 +315,5 @@ var expression = {
   }
 };
 
-//# sourceMappingURL=vega-interpreter.js.map
 self.vegaInterpreter = { "expressionInterpreter": expression };
 })(self.vega);

@@ -362,6 +362,5 @@ function index (view, opt) {
     return handler;
 }
 
-//# sourceMappingURL=index.js.map
 self.vegaTooltip = { "DEFAULT_OPTIONS": DEFAULT_OPTIONS, "Handler": Handler, "calculatePositionRelativeToCursor": calculatePositionRelativeToCursor, "calculatePositionRelativeToMark": calculatePositionRelativeToMark, "createDefaultStyle": createDefaultStyle, "default": index, "escapeHTML": escapeHTML, "formatValue": formatValue, "getMarkBounds": getMarkBounds, "getPositions": getPositions, "mouseIsOnTooltip": mouseIsOnTooltip, "replacer": replacer, "stringify": stringify, "tooltipIsInViewport": tooltipIsInViewport, "version": version };
 })(self.vega);

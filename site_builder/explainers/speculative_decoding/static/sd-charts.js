@@ -4,10 +4,11 @@
  *
  *   static (the <img> SVGs rendered at build time)
  *     --the figure nears the viewport, or the page is idle after `load`-->
- *   loading: inject the Vega runtime (vl-convert's bundle, exposing vegaEmbed),
+ *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip),
  *            the compiled specs (SpeculativeDecoding.specs) and the serving
- *            panel's script (onServing() listeners hear when it is in), embed
- *            every view
+ *            panel's script (onServing() listeners hear when it is in), then
+ *            build the views one per task, those near the viewport first
+ *            (frames.buildInTurn); the static SVG stays until its view is in
  *     --every view built--> live (data-charts="live", data-live on each chart)
  *     --a script fails-->   static (data-charts="static"; the SVGs stay)
  *
@@ -227,21 +228,12 @@
       target.setAttribute("role", "img");
       target.setAttribute("aria-label", spec.description || "");
       container.appendChild(target);
-      return root
-        .vegaEmbed(target, spec, {
-          mode: "vega",
-          ast: true, // the expression interpreter, not eval: CSP-safe
-          renderer: "svg",
-          actions: false,
-          defaultStyle: false,
-          tooltip: { disableDefaultStyle: true, theme: "custom" },
-        })
-        .then(function (result) {
-          var svg = target.querySelector("svg");
-          if (svg) svg.setAttribute("aria-hidden", "true");
-          container.setAttribute("data-live", "true");
-          return result.view;
-        });
+      return F.buildView(root, target, spec).then(function (view) {
+        var svg = target.querySelector("svg");
+        if (svg) svg.setAttribute("aria-hidden", "true");
+        container.setAttribute("data-live", "true");
+        return view;
+      });
     }
 
     /** Text in a mark's colour follows the page's scheme: the views' goodInk and
@@ -301,24 +293,25 @@
       });
       ready = Promise.all([F.loadScript(runtime), F.loadScript(specs), serving])
         .then(function () {
-          var containers = figure.querySelectorAll("[data-chart]");
-          return Promise.all(
-            Array.prototype.map.call(containers, function (c) {
-              var name = c.getAttribute("data-chart");
-              var all = root.SpeculativeDecoding.specs || {}; // set by sd-specs.js
-              var spec = all[name];
-              if (!spec) return null;
-              return embed(c, spec).then(function (view) {
-                views[name] = view;
-                setInks(view);
-                fitToContainer(name, view, c);
-                sets[name] = {};
-                ["current", "curve", "hist", "serving"].forEach(function (d) {
-                  if (hasData(view, d)) sets[name][d] = true;
-                });
+          var all = root.SpeculativeDecoding.specs || {}; // set by sd-specs.js
+          var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
+            return all[c.getAttribute("data-chart")];
+          });
+          return F.buildInTurn(root, containers, function (c) {
+            var name = c.getAttribute("data-chart");
+            return embed(c, all[name]).then(function (view) {
+              views[name] = view;
+              setInks(view);
+              fitToContainer(name, view, c);
+              sets[name] = {};
+              ["current", "curve", "hist", "serving"].forEach(function (d) {
+                if (hasData(view, d)) sets[name][d] = true;
               });
-            })
-          );
+              // a view follows the controls from the frame after it is built, not once all are
+              scheduler.mark("state");
+              scheduler.mark("rest");
+            });
+          });
         })
         .then(function () { return apply(true, true); })
         .then(function () {

@@ -5,6 +5,13 @@
  *                           start() never before the page has loaded and painted its
  *                           static figure; then when the figure nears the viewport,
  *                           or once the page is idle (whichever comes first)
+ *   buildView(root, target, spec)
+ *                           a live Vega view of a compiled spec in `target`, built
+ *                           with the vendored runtime (vega, vega-interpreter: no eval)
+ *   buildInTurn(root, containers, build)
+ *                           build(container) one at a time, a task each: those near
+ *                           the viewport first, the others as they near it or when
+ *                           the page is idle (no long task parses every spec at once)
  *   createScheduler(env, apply, holdMs)
  *                           one requestAnimationFrame applies whatever was marked
  *                           dirty, however many inputs arrived (see sd-charts.js)
@@ -89,10 +96,72 @@
     };
   }
 
+  /** A live view of the Vega spec `spec` drawn as SVG into `target`; a promise of the view once run. */
+  function buildView(root, target, spec) {
+    var vega = root.vega;
+    var view = new vega.View(vega.parse(spec, null, { ast: true }), {
+      expr: root.vegaInterpreter.expressionInterpreter, // the interpreter, not eval: CSP-safe
+      renderer: "svg",
+      container: target,
+      hover: true,
+    });
+    // vega-tooltip's own stylesheet would be an injected <style>, which the CSP refuses
+    view.tooltip(new root.vegaTooltip.Handler({ disableDefaultStyle: true, theme: "custom" }).call);
+    return view.runAsync();
+  }
+
+  /** Build every one of `containers` with build(c) (a promise), one per task; see the header.
+   * Settles once all are built, or fails with the first failure. */
+  function buildInTurn(root, containers, build) {
+    var waiting = containers.slice(), queue = [], busy = false, built = 0;
+    return new Promise(function (resolve, reject) {
+      if (!waiting.length) return resolve();
+      function pump() {
+        if (busy || !queue.length) return;
+        busy = true;
+        build(queue.shift()).then(function () {
+          busy = false;
+          built += 1;
+          if (built === containers.length) resolve();
+          else root.setTimeout(pump, 0); // yield: input and painting come between views
+        }, reject);
+      }
+      function take(c) {
+        var at = waiting.indexOf(c);
+        if (at < 0) return;
+        waiting.splice(at, 1);
+        queue.push(c);
+        pump();
+      }
+      if ("IntersectionObserver" in root) {
+        var io = new root.IntersectionObserver(
+          function (entries) {
+            entries.forEach(function (e) {
+              if (e.isIntersecting) {
+                io.unobserve(e.target);
+                take(e.target);
+              }
+            });
+          },
+          { rootMargin: "200px" }
+        );
+        waiting.forEach(function (c) { io.observe(c); });
+      }
+      var idle = root.requestIdleCallback || function (fn) { return root.setTimeout(fn, 100); };
+      (function whenIdle() {
+        idle(function () {
+          if (!waiting.length) return;
+          if (!busy && !queue.length) take(waiting[0]);
+          whenIdle();
+        }, { timeout: 1000 });
+      })();
+    });
+  }
+
   /** Call start() lazily (see the header); `root` is the window. */
   function startLazily(root, figure, start) {
     // never before the page has loaded and painted its static figure (the
-    // runtime is ~900 KB); then when the figure nears the viewport, or once idle
+    // runtime is ~520 KB, 186 KB gzip); then when the figure nears the viewport, or once idle
     function whenLoaded(fn) {
       if (document.readyState === "complete") fn();
       else root.addEventListener("load", fn);
@@ -138,5 +207,8 @@
     }
   }
 
-  return { HOLD_MS: HOLD_MS, loadScript: loadScript, startLazily: startLazily, createScheduler: createScheduler };
+  return {
+    HOLD_MS: HOLD_MS, loadScript: loadScript, startLazily: startLazily, createScheduler: createScheduler,
+    buildView: buildView, buildInTurn: buildInTurn,
+  };
 });
