@@ -1,0 +1,80 @@
+"""This repository's first build against the same terms without the explainer.
+
+    python benchmarks/bench_first_build.py [--runs 3]
+
+A new user's first command builds content/ from nothing: no cache, so the
+explainer's compute stage (numpy data, Altair specs, vl-convert's compile
+and SVG rendering) is paid in full. This copies content/ twice, once as it
+is and once with the ``explainer:`` line removed from every term, and runs
+``--runs`` cold ``--no-cache`` builds of each, alternated, printing the
+median wall and CPU time (user + system, workers included) of both, their
+ratio, and the build log's stage times. Target (issue 21): with the
+explainer <= 3x without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms$", re.M)
+
+
+def build(content: Path, output: Path) -> tuple[float, float, dict[str, float]]:
+    """One cold build: wall seconds, CPU seconds, stage -> ms."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, "-m", "site_builder", "build", "--no-cache",
+                             "--content", str(content), "--output", str(output)],
+                            cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise SystemExit(result.stderr[-2000:])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, {name: float(ms) for name, ms in STAGE.findall(result.stdout)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bench-first-"))
+    try:
+        with_explainer = work / "with"
+        shutil.copytree(ROOT / "content", with_explainer)
+        without = work / "without"
+        shutil.copytree(ROOT / "content", without)
+        for term in (without / "terms").rglob("*.md"):
+            text = term.read_text(encoding="utf-8")
+            term.write_text(re.sub(r"^explainer:.*\n", "", text, count=1, flags=re.M), encoding="utf-8")
+        runs: dict[str, list] = {"with": [], "without": []}
+        for i in range(args.runs):
+            for name, content in (("with", with_explainer), ("without", without)):
+                runs[name].append(build(content, work / f"out-{name}-{i}" / "output"))
+        print(f"This repository's content/, cold --no-cache builds, {args.runs} each, alternated (median):")
+        medians = {}
+        for name, results in runs.items():
+            wall = statistics.median(r[0] for r in results)
+            cpu = statistics.median(r[1] for r in results)
+            stages = {s: statistics.median(r[2].get(s, 0.0) for r in results) for s in results[0][2]}
+            medians[name] = (wall, cpu)
+            print(f"  {name + ' explainer':<18} wall {wall:6.2f} s   CPU {cpu:6.2f} s   "
+                  + "  ".join(f"{s} {ms:.0f}" for s, ms in stages.items()))
+        print(f"  ratio (with / without): wall {medians['with'][0] / medians['without'][0]:.2f}x, "
+              f"CPU {medians['with'][1] / medians['without'][1]:.2f}x   (target <= 3x)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
