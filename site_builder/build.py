@@ -195,7 +195,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             for relative, data in search_cache.index_files(
                     store, config, terms, bodies, body_keys,
                     fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store,
-                                                                 reserved)).items():
+                                                                 reserved),
+                    jobs=options.jobs or default_jobs()).items():
                 staging.add(relative, data)
         except BaseException:
             staging.abort()

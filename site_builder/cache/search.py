@@ -17,6 +17,7 @@ import json
 import marshal
 from typing import Callable, Mapping
 
+from .. import parallel
 from ..load.config import SiteConfig
 from ..load.content import Term
 from ..markup.render import RenderedBody
@@ -66,9 +67,41 @@ def _decode(data: bytes) -> search_index.Record:
     return postings, surface
 
 
+PARALLEL_PAGES = 500
+"""From this many pages to index, forked workers index them (``jobs`` of them)."""
+
+_shared: tuple | None = None  # what forked workers inherit (see _records)
+
+
+def _records(config: SiteConfig, todo: list[Term], bodies: Mapping[str, RenderedBody],
+             jobs: int) -> dict[str, search_index.Record]:
+    """slug -> index entries of ``todo``, over ``jobs`` forked workers when there are many."""
+    global _shared
+    if jobs < 2 or len(todo) < PARALLEL_PAGES or not parallel.can_pool():
+        stem = Stemmer(config.language)
+        return {t.slug: page_record(config, stem, t, bodies[t.slug]) for t in todo}
+    _shared = (config, todo, bodies)
+    try:
+        step = -(-len(todo) // jobs)
+        with parallel.pool(jobs) as pool:
+            parts = list(pool.map(_index_slice, [(start, min(start + step, len(todo)))
+                                                 for start in range(0, len(todo), step)]))
+    finally:
+        _shared = None
+    return {slug: entries for part in parts for slug, entries in part}
+
+
+def _index_slice(bounds: tuple[int, int]) -> list[tuple[str, search_index.Record]]:
+    """In a forked worker: the entries of one slice of the pages to index."""
+    config, todo, bodies = _shared
+    stem = Stemmer(config.language)
+    return [(t.slug, page_record(config, stem, t, bodies[t.slug])) for t in todo[bounds[0]:bounds[1]]]
+
+
 def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], bodies: Mapping[str, RenderedBody],
-                body_keys: Mapping[str, str], fill_html: Callable[[list[str]], None]) -> dict[str, bytes]:
-    """Every file under ``search/`` for a full build (none when ``search = false``)."""
+                body_keys: Mapping[str, str], fill_html: Callable[[list[str]], None], jobs: int = 1) -> dict[str, bytes]:
+    """Every file under ``search/`` for a full build (none when ``search = false``);
+    the pages not in the cache are indexed by ``jobs`` forked workers when there are many."""
     if not enabled(config):
         return {}
     ordered = sorted(terms, key=lambda t: t.slug)
@@ -78,14 +111,14 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
     stored = blobs.get_many(sorted(set(keys.values()))) if store.enabled else {}
     missing = [t.slug for t in ordered if keys[t.slug] not in stored]
     fill_html(missing)
-    stem = Stemmer(config.language)
+    made = _records(config, [t for t in ordered if keys[t.slug] not in stored], bodies, jobs)
     records, fresh = [], {}
     for term in ordered:
         key = keys[term.slug]
         if key in stored:
             records.append(_decode(stored[key]))
         else:
-            entries = page_record(config, stem, term, bodies[term.slug])
+            entries = made[term.slug]
             records.append(entries)
             fresh[key] = _encode(entries)
     states = search_index.build_states(records)

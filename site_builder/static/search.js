@@ -461,7 +461,6 @@
         if (!list.hidden && shown.length) go(active >= 0 ? active : 0);
       }
     });
-    form.addEventListener("submit", function (event) { event.preventDefault(); });
     document.addEventListener("keydown", function (event) {
       if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
       var target = event.target;
