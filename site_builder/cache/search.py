@@ -74,13 +74,12 @@ _shared: tuple | None = None  # what forked workers inherit (see _records)
 
 
 def _records(config: SiteConfig, todo: list[Term], bodies: Mapping[str, RenderedBody],
-             jobs: int) -> dict[str, search_index.Record]:
+             jobs: int, stem: Stemmer) -> dict[str, search_index.Record]:
     """slug -> index entries of ``todo``, over ``jobs`` forked workers when there are many."""
     global _shared
     if jobs < 2 or len(todo) < PARALLEL_PAGES or not parallel.can_pool():
-        stem = Stemmer(config.language)
         return {t.slug: page_record(config, stem, t, bodies[t.slug]) for t in todo}
-    _shared = (config, todo, bodies)
+    _shared = (config, todo, bodies, stem.memo)
     try:
         step = -(-len(todo) // jobs)
         with parallel.pool(jobs) as pool:
@@ -88,14 +87,17 @@ def _records(config: SiteConfig, todo: list[Term], bodies: Mapping[str, Rendered
                                                  for start in range(0, len(todo), step)]))
     finally:
         _shared = None
-    return {slug: entries for part in parts for slug, entries in part}
+    for _, memo in parts:
+        stem.memo.update(memo)
+    return {slug: entries for part, _ in parts for slug, entries in part}
 
 
-def _index_slice(bounds: tuple[int, int]) -> list[tuple[str, search_index.Record]]:
-    """In a forked worker: the entries of one slice of the pages to index."""
-    config, todo, bodies = _shared
-    stem = Stemmer(config.language)
-    return [(t.slug, page_record(config, stem, t, bodies[t.slug])) for t in todo[bounds[0]:bounds[1]]]
+def _index_slice(bounds: tuple[int, int]) -> tuple[list[tuple[str, search_index.Record]], dict[str, str]]:
+    """In a forked worker: the entries of one slice of the pages to index, and the stems it made."""
+    config, todo, bodies, memo = _shared
+    stem = Stemmer(config.language, dict(memo))
+    entries = [(t.slug, page_record(config, stem, t, bodies[t.slug])) for t in todo[bounds[0]:bounds[1]]]
+    return entries, {w: s for w, s in stem.memo.items() if w not in memo}
 
 
 def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], bodies: Mapping[str, RenderedBody],
@@ -111,7 +113,9 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
     stored = blobs.get_many(sorted(set(keys.values()))) if store.enabled else {}
     missing = [t.slug for t in ordered if keys[t.slug] not in stored]
     fill_html(missing)
-    made = _records(config, [t for t in ordered if keys[t.slug] not in stored], bodies, jobs)
+    previous = store.table(TABLE) if store.enabled else {}
+    stem = Stemmer(config.language, dict(previous.get("stems", {})) if previous.get("settings") == settings else {})
+    made = _records(config, [t for t in ordered if keys[t.slug] not in stored], bodies, jobs, stem)
     records, fresh = [], {}
     for term in ordered:
         key = keys[term.slug]
@@ -126,8 +130,9 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
     if store.enabled:
         blobs.put_many(fresh, live=set(keys.values()))
         blobs.close()
-        table = {"settings": settings, "slugs": [t.slug for t in ordered], "keys": keys,
-                 "words": {w: e[1] for s in states.values() for w, e in s["w"].items()}}
+        words = {w: e[1] for s in states.values() for w, e in s["w"].items()}
+        table = {"settings": settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,
+                 "stems": stem.memo}  # every word the stemmer was asked about (never a guess)
         if store.table(TABLE) != table:
             store.save_table(TABLE, table)
     return files
@@ -149,7 +154,8 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
     keys, words = dict(table["keys"]), dict(table["words"])
     blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
     doc_of = {slug: i for i, slug in enumerate(table["slugs"])}
-    stem = Stemmer(config.language)
+    stem = Stemmer(config.language, dict(table.get("stems", {})))
+    known = len(stem.memo)
     changes, fresh = [], {}
     for slug in sorted(edited):
         key = entry_key(settings, terms[slug], body_keys[slug])
@@ -186,7 +192,8 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
                 words.pop(word, None)
     blobs.put_many(fresh, live=set(keys.values()))
     blobs.close()
-    store.save_table(TABLE, {**table, "keys": keys, "words": words})
+    store.save_table(TABLE, {**table, "keys": keys, "words": words,
+                             **({"stems": stem.memo} if len(stem.memo) != known else {})})
     files: dict[str, bytes | None] = {}
     for key in sorted(touched):
         name = f"{search_index.FOLDER}/t/{search_index.file_name(key)}.json"

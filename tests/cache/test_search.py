@@ -120,3 +120,15 @@ def test_a_damaged_search_cache_is_a_cold_one(site, tmp_path):
     edit(content / "terms/t02.md", "Body 2", "Body two")
     build(content, output)
     assert search_files(output) == search_files(clean(content, tmp_path))
+
+
+def test_forked_indexing_gives_the_same_bytes(tmp_path, monkeypatch):
+    content = make_content(tmp_path / "content")
+    monkeypatch.setattr(search_cache, "PARALLEL_PAGES", 2)
+    output = tmp_path / "site" / "out"
+    build_site(BuildOptions(content=content, output=output, jobs=2))
+    assert search_files(output) == search_files(clean(content, tmp_path))
+    # The stems the workers made are kept for the next build (and its fast path).
+    from site_builder.cache import store
+    table = store.BuildCache(output.parent / ".site_builder_cache").table(search_cache.TABLE)
+    assert table["stems"]["drafts"] == "draft"
