@@ -115,9 +115,22 @@ def check_outcome(site: Site, status: int, err: str, slugs: set[str] | None = No
         problems = lines[:-1] if SUMMARY_RE.match(lines[-1]) else lines
         assert problems, err
         for line in problems:
-            assert PROBLEM_RE.match(line) or line.startswith("error: "), f"not path:line: message: {line!r}"
+            assert PROBLEM_RE.match(line) or line.startswith("error: ") or whole_path_problem(line), \
+                f"not path:line: message: {line!r}"
         assert manifest(site.output) == site.before, "a failed build changed output/"
     assert not list(site.output.parent.glob(f".{site.output.name}.staging-*")), "staging folder left behind"
+
+
+def whole_path_problem(line: str) -> bool:
+    """``path: message`` without a line is right only for a path no line can be in:
+    a folder, or a file that is missing or cannot be read as one."""
+    at = line.find(": ")
+    while at > 0:
+        path = Path(line[:at])
+        if path.is_dir() or not path.exists():
+            return bool(line[at + 2:].strip())
+        at = line.find(": ", at + 1)
+    return False
 
 
 def run_case(files: dict[str, str | bytes], slugs: set[str] | None = None) -> tuple[int, str]:
