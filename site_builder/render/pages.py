@@ -106,6 +106,7 @@ class PageRenderer:
             "card_scripts": [],
             "card_data": "",
             "card_stylesheets": [],
+            "search_box": True,
         }
 
     def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:
@@ -136,6 +137,7 @@ class PageRenderer:
                 "summary": term.summary,
                 "href": self.term_href(term.slug),
                 "names": " ".join([term.slug, *term.aliases]),
+                "aliases": term.aliases,
             })
         context = self._common("")
         context["groups"] = [
@@ -149,7 +151,9 @@ class PageRenderer:
     def not_found_page(self) -> bytes:
         """404.html; uses absolute links when the base URL is known (it is served at any depth)."""
         root = self.config.base_url or ""
-        return self.env.get_template("404.html").render(self._common(root)).encode("utf-8")
+        context = self._common(root)
+        context["search_box"] = bool(root)  # without a base URL it cannot tell where search/ is
+        return self.env.get_template("404.html").render(context).encode("utf-8")
 
 
 def sort_key(title: str) -> tuple[str, str]:

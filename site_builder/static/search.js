@@ -262,7 +262,7 @@
     function score(entry) {
       var fields = [[words(entry.title), 3, ""]].concat(entry.aliases.map(function (a) { return [words(a), 2, a]; }));
       fields.push([words(entry.summary), 1, ""]);
-      var sum = 0, alias = "", best = 0;
+      var sum = 0, alias = "";
       for (var i = 0; i < qwords.length; i++) {
         var got = 0, gotAlias = "";
         fields.forEach(function (f) {
@@ -272,9 +272,9 @@
         });
         if (!got) return null;
         sum += got;
-        if (got > best || (got === best && !alias)) { best = got; alias = got === 2 ? gotAlias : ""; }
+        if (got === 2 && !alias) alias = gotAlias;  // shown whenever a word matched an alias best
       }
-      return { score: sum, alias: best === 2 ? alias : "" };
+      return { score: sum, alias: alias };
     }
     var hits = [];
     entries.forEach(function (entry, i) {
@@ -313,7 +313,8 @@
     Array.prototype.forEach.call(document.querySelectorAll(".entry"), function (el) {
       var link = el.querySelector("dt a"), summary = el.querySelector("dd");
       if (!link) return;
-      var names = (el.getAttribute("data-names") || "").split(" ").slice(1);
+      var names = [];
+      try { names = JSON.parse(el.getAttribute("data-aliases") || "[]"); } catch (e) { /* none */ }
       entries.push({ title: link.textContent, aliases: names, summary: summary ? summary.textContent : "",
         href: link.getAttribute("href") });
     });

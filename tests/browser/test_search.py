@@ -146,8 +146,17 @@ def test_from_file_the_box_searches_what_the_page_holds_and_says_so(browser, bui
         assert titles == ["Speculative decoding"]
         assert "Full-text search needs the site to be served" in page.inner_text("#search-status")
         assert page.locator("#search-status").is_visible()
+        page.fill("#search-input", "")
+        page.evaluate("document.activeElement.blur()")
+        assert _search(page, "language model")[0] == "Model"
+        assert page.locator(RESULTS).first.locator(".search-alias").inner_text() == "also known as language model"
         page.goto((Path(built_site) / "inference" / "index.html").as_uri(), wait_until="load")
         assert _search(page, "LLM") == ["Inference"]
     finally:
         context.close()
     watch.assert_clean()
+
+
+def test_the_404_page_without_a_base_url_has_no_box(built_site):
+    page = (Path(built_site) / "404.html").read_text(encoding="utf-8")
+    assert "site-search" not in page and "search." not in page  # served at any depth: search/ could not be found
