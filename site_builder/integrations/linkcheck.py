@@ -27,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 from ..errors import Problem, display_path
 from ..markup.source import CODE_SPAN_RE, LINK_TARGET_RE, WIKILINK_RE, outside_fences
 from ..outputs import cards
+from ..outputs.search_index import FOLDER as SEARCH_FOLDER
 from . import roles
 from .published import GlossaryLoadError, PublishedGlossary, load_glossary, resolve_link
 
@@ -107,7 +108,8 @@ def check_text(text: str, shown: str, glossary: PublishedGlossary) -> list[Probl
 SITE_FILES = frozenset({"index.html", "404.html", "sitemap.xml", "robots.txt", "glossary.json", "objects.inv",
                         "preview.png", "_headers", f"embed/{cards.SCRIPT}", f"embed/{cards.STYLESHEET}"})
 """Files every glossary site may publish that ``glossary.json`` does not list
-(sitemap.xml and robots.txt only with a base URL, previews only when on)."""
+(sitemap.xml and robots.txt only with a base URL, previews only when on); the
+search index under ``search/`` is let through as ``assets/`` is."""
 
 
 def _beside_a_page(name: str) -> bool:
@@ -125,8 +127,8 @@ def _check_url(url: str, glossary: PublishedGlossary) -> str | None:
     if not path or path in SITE_FILES:
         return None
     slug, _, rest = path.partition("/")
-    if slug == "assets" and slug not in glossary.terms:
-        return None  # content-hashed names: only the pages that use them know them
+    if slug in ("assets", SEARCH_FOLDER) and slug not in glossary.terms:
+        return None  # content-hashed names and index shards: only the site's own pages know them
     term = glossary.terms.get(slug)
     moved = glossary.redirects.get(slug)
     if term is None and moved is None:
