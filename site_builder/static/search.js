@@ -472,6 +472,7 @@
       input.select();
     });
     if (offline) form.classList.add("offline");
+    if (input.value) update(); // typed while this script was loading (site.js loads it on focus)
   }
 
   if (document.readyState === "loading") {

@@ -2,7 +2,9 @@
    Index page: a filter box that narrows the A-Z list as you type.
    Every page: a code block, table or display formula too wide for the screen
    scrolls sideways, so it becomes a tab stop (keyboard users scroll it with
-   the arrow keys); one that fits is left out of the tab order. */
+   the arrow keys); one that fits is left out of the tab order. The search box
+   shows, and its script (search.js, ~21 KB) loads the first time the box is
+   focused or "/" is pressed: pages that are only read never fetch it. */
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -70,8 +72,32 @@
     });
   }
 
+  function setUpSearch() {
+    var box = document.querySelector(".site-search[data-script]");
+    if (!box) return;
+    var input = box.querySelector("input");
+    var loaded = false;
+    function load() {
+      if (loaded) return;
+      loaded = true;
+      var script = document.createElement("script");
+      script.src = box.getAttribute("data-script");
+      document.head.appendChild(script); // search.js binds the box, and searches what was typed meanwhile
+    }
+    box.hidden = false;
+    input.addEventListener("focus", load);
+    document.addEventListener("keydown", function (event) {
+      if (loaded || event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+      var tag = event.target && event.target.tagName;
+      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (event.target && event.target.isContentEditable)) return;
+      event.preventDefault();
+      input.focus(); // loads it
+    });
+  }
+
   function setUp() {
     setUpFilter();
+    setUpSearch();
     markScrollers();
     window.addEventListener("resize", onResize);
   }

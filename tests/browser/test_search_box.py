@@ -44,6 +44,25 @@ def watched(browser, csp_server):
     context.close()
 
 
+def test_the_search_script_loads_only_when_the_box_is_used(browser, csp_server):
+    context = browser.new_context()
+    page = context.new_page()
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(csp_server.url + "/model/index.html", wait_until="load")
+    page.wait_for_timeout(300)
+    assert page.is_visible("#search-input"), "the box shows once site.js runs"
+    assert not [u for u in requested if "/assets/search." in u or "/search/" in u], requested
+    assert page.evaluate("typeof GlossarySearch") == "undefined"
+    page.keyboard.press("/")
+    page.keyboard.type("memory-bound")  # typed before the script is in: searched once it is
+    page.wait_for_function("q => document.querySelector('.site-search').getAttribute('data-answered') === q",
+                           arg="memory-bound")
+    assert [u for u in requested if "/assets/search." in u], "loaded on first use"
+    assert page.locator(RESULTS).count() > 0
+    context.close()
+
+
 def test_a_phrase_only_in_a_body_finds_its_term_and_the_heading_it_is_under(watched):
     page, _ = watched
     titles = _search(page, "memory-bound")
