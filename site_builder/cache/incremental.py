@@ -181,9 +181,10 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     fill_html(redo_slugs, terms, bodies, body_keys, config, store, reserved_ids)
     # The search shards the edited pages' words are in (read back from the live output).
     edited_bodies = {term.slug: bodies[term.slug] for term in changed if term.slug in fresh}
-    search = search_cache.update(store, config, by_slug, edited_bodies, body_keys, _reader(output))
-    if search is None:
+    searched = search_cache.update(store, config, by_slug, edited_bodies, body_keys, _reader(output))
+    if searched is None:
         return None
+    search, remember_search = searched
     redo |= set(search)
     shared = shared_page_key(renderer)
     card = card_digests(renderer)
@@ -205,6 +206,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
             os.unlink(os.path.join(output, relative))
     writer.keep(set(manifest) - redo)
     stats = writer.commit(prune=False)
+    remember_search()
 
     updated = dict(manifest)
     for relative, page in keys.items():

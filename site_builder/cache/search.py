@@ -140,13 +140,13 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
 
 def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term],
            edited: Mapping[str, RenderedBody], body_keys: Mapping[str, str],
-           read: Callable[[str], bytes]) -> dict[str, bytes | None] | None:
-    """The files under ``search/`` that body edits change (``edited``: slug -> its
-    new body, with HTML), None for a file to remove; None when the full build must
-    make the index instead.
+           read: Callable[[str], bytes]) -> tuple[dict[str, bytes | None], Callable[[], None]] | None:
+    """(the files under ``search/`` that body edits change, None for a file to remove;
+    ``remember()``, to call once they are written), for ``edited``: slug -> its new
+    body, with HTML; None when the full build must make the index instead.
     ``read(relative)`` gives a file of the live output."""
     if not enabled(config):
-        return {}
+        return {}, lambda: None
     table = store.table(TABLE)
     settings = _settings(config)
     if not table or table.get("settings") != settings or table.get("slugs") != sorted(terms):
@@ -171,7 +171,7 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
         keys[slug] = key
     if not changes:
         blobs.close()
-        return {}
+        return {}, lambda: None
     touched = set().union(*(search_index.affected(old, new) for _, old, new in changes))
     try:
         present = set(json.loads(read(f"{search_index.FOLDER}/index.json"))["keys"])
@@ -190,10 +190,16 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
         for word in old[1].keys() - new[1].keys():
             if not any(word in s["w"] for s in states.values()):
                 words.pop(word, None)
-    blobs.put_many(fresh, live=set(keys.values()))
     blobs.close()
-    store.save_table(TABLE, {**table, "keys": keys, "words": words,
-                             **({"stems": stem.memo} if len(stem.memo) != known else {})})
+
+    def remember() -> None:
+        """Keep the new entries: called once the files are written (a failed write keeps the old state)."""
+        store_blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
+        store_blobs.put_many(fresh, live=set(keys.values()))
+        store_blobs.close()
+        store.save_table(TABLE, {**table, "keys": keys, "words": words,
+                                 **({"stems": stem.memo} if len(stem.memo) != known else {})})
+
     files: dict[str, bytes | None] = {}
     for key in sorted(touched):
         name = f"{search_index.FOLDER}/t/{search_index.file_name(key)}.json"
@@ -203,7 +209,7 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
             files[name] = None  # emptied: removed
     if keys_now != present:
         files[f"{search_index.FOLDER}/index.json"] = search_index.manifest(keys_now, len(table["slugs"]))
-    return files
+    return files, remember
 
 
 def _state(data: bytes, words: Mapping[str, int]) -> dict:

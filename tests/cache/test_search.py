@@ -132,3 +132,21 @@ def test_forked_indexing_gives_the_same_bytes(tmp_path, monkeypatch):
     from site_builder.cache import store
     table = store.BuildCache(output.parent / ".site_builder_cache").table(search_cache.TABLE)
     assert table["stems"]["drafts"] == "draft"
+
+
+def test_a_fast_path_that_fails_to_write_leaves_the_index_state_as_it_was(site, tmp_path, monkeypatch):
+    from site_builder import publish
+
+    content, output = site
+    edit(content / "terms/t04.md", "Body 4 about", "Body 4 zany about")
+    original = publish.Staging.commit
+
+    def broken(self, prune=True):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(publish.Staging, "commit", broken)
+    with pytest.raises(OSError):
+        build(content, output)
+    monkeypatch.setattr(publish.Staging, "commit", original)
+    build(content, output)
+    assert search_files(output) == search_files(clean(content, tmp_path))
