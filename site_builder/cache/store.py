@@ -242,6 +242,8 @@ class BlobStore:
                     db.execute("PRAGMA synchronous=NORMAL")
                     db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                     self._db = db
+                except sqlite3.OperationalError:
+                    raise  # a full disk or a locked file is no damage: give up the store, keep its file
                 except sqlite3.DatabaseError:
                     # A damaged store is a cold store: start it again.
                     self.path.unlink(missing_ok=True)
