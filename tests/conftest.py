@@ -66,3 +66,16 @@ def fast_markdown_missing():
     """Used by ``helpers.requires_fast`` under CI when the fast processors are off."""
     from site_builder.markup.accel.upstream import mismatch_warning
     pytest.fail(f"the fast markdown processors are off under CI: {mismatch_warning()}")
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 600 KiB tmpfs (we run as root in CI); skipped nowhere: mounting must work."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)], capture_output=True, text=True)
+    assert result.returncode == 0, f"cannot mount a tmpfs (needs root): {result.stderr}"
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)

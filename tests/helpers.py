@@ -80,3 +80,17 @@ def versioned_corpus(version: int, terms: int = VERSIONED_TERMS) -> dict[str, st
         body = f"Term {i} of version {version if i % 7 == 0 else 1}. See [[t{(i + 3) % terms:05d}]].\n\n" + "Some words here. " * 40
         files[f"terms/t{i:05d}.md"] = f"---\ntitle: Term {i:05d}\nsummary: The term numbered {i}.\n{related}---\n{body}\n"
     return files
+
+
+def fill_disk(disk: Path) -> Path:
+    """Fill the disk ``disk`` is on with one file, to the last block; that file."""
+    filler = disk / "filler"
+    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while True:
+            os.write(descriptor, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+    return filler

@@ -12,7 +12,7 @@ from site_builder.cache import store as cache
 from site_builder.build import BuildOptions, build_site
 from site_builder.render.pages import make_environment
 
-from helpers import manifest, term, write_tree
+from helpers import fill_disk, manifest, term, write_tree
 
 TEMPLATE = Path(cache.__file__).parents[1] / "templates" / "term.html"
 
@@ -356,43 +356,27 @@ def test_serve_hints_name_the_only_files_looked_at(tmp_path: Path, monkeypatch):
     assert_same_as_clean(content, output, tmp_path)
 
 
-def test_a_full_disk_gives_up_the_blob_store_but_keeps_its_file(tmp_path: Path):
+def test_a_full_disk_gives_up_the_blob_store_but_keeps_its_file(small_disk: Path):
     # SQLite says "database or disk is full" (an OperationalError, which is a
     # DatabaseError): that is no damage, so the store must not be deleted.
-    import os
     import sqlite3
-    import subprocess
 
     from site_builder.cache.store import BlobStore
 
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)], capture_output=True, text=True)
-    assert mounted.returncode == 0, f"cannot mount a tmpfs (needs root): {mounted.stderr}"
-    try:
-        path = disk / "blobs.sqlite"
-        store = BlobStore(path)
-        store.put_many({"k": "kept"})
-        store.close()
-        for leftover in (disk / "blobs.sqlite-wal", disk / "blobs.sqlite-shm"):
-            leftover.unlink(missing_ok=True)
-        descriptor = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            while True:
-                os.write(descriptor, b"\0" * 4096)
-        except OSError:
-            pass
-        finally:
-            os.close(descriptor)
-        failures: list[Exception] = []
-        full = BlobStore(path, failures.append)
-        assert full.get_many(["k"]) in ({}, {"k": "kept"})
-        full.close()
-        if failures:  # the store could not open: given up, never deleted
-            assert isinstance(failures[0], (OSError, sqlite3.Error)), failures
-        (disk / "filler").unlink()
-        again = BlobStore(path)
-        assert again.get_many(["k"]) == {"k": "kept"}, "the store was deleted on a full disk"
-        again.close()
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
+    path = small_disk / "blobs.sqlite"
+    store = BlobStore(path)
+    store.put_many({"k": "kept"})
+    store.close()
+    for leftover in (small_disk / "blobs.sqlite-wal", small_disk / "blobs.sqlite-shm"):
+        leftover.unlink(missing_ok=True)
+    filler = fill_disk(small_disk)
+    failures: list[Exception] = []
+    full = BlobStore(path, failures.append)
+    assert full.get_many(["k"]) in ({}, {"k": "kept"})
+    full.close()
+    if failures:  # the store could not open: given up, never deleted
+        assert isinstance(failures[0], (OSError, sqlite3.Error)), failures
+    filler.unlink()
+    again = BlobStore(path)
+    assert again.get_many(["k"]) == {"k": "kept"}, "the store was deleted on a full disk"
+    again.close()

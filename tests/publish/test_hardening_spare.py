@@ -30,7 +30,7 @@ import pytest
 
 from site_builder.build import BuildOptions, build_site
 
-from helpers import REPO, term, write_tree
+from helpers import REPO, fill_disk, term, write_tree
 
 
 
@@ -321,33 +321,6 @@ def test_the_fast_path_still_touches_only_the_edited_page(site, monkeypatch):
 
 # --- a full disk -------------------------------------------------------------------------------
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 600 KiB tmpfs (we run as root in CI); skipped nowhere: mounting must work."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)], capture_output=True, text=True)
-    assert result.returncode == 0, f"cannot mount a tmpfs (needs root): {result.stderr}"
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def _fill(disk: Path) -> Path:
-    """Fill the disk with one file, to the last block."""
-    filler = disk / "filler"
-    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        while True:
-            os.write(descriptor, b"\0" * 4096)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
-    return filler
-
-
 def test_a_full_disk_names_the_file(tmp_path, small_disk):
     content = _content(tmp_path / "content")
     output = small_disk / "site" / "out"
@@ -357,7 +330,7 @@ def test_a_full_disk_names_the_file(tmp_path, small_disk):
     assert first.returncode == 0, first.stderr
     before, _, _ = _tree(output)
     # Fill the disk, leaving a little room: the next build fails while writing.
-    filler = _fill(small_disk)
+    filler = fill_disk(small_disk)
     os.truncate(filler, max(0, filler.stat().st_size - 8192))
     (content / "terms" / "beta.md").write_text(term("Beta", "Second, changed.", "Beta prose. " * 2000))
     failed = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -382,7 +355,7 @@ def test_a_full_disk_in_serve_in_place_writes_names_the_file_and_leaves_no_tempo
     output = small_disk / "site" / "out"
     build_site(BuildOptions(content=content, output=output, jobs=1))
     build_site(BuildOptions(content=content, output=output, jobs=1))
-    filler = _fill(small_disk)
+    filler = fill_disk(small_disk)
     path = content / "terms" / "beta.md"
     path.write_text(path.read_text() + "\n" + "More prose. " * 4000 + "\n")
     with pytest.raises(OSError) as failure:
