@@ -16,32 +16,21 @@ from __future__ import annotations
 
 import argparse
 import re
-import resource
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
+from bench_ab import build_once  # same folder: run as python benchmarks/bench_first_build.py
+
 ROOT = Path(__file__).resolve().parent.parent
-STAGE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms$", re.M)
 
 
 def build(content: Path, output: Path) -> tuple[float, float, dict[str, float]]:
-    """One cold build: wall seconds, CPU seconds, stage -> ms."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "site_builder", "build", "--no-cache",
-                             "--content", str(content), "--output", str(output)],
-                            cwd=ROOT, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode != 0:
-        raise SystemExit(result.stderr[-2000:])
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, {name: float(ms) for name, ms in STAGE.findall(result.stdout)}
+    """One cold build (``bench_ab.build_once``): wall seconds, CPU seconds, stage -> ms."""
+    figures = build_once(ROOT, content, output)
+    wall, cpu = figures.pop("wall") / 1000, (figures.pop("user") + figures.pop("sys")) / 1000
+    return wall, cpu, figures
 
 
 def main() -> None:
