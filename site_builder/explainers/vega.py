@@ -3,7 +3,17 @@ the live views, and the static SVGs drawn before any script runs.
 
 One module owns vl-convert, so two explainers on one site share one runtime
 file (``assets/vega-runtime.<hash>.js``) and render their SVGs alike. Import
-it only from a build step: vl-convert is heavy.
+it only from a build step or an explainer's ``prepare``.
+
+vl-convert holds the GIL while it converts and runs one conversion at a time
+per process (one V8 runtime behind a lock), and starting that runtime costs
+~0.5 s of CPU. So threads gain nothing; ``start_workers`` forks worker
+processes (``parallel.pool``: they die with the build) that start their
+runtimes at once, while the build goes on importing and building specs, and
+``submit`` hands them each conversion as soon as its spec exists. Without
+workers (one core, no fork, or this process already started a runtime, which
+a forked child could not use) ``submit`` converts in this process. Either way
+the bytes are the same: SVG ids are renumbered after rendering (``stable_svg``).
 """
 
 from __future__ import annotations
@@ -15,6 +25,7 @@ from pathlib import Path
 
 import vl_convert as vlc
 
+from .. import parallel
 from .base import ExplainerContext
 
 RUNTIME_ASSET = "vega-runtime.js"
@@ -41,9 +52,88 @@ def add_runtime(ctx: ExplainerContext, bundle: bytes | None = None) -> str:
     return ctx.add_asset(RUNTIME_ASSET, runtime() if bundle is None else bundle)
 
 
+_STARTED = False
+"""Whether this process has called vl-convert: its runtime's threads then exist
+only here, so a process forked from here could not convert."""
+_WORKERS = None
+"""The running pool of ``start_workers``, or None."""
+_WARM_UP = {"data": {"values": [{"x": 0}]}, "mark": "point", "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+
+
+def _vlc():
+    """vl-convert, noting that this process has started (or is starting) its runtime."""
+    global _STARTED
+    _STARTED = True
+    return vlc
+
+
+def _warm() -> None:
+    """In a fresh worker: start vl-convert's runtime now, before any spec is ready."""
+    _vlc().vegalite_to_vega(_WARM_UP)
+
+
+def start_workers(jobs: int) -> bool:
+    """Fork ``jobs - 1`` converter workers (at least one, at most 3), each
+    starting its vl-convert runtime at once; False when conversions will run
+    in this process instead (one core, no fork, or a runtime already started
+    here). ``stop_workers`` ends them; they die with the build in any case."""
+    global _WORKERS
+    if _WORKERS is not None:
+        return True
+    if jobs <= 1 or _STARTED or not parallel.can_pool():
+        return False
+    _WORKERS = parallel.pool(max(1, min(jobs - 1, 3)), _warm)
+    _WORKERS.submit(int)  # a fork-context pool forks its workers at the first submit: now
+    return True
+
+
+def stop_workers(kill: bool = False) -> None:
+    """End the converter workers, if any: wait for them, or (``kill``, a failed
+    build) kill them first, mid-conversion or not."""
+    global _WORKERS
+    workers, _WORKERS = _WORKERS, None
+    if workers is None:
+        return
+    if kill:
+        for process in list(getattr(workers, "_processes", {}).values()):
+            process.kill()
+    workers.shutdown(wait=True, cancel_futures=True)
+
+
+class _Done:
+    """A conversion made in this process: a finished future."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def result(self):
+        """The converted value."""
+        return self._value
+
+
+def convert(kind: str, payload):
+    """One conversion: ``"vega"`` (Vega-Lite dict to Vega dict), ``"svg"``
+    (Vega-Lite dict to SVG text, stable ids) or ``"png"`` (SVG text to PNG bytes)."""
+    if kind == "vega":
+        return _vlc().vegalite_to_vega(payload)
+    if kind == "svg":
+        return stable_svg(_vlc().vegalite_to_svg(payload))
+    if kind == "png":
+        return _vlc().svg_to_png(payload)
+    raise ValueError(f"unknown conversion {kind!r}")
+
+
+def submit(kind: str, payload):
+    """``convert(kind, payload)`` on a converter worker when they run (a future),
+    else here and now (an object whose ``result()`` is the value)."""
+    if _WORKERS is not None:
+        return _WORKERS.submit(convert, kind, payload)
+    return _Done(convert(kind, payload))
+
+
 def to_vega(spec: dict) -> dict:
     """A Vega-Lite spec compiled to Vega, for ``new vega.View(vega.parse(spec))`` in the page."""
-    return vlc.vegalite_to_vega(spec)
+    return submit("vega", spec).result()
 
 
 _SVG_IDS = re.compile(r"\b(gradient_|clip)(\d+)\b")
@@ -65,7 +155,7 @@ def stable_svg(svg: str) -> str:
 
 def to_svg(spec: dict) -> str:
     """A Vega-Lite spec drawn as SVG, with stable ids."""
-    return stable_svg(vlc.vegalite_to_svg(spec))
+    return submit("svg", spec).result()
 
 
 def svg_size(svg: str) -> tuple[int, int]:
@@ -78,19 +168,30 @@ def svg_size(svg: str) -> tuple[int, int]:
 
 def svg_to_png(svg: str) -> bytes:
     """An SVG rasterised (a social preview, ``base.PREVIEW_SIZE``)."""
-    return vlc.svg_to_png(svg)
+    return submit("png", svg).result()
 
 
 def static_charts(specs: dict[str, dict[str, dict]]) -> tuple[dict[str, bytes], dict[str, tuple[int, int]]]:
     """name -> {"light": spec, "dark": spec, ...} drawn as the files a chart panel
     shows before the runtime loads (``<name>.svg``, ``<name>-dark.svg``), and each
     chart's size."""
+    return static_charts_from(submit_static(specs))
+
+
+def submit_static(specs: dict[str, dict[str, dict]]) -> dict[str, tuple]:
+    """Start drawing ``static_charts``' SVGs (on the workers when they run):
+    name -> (light, dark) futures, for ``static_charts_from``."""
+    return {name: (submit("svg", by_theme["light"]), submit("svg", by_theme["dark"])) for name, by_theme in specs.items()}
+
+
+def static_charts_from(pending: dict[str, tuple]) -> tuple[dict[str, bytes], dict[str, tuple[int, int]]]:
+    """The files and sizes of ``static_charts`` from what ``submit_static`` started."""
     files: dict[str, bytes] = {}
     sizes: dict[str, tuple[int, int]] = {}
-    for name, by_theme in specs.items():
-        light = to_svg(by_theme["light"])
+    for name, (light_job, dark_job) in pending.items():
+        light = light_job.result()
         files[f"{name}.svg"] = light.encode("utf-8")
-        files[f"{name}-dark.svg"] = to_svg(by_theme["dark"]).encode("utf-8")
+        files[f"{name}-dark.svg"] = dark_job.result().encode("utf-8")
         sizes[name] = svg_size(light)
     return files, sizes
 
