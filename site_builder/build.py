@@ -193,6 +193,10 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store,
                                                              reserved),
                 meanwhile=site_files)
+            # Known only once the previews are made (which characters no font
+            # has): under --strict it fails the build as any warning does,
+            # before anything is written.
+            _raise_if_failing(problems + linker.preview_problems, options.strict)
         except BaseException:
             staging.abort()
             raise
