@@ -14,6 +14,8 @@ runtimes at once, while the build goes on importing and building specs, and
 workers (one core, no fork, or this process already started a runtime, which
 a forked child could not use) ``submit`` converts in this process. Either way
 the bytes are the same: SVG ids are renumbered after rendering (``stable_svg``).
+A chart whose light and dark specs differ only in plain colours is rendered
+once, with placeholder colours, and recoloured (``one_for_both``).
 """
 
 from __future__ import annotations
@@ -178,10 +180,82 @@ def static_charts(specs: dict[str, dict[str, dict]]) -> tuple[dict[str, bytes], 
     return static_charts_from(submit_static(specs))
 
 
+_HEX = re.compile(r"#[0-9a-fA-F]{3,8}")
+_INTERPOLATED = frozenset({"scale", "range", "scheme", "gradient", "stops", "interpolate"})
+"""Keys under which a colour may be blended into others (a scale's range, a
+gradient): a colour there is not copied verbatim into the SVG."""
+_FAIL = object()
+
+
+def _merge(light, dark, swaps: dict[tuple[str, str], str], taken: str, inside: bool = False):
+    """``light`` with every leaf where ``dark`` differs replaced by a placeholder
+    colour (``swaps``: (light, dark) -> placeholder), or ``_FAIL`` when they differ
+    otherwise than by a hex colour outside ``_INTERPOLATED``."""
+    if isinstance(light, dict) and isinstance(dark, dict):
+        if light.keys() != dark.keys():
+            return _FAIL
+        out = {}
+        for key, value in light.items():
+            out[key] = _merge(value, dark[key], swaps, taken, inside or key in _INTERPOLATED)
+            if out[key] is _FAIL:
+                return _FAIL
+        return out
+    if isinstance(light, list) and isinstance(dark, list):
+        out = [_merge(a, b, swaps, taken, inside) for a, b in zip(light, dark)]
+        return _FAIL if len(light) != len(dark) or any(v is _FAIL for v in out) else out
+    if type(light) is type(dark) and light == dark:
+        return light
+    if inside or not (isinstance(light, str) and isinstance(dark, str) and _HEX.fullmatch(light) and _HEX.fullmatch(dark)):
+        return _FAIL
+    if (light, dark) not in swaps:
+        n = len(swaps)
+        while f"#fe{n:04x}" in taken:  # a colour neither spec uses: every one in the SVG is a placeholder
+            n += 1
+        swaps[(light, dark)] = f"#fe{n:04x}"
+    return swaps[(light, dark)]
+
+
+def one_for_both(light: dict, dark: dict) -> tuple[dict, dict[tuple[str, str], str]] | None:
+    """One spec drawing both themes when they differ only in plain colours
+    (``_merge``), and its placeholders; else None.
+
+    Vega copies such a colour verbatim into the SVG (fill, stroke, text), and
+    lays out the same marks whatever their colours, so the light and dark SVGs
+    are the placeholder SVG with the placeholders replaced: one render instead
+    of two, the same bytes (``test_vega_workers`` compares them with two renders)."""
+    swaps: dict[tuple[str, str], str] = {}
+    taken = (json.dumps(light) + json.dumps(dark)).lower()
+    merged = _merge(light, dark, swaps, taken)
+    return None if merged is _FAIL else (merged, swaps)
+
+
+class _Recoloured:
+    """The light (0) or dark (1) SVG of a placeholder render."""
+
+    def __init__(self, job, swaps: dict[tuple[str, str], str], side: int):
+        self._job, self._swaps, self._side = job, swaps, side
+
+    def result(self) -> str:
+        """The SVG with its placeholders replaced by this side's colours."""
+        svg = self._job.result()
+        for pair, placeholder in self._swaps.items():
+            svg = svg.replace(placeholder, pair[self._side])
+        return svg
+
+
 def submit_static(specs: dict[str, dict[str, dict]]) -> dict[str, tuple]:
     """Start drawing ``static_charts``' SVGs (on the workers when they run):
-    name -> (light, dark) futures, for ``static_charts_from``."""
-    return {name: (submit("svg", by_theme["light"]), submit("svg", by_theme["dark"])) for name, by_theme in specs.items()}
+    name -> (light, dark) futures, for ``static_charts_from``. A chart whose
+    themes differ only in colours is rendered once (``one_for_both``)."""
+    pending = {}
+    for name, by_theme in specs.items():
+        both = one_for_both(by_theme["light"], by_theme["dark"])
+        if both is None:
+            pending[name] = (submit("svg", by_theme["light"]), submit("svg", by_theme["dark"]))
+        else:
+            job = submit("svg", both[0])
+            pending[name] = (_Recoloured(job, both[1], 0), _Recoloured(job, both[1], 1))
+    return pending
 
 
 def static_charts_from(pending: dict[str, tuple]) -> tuple[dict[str, bytes], dict[str, tuple[int, int]]]:

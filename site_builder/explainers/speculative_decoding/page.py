@@ -348,16 +348,14 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     # Each theme's conversions start (on vega's workers, when running) as soon
     # as its specs exist, so vl-convert draws while Altair builds the next theme.
     t = time.perf_counter()
-    light = theme_specs(page, "light")
-    light_svgs = {name: vega.submit("svg", spec) for name, spec in light.items()}
+    light, dark = theme_specs(page, "light"), theme_specs(page, "dark")
+    static = vega.submit_static({name: {"light": light[name], "dark": dark[name]} for name in light})
     live = theme_specs(page, "live")
     compiled = {name: vega.submit("vega", spec) for name, spec in live.items()}
-    dark = theme_specs(page, "dark")
-    dark_svgs = {name: vega.submit("svg", spec) for name, spec in dark.items()}
     timings["altair"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    svgs, sizes = vega.static_charts_from({name: (light_svgs[name], dark_svgs[name]) for name in live})
+    svgs, sizes = vega.static_charts_from(static)
     png = preview_png(svgs["curve.svg"].decode("utf-8"), DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"])
     vega_specs = {name: job.result() for name, job in compiled.items()}
     files: dict[str, bytes] = {"data.json": data_json, **svgs}
