@@ -7,7 +7,11 @@
   one before; ``w``: surface word -> its stem, for the words that differ from
   theirs. A query's words need only the shards of their first two characters;
 - ``search/d/<n>.json``: the pages with ids ``n * CHUNK`` up to the next:
-  ``[url, title, summary, aliases, [[heading id, heading text], ...]]``.
+  ``[url, title, summary, aliases, [[heading id, heading text], ...]]``;
+- ``search/p/<n>.json``: phrase pairs, ``"stem stem"`` -> the pages (gap-encoded
+  ids) whose title, an alias or summary has the two words side by side in that
+  order; a pair is in bucket ``pair_bucket(pair)`` of ``PAIR_BUCKETS``, so a
+  multi-word query fetches one small file per pair of adjacent words.
 
 Doc ids are the pages' places in slug order. Every file is JSON with sorted
 keys and no spaces: the same content gives the same bytes. ``states`` (one
@@ -24,10 +28,13 @@ from typing import Iterable
 FOLDER = "search"
 CHUNK = 32
 """Pages per ``search/d/`` file: a query's ten results fetch at most ten small files."""
-VERSION = 1
+VERSION = 2
+PAIR_BUCKETS = 64
+"""Files the phrase pairs are spread over: on the 10,000-term corpus ~15 KB each
+(~6 KB gzip), fetched only for a query of two words or more."""
 
-Record = tuple[dict[str, int], dict[str, str]]
-"""One page's entries: stem -> code, surface word -> stem (``search_text.record``)."""
+Record = tuple[dict[str, int], dict[str, str], list[str]]
+"""One page's entries: stem -> code, surface word -> stem, phrase pairs (``search_text.record``)."""
 
 
 def shard_key(word: str) -> str:
@@ -41,6 +48,28 @@ def file_name(key: str) -> str:
     return "".join(c if ("a" <= c <= "z" or "0" <= c <= "9") else f"_{ord(c):x}" for c in key)
 
 
+def pair_bucket(pair: str) -> int:
+    """The bucket of a phrase pair: FNV-1a (32 bits) of its UTF-8 bytes, modulo
+    ``PAIR_BUCKETS`` (search.js ``pairBucket``)."""
+    value = 0x811C9DC5
+    for byte in pair.encode("utf-8"):
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value % PAIR_BUCKETS
+
+
+def pair_files(records: list[Record]) -> dict[str, bytes]:
+    """``search/p/<n>.json`` for the buckets some pair is in (doc id = place in ``records``)."""
+    buckets: dict[int, dict[str, list[int]]] = {}
+    for doc, entries in enumerate(records):
+        for pair in entries[2]:
+            buckets.setdefault(pair_bucket(pair), {}).setdefault(pair, []).append(doc)
+    out = {}
+    for bucket, found in buckets.items():
+        gaps = {pair: [b - a for a, b in zip([0, *docs], docs)] for pair, docs in found.items()}
+        out[f"{FOLDER}/p/{bucket}.json"] = _dumps(gaps)
+    return out
+
+
 def _dumps(data) -> bytes:
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
@@ -48,7 +77,7 @@ def _dumps(data) -> bytes:
 def build_states(records: list[Record]) -> dict[str, dict]:
     """Every shard's state from every page's record (doc id = place in ``records``)."""
     states: dict[str, dict] = {}
-    for doc, (postings, surface) in enumerate(records):
+    for doc, (postings, surface, _) in enumerate(records):
         for stem, code in postings.items():
             state = states.get(shard_key(stem))
             if state is None:
@@ -123,9 +152,10 @@ def state_from_text(text: str) -> dict:
     return {"p": {s: {int(d): c for d, c in docs.items()} for s, docs in data["p"].items()}, "w": data["w"]}
 
 
-def manifest(keys: Iterable[str], count: int) -> bytes:
-    """``search/index.json``."""
-    return _dumps({"chunk": CHUNK, "count": count, "keys": sorted(keys), "version": VERSION})
+def manifest(keys: Iterable[str], count: int, pairs: Iterable[int]) -> bytes:
+    """``search/index.json``: the shard keys and the phrase-pair buckets there are."""
+    return _dumps({"chunk": CHUNK, "count": count, "keys": sorted(keys), "pairs": sorted(pairs),
+                   "buckets": PAIR_BUCKETS, "version": VERSION})
 
 
 def doc_files(docs: list[list]) -> dict[str, bytes]:
@@ -134,9 +164,12 @@ def doc_files(docs: list[list]) -> dict[str, bytes]:
             for start in range(0, len(docs), CHUNK)}
 
 
-def files(states: dict[str, dict], docs: list[list]) -> dict[str, bytes]:
-    """Every file under ``search/``, from the shards' states and the pages' display data."""
-    out = {f"{FOLDER}/index.json": manifest(states, len(docs)), **doc_files(docs)}
+def files(states: dict[str, dict], docs: list[list], records: list[Record]) -> dict[str, bytes]:
+    """Every file under ``search/``, from the shards' states, the pages' display data
+    and their records (for the phrase pairs)."""
+    pairs = pair_files(records)
+    buckets = [int(name.rsplit("/", 1)[1][:-len(".json")]) for name in pairs]
+    out = {f"{FOLDER}/index.json": manifest(states, len(docs), buckets), **doc_files(docs), **pairs}
     for key, state in states.items():
         out[f"{FOLDER}/t/{file_name(key)}.json"] = shard_file(state)
     return out

@@ -161,6 +161,58 @@
     return limit ? out.slice(0, limit) : out;
   }
 
+  /** search_index.pair_bucket: FNV-1a (32 bits) of the pair's UTF-8 bytes, modulo buckets. */
+  function pairBucket(pair, buckets) {
+    var value = 0x811c9dc5;
+    function add(byte) { value = Math.imul(value ^ byte, 0x01000193) >>> 0; }
+    Array.from(pair).forEach(function (c) {
+      var n = c.codePointAt(0);
+      if (n < 0x80) add(n);
+      else if (n < 0x800) { add(0xc0 | (n >> 6)); add(0x80 | (n & 63)); }
+      else if (n < 0x10000) { add(0xe0 | (n >> 12)); add(0x80 | ((n >> 6) & 63)); add(0x80 | (n & 63)); }
+      else { add(0xf0 | (n >> 18)); add(0x80 | ((n >> 12) & 63)); add(0x80 | ((n >> 6) & 63)); add(0x80 | (n & 63)); }
+    });
+    return value % buckets;
+  }
+
+  /** The query's adjacent word pairs, in its order (from its first words, as many as
+      queryWords keeps): [[i, j], ...] indices into queryWords(text), each pair once. */
+  function adjacent(text) {
+    var qwords = queryWords(text), out = [], seen = new Set(), last = -1;
+    words(String(text || "").slice(0, MAX_QUERY_CHARS)).some(function (word) {
+      var at = qwords.indexOf(word);
+      if (at === -1) return true;  // past the words the query keeps
+      if (last !== -1 && !seen.has(last + " " + at)) { seen.add(last + " " + at); out.push([last, at]); }
+      last = at;
+      return false;
+    });
+    return out;
+  }
+
+  /** The "stem stem" keys a pair of expanded query words may be indexed under
+      (search_text.pairs): their own stems and plural forms', never prefixes. */
+  function pairKeys(first, second) {
+    var out = [];
+    first.stems.forEach(function (w1, a) {
+      if (w1 < PLURAL) return;
+      second.stems.forEach(function (w2, b) { if (w2 >= PLURAL) out.push(a + " " + b); });
+    });
+    return out;
+  }
+
+  /** Pages with the query's words side by side first: hits re-ordered by how many
+      of the query's adjacent pairs each page has (pairDocs: one Set of docs per
+      pair), then by score, then doc order. */
+  function phraseRank(hits, pairDocs) {
+    var out = hits.map(function (hit) {
+      var together = 0;
+      pairDocs.forEach(function (docs) { if (docs.has(hit.doc)) together += 1; });
+      return Object.assign({}, hit, { together: together });
+    });
+    out.sort(function (a, b) { return b.together - a.together || b.score - a.score || a.doc - b.doc; });
+    return out;
+  }
+
   /** Split text into [piece, marked] pairs, marking the words `isMatch` accepts. */
   function segments(text, isMatch) {
     var out = [], at = 0, match;
@@ -199,7 +251,7 @@
 
   /** The search engine over a fetcher: fetchJSON(relative path) -> Promise of the parsed file. */
   function engine(fetchJSON, root) {
-    var manifest = null, shards = {}, chunks = {};
+    var manifest = null, shards = {}, chunks = {}, buckets = {};
     function load(key) {
       if (!manifest.keys.has(key)) return Promise.resolve(null);
       if (!shards[key]) shards[key] = fetchJSON("search/t/" + fileName(key) + ".json");
@@ -213,13 +265,36 @@
         })).then(function () { return out; });
       });
     }
+    /** Set of docs per adjacent pair of the query (an empty Set: not side by side anywhere). */
+    function together(text, expansions) {
+      return Promise.all(adjacent(text).map(function (pair) {
+        var keys = pairKeys(expansions[pair[0]], expansions[pair[1]]);
+        return Promise.all(keys.map(function (key) {
+          var n = pairBucket(key, manifest.buckets);
+          if (!manifest.pairs.has(n)) return null;
+          if (!buckets[n]) buckets[n] = fetchJSON("search/p/" + n + ".json");
+          return buckets[n].then(function (bucket) {
+            return Object.prototype.hasOwnProperty.call(bucket, key) ? bucket[key] : null;
+          });
+        })).then(function (lists) {
+          var docs = new Set();
+          lists.forEach(function (gaps) {
+            var doc = 0;
+            (gaps || []).forEach(function (gap) { doc += gap; docs.add(doc); });
+          });
+          return docs;
+        });
+      }));
+    }
     function chunk(n) {
       if (!chunks[n]) chunks[n] = fetchJSON("search/d/" + n + ".json");
       return chunks[n];
     }
     function start() {
       if (!manifest) {
-        manifest = fetchJSON("search/index.json").then(function (m) { m.keys = new Set(m.keys); manifest = m; return m; });
+        manifest = fetchJSON("search/index.json").then(function (m) {
+          m.keys = new Set(m.keys); m.pairs = new Set(m.pairs || []); manifest = m; return m;
+        });
         return manifest;
       }
       return Promise.resolve(manifest);
@@ -238,6 +313,11 @@
           return loaded(stemKeys(expansions)).then(function (all) {
             expansions = qwords.map(function (w) { return expand(w, all); });
             var hits = rank(expansions, all);
+            return (qwords.length > 1 && hits.length > 1 ? together(text, expansions) : Promise.resolve([]))
+              .then(function (pairDocs) { return pairDocs.length ? phraseRank(hits, pairDocs) : hits; })
+              .then(function (hits) { return { hits: hits, expansions: expansions }; });
+          }).then(function (found) {
+            var hits = found.hits, expansions = found.expansions;
             var top = hits.slice(0, RESULTS);
             return Promise.all(top.map(function (hit) { return chunk(Math.floor(hit.doc / manifest.chunk)); }))
               .then(function (files) {
@@ -296,6 +376,7 @@
     fold: fold, words: words, queryWords: queryWords, shardKey: shardKey, fileName: fileName, forms: forms,
     keysFor: keysFor, expand: expand, stemKeys: stemKeys, rank: rank, segments: segments, matcher: matcher,
     describe: describe, engine: engine, fallbackSearch: fallbackSearch, RESULTS: RESULTS,
+    pairBucket: pairBucket, adjacent: adjacent, pairKeys: pairKeys, phraseRank: phraseRank,
   };
   self.GlossarySearch = api;
 
