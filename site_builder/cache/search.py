@@ -127,12 +127,11 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
             entries = made[term.slug]
             records.append(entries)
             fresh[key] = _encode(entries)
-    states = search_index.build_states(records)
-    files = search_index.files(states, [display(config, t, bodies[t.slug]) for t in ordered], records)
+    shards, words = search_index.shards(records)
+    files = search_index.files(shards, [display(config, t, bodies[t.slug]) for t in ordered], records)
     if store.enabled:
         blobs.put_many({**pending, **fresh}, live=set(keys.values()))
         blobs.close()
-        words = {w: e[1] for s in states.values() for w, e in s["w"].items()}
         table = {"settings": settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,
                  "stems": stem.memo}  # every word the stemmer was asked about (never a guess)
         if store.table(TABLE) != table:

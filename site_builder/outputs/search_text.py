@@ -184,6 +184,6 @@ def pairs(texts: list[str], stem: Stemmer) -> list[str]:
     those of every body would outweigh the index itself (docs/search.md)."""
     found: set[str] = set()
     for text in texts:
-        roots = [stem(word) for word in words(text)]
+        roots = [stem.memo.get(word) or stem(word) for word in words(text)]
         found.update(f"{a} {b}" for a, b in zip(roots, roots[1:]))
     return sorted(found)

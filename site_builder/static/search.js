@@ -161,18 +161,25 @@
     return limit ? out.slice(0, limit) : out;
   }
 
-  /** search_index.pair_bucket: FNV-1a (32 bits) of the pair's UTF-8 bytes, modulo buckets. */
+  var CRC = [];
+  for (var n = 0; n < 256; n++) {
+    var c = n;
+    for (var k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    CRC.push(c >>> 0);
+  }
+
+  /** search_index.pair_bucket: the CRC-32 (zlib's) of the pair's UTF-8 bytes, modulo buckets. */
   function pairBucket(pair, buckets) {
-    var value = 0x811c9dc5;
-    function add(byte) { value = Math.imul(value ^ byte, 0x01000193) >>> 0; }
-    Array.from(pair).forEach(function (c) {
-      var n = c.codePointAt(0);
+    var crc = 0xffffffff;
+    function add(byte) { crc = CRC[(crc ^ byte) & 255] ^ (crc >>> 8); }
+    Array.from(pair).forEach(function (ch) {
+      var n = ch.codePointAt(0);
       if (n < 0x80) add(n);
       else if (n < 0x800) { add(0xc0 | (n >> 6)); add(0x80 | (n & 63)); }
       else if (n < 0x10000) { add(0xe0 | (n >> 12)); add(0x80 | ((n >> 6) & 63)); add(0x80 | (n & 63)); }
       else { add(0xf0 | (n >> 18)); add(0x80 | ((n >> 12) & 63)); add(0x80 | ((n >> 6) & 63)); add(0x80 | (n & 63)); }
     });
-    return value % buckets;
+    return ((crc ^ 0xffffffff) >>> 0) % buckets;
   }
 
   /** The query's adjacent word pairs, in its order (from its first words, as many as
@@ -200,17 +207,18 @@
     return out;
   }
 
-  /** Pages with the query's words side by side first: hits re-ordered by how many
-      of the query's adjacent pairs each page has (pairDocs: one Set of docs per
-      pair), then by score, then doc order. */
+  /** Pages with the query's words side by side first: those of hits (best first)
+      that have some of the query's adjacent pairs (pairDocs: one Set of docs per
+      pair), by how many, then score, then doc order; then the rest as they were.
+      Only the few pages with a pair are sorted again (a common word has thousands). */
   function phraseRank(hits, pairDocs) {
-    var out = hits.map(function (hit) {
-      var together = 0;
-      pairDocs.forEach(function (docs) { if (docs.has(hit.doc)) together += 1; });
-      return Object.assign({}, hit, { together: together });
-    });
-    out.sort(function (a, b) { return b.together - a.together || b.score - a.score || a.doc - b.doc; });
-    return out;
+    var counts = new Map();
+    pairDocs.forEach(function (docs) { docs.forEach(function (doc) { counts.set(doc, (counts.get(doc) || 0) + 1); }); });
+    if (!counts.size) return hits;
+    var front = [], rest = [];
+    hits.forEach(function (hit) { (counts.has(hit.doc) ? front : rest).push(hit); });
+    front.sort(function (a, b) { return counts.get(b.doc) - counts.get(a.doc) || b.score - a.score || a.doc - b.doc; });
+    return front.concat(rest);
   }
 
   /** Split text into [piece, marked] pairs, marking the words `isMatch` accepts. */
