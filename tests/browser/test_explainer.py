@@ -256,11 +256,13 @@ def test_without_javascript(browser, built_site):
     page.goto(url)
     imgs = page.locator(".sd-chart img")
     assert imgs.count() == 5
-    page.locator(".sd-panel-serving").scroll_into_view_if_needed()  # the lowest picture loads too
     for i in range(5):
         img = imgs.nth(i)
         assert int(img.get_attribute("width")) > 0 and int(img.get_attribute("height")) > 0
         assert len(img.get_attribute("alt")) > 40
+        assert img.get_attribute("loading") == "lazy"  # each picture loads as the reader nears it
+        img.scroll_into_view_if_needed()
+        img.evaluate("i => i.complete || new Promise(r => i.addEventListener('load', r))")
         assert img.evaluate("i => i.complete && i.naturalWidth > 0")
     assert page.locator("fieldset.sd-controls[disabled]").count() == 1
     assert page.locator(".sd-round-current .sd-tok[data-state=target]").count() == 1
