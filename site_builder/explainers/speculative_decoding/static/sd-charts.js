@@ -102,16 +102,6 @@
     return { width: w, height: h };
   }
 
-  /** The plot size (spec width and height) that draws a view whose picture, drawn
-   * from `spec` at naturalW x naturalH, now shows at boxW x boxH: the axes and
-   * titles keep their room, the plot takes the rest. */
-  function pictureFit(spec, naturalW, naturalH, boxW, boxH) {
-    return {
-      width: Math.max(1, Math.round(spec.width + boxW - naturalW)),
-      height: Math.max(1, Math.round(spec.height + boxH - naturalH)),
-    };
-  }
-
   /** The top of the curve's y axis for these rows. */
   function yTop(rows) {
     var need = 0;
@@ -235,17 +225,6 @@
       apply
     );
 
-    /** The plot size that makes a view fill the box its static picture has now
-     * (the picture was drawn from the same spec at its natural size, so the
-     * axes take the same room), or null to keep the spec's own size. */
-    function pictureSize(container, spec) {
-      var img = container.querySelector("picture img");
-      if (!img || typeof spec.width !== "number" || typeof spec.height !== "number") return null;
-      var box = img.getBoundingClientRect();
-      if (!box.width || !box.height) return null;
-      return pictureFit(spec, Number(img.getAttribute("width")), Number(img.getAttribute("height")), box.width, box.height);
-    }
-
     function embed(container, spec) {
       var target = document.createElement("div");
       target.className = "sd-vega";
@@ -253,7 +232,7 @@
       // the static <img> was by its alt: Vega's marks stay out of the tree.
       target.setAttribute("role", "img");
       target.setAttribute("aria-label", spec.description || "");
-      return F.buildView(root, target, spec, function () { return pictureSize(container, spec); }).then(function (view) {
+      return F.buildView(root, target, spec, function () { return F.pictureSize(container, spec); }).then(function (view) {
         var svg = target.querySelector("svg");
         if (svg) svg.setAttribute("aria-hidden", "true");
         // in the task that drew it: the picture goes, the view comes, in one frame
@@ -381,9 +360,7 @@
     F.startLazily(root, figure, start);
     // a control used after the charts started (a chart was near): the curve goes first
     F.USE_EVENTS.forEach(function (type) {
-      figure.addEventListener(type, function () {
-        if (ready && !wanted) start("use");
-      }, { capture: true, passive: true });
+      figure.addEventListener(type, function () { if (ready && !wanted) start("use"); }, { capture: true, passive: true });
     });
 
     return {
@@ -414,7 +391,7 @@
     histRows: histRows,
     createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
     fitSize: fitSize,
-    pictureFit: pictureFit,
+    pictureFit: F.pictureFit, // sd-frames.js
     FIT: FIT,
     SMOOTH_STEP: SMOOTH_STEP,
     HOLD_MS: F.HOLD_MS,

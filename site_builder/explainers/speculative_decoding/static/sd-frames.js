@@ -15,6 +15,9 @@
  *                           a live Vega view of a compiled spec, built with the vendored
  *                           runtime (vega, vega-interpreter: no eval) in four tasks: parse,
  *                           view, dataflow, then render into `target` (at `size` when given)
+ *   pictureSize(container, spec), pictureFit(spec, naturalW, naturalH, boxW, boxH)
+ *                           the plot size that draws a view at the box its static
+ *                           picture has now (so the swap moves nothing)
  *   buildInTurn(root, containers, build)
  *                           build(container) one at a time, a task each: those near
  *                           the viewport first, the others as they near it or when
@@ -146,6 +149,27 @@
     ]);
   }
 
+  /** The plot size (spec width and height) that draws a view whose picture, drawn
+   * from `spec` at naturalW x naturalH, now shows at boxW x boxH: the axes and
+   * titles keep their room, the plot takes the rest. */
+  function pictureFit(spec, naturalW, naturalH, boxW, boxH) {
+    return {
+      width: Math.max(1, Math.round(spec.width + boxW - naturalW)),
+      height: Math.max(1, Math.round(spec.height + boxH - naturalH)),
+    };
+  }
+
+  /** The plot size that makes a view fill the box its static picture has now
+   * in `container` (the picture was drawn from the same spec at its natural
+   * size, so the axes take the same room), or null to keep the spec's own size. */
+  function pictureSize(container, spec) {
+    var img = container.querySelector("picture img");
+    if (!img || typeof spec.width !== "number" || typeof spec.height !== "number") return null;
+    var box = img.getBoundingClientRect();
+    if (!box.width || !box.height) return null;
+    return pictureFit(spec, Number(img.getAttribute("width")), Number(img.getAttribute("height")), box.width, box.height);
+  }
+
   /** Build every one of `containers` with build(c) (a promise), one per task; see the header.
    * Settles once all are built, or fails with the first failure. */
   function buildInTurn(root, containers, build) {
@@ -266,6 +290,6 @@
 
   return {
     HOLD_MS: HOLD_MS, loadScript: loadScript, startLazily: startLazily, createScheduler: createScheduler,
-    inTasks: inTasks, buildView: buildView, buildInTurn: buildInTurn, USE_EVENTS: USE_EVENTS,
+    inTasks: inTasks, buildView: buildView, pictureFit: pictureFit, pictureSize: pictureSize, buildInTurn: buildInTurn, USE_EVENTS: USE_EVENTS,
   };
 });
