@@ -114,3 +114,10 @@ test("scheduler: at rest a finished round shows at once; while playing, at most 
   for (let i = 1; i < calls.length; i++) assert.ok(calls[i] - calls[i - 1] >= 250, String(calls));
   assert.ok(calls.length >= 7, String(calls.length));
 });
+
+test("pictureFit: the live view takes the static picture's box, the axes keeping their room", () => {
+  // the curve's picture: drawn at 373 x 307 from a 320 x 220 plot, shown 366 px wide
+  const size = SD.charts.pictureFit({ width: 320, height: 220 }, 373, 307, 366, 366 * 307 / 373);
+  assert.deepEqual(size, { width: 313, height: 214 });
+  assert.deepEqual(SD.charts.pictureFit({ width: 320, height: 220 }, 373, 307, 373, 307), { width: 320, height: 220 });
+});

@@ -4,8 +4,11 @@
 each timed in ``LAST_TIMINGS``:
 
 1. data: ``data.page_data()`` (numpy), written beside the page as data.json;
-2. charts: Altair charts (``charts.py``) compiled to Vega for the live views
-   and rendered to light and dark SVGs for the static first paint;
+2. charts: Altair charts (``charts.py``, built without re-checking Altair's
+   schema: ``theme_specs``) compiled to Vega for the live views and rendered
+   to light and dark SVGs for the static first paint, each conversion handed
+   to ``vega.submit`` (vl-convert's worker processes, started by ``prepare``
+   while the build loads) as soon as its theme's specs exist;
 3. runtime: the vendored Vega runtime (``vega.runtime``: vega, vega-interpreter
    for expressions without eval, vega-tooltip), the one asset all explainers share;
 4. assets: the parts under ``static/`` joined into one classic script after
@@ -23,6 +26,8 @@ import json
 import math
 import time
 from pathlib import Path
+
+from altair.utils.schemapi import debug_mode
 
 from .. import base, vega
 from .. import markup as explainer_markup
@@ -130,12 +135,27 @@ def describe(alpha: float, gamma: int, c: float) -> dict:
 # ---------------------------------------------------------------- charts
 
 
+THEMES = ("live", "light", "dark")
+
+
+def theme_specs(page: dict, theme: str) -> dict[str, dict]:
+    """name -> Vega-Lite dict of every chart, for one theme.
+
+    Built with Altair's schema checks off (``debug_mode(False)``: no check of
+    each object as it is made; ``charts.spec``: none in ``to_dict``). They gave
+    the same dicts at several times the cost (~1.7 s a build); the tests check
+    every spec of every theme against the Vega-Lite schema instead
+    (``test_sd_page.test_specs_are_schema_valid``)."""
+    a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
+    with debug_mode(False):
+        specs = charts.all_specs(page, a, c, g, HIST_INDEX, theme)
+        specs["serving"] = serving_charts.spec(DEFAULTS, theme)
+    return specs
+
+
 def chart_specs(page: dict) -> dict[str, dict]:
     """name -> {theme: Vega-Lite dict} for every chart (themes live, light, dark)."""
-    a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
-    by_theme = {t: charts.all_specs(page, a, c, g, HIST_INDEX, t) for t in ("live", "light", "dark")}
-    for t in by_theme:
-        by_theme[t]["serving"] = serving_charts.spec(DEFAULTS, t)
+    by_theme = {t: theme_specs(page, t) for t in THEMES}
     return {name: {t: by_theme[t][name] for t in by_theme} for name in by_theme["live"]}
 
 
@@ -278,11 +298,40 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 # ---------------------------------------------------------------- build
 
 
+def shipped(js: str) -> str:
+    """A part as the page gets it: without its whole-line comments (``//`` lines
+    and ``/* ... */`` blocks that start and end a line), a third of its bytes;
+    the sources under ``static/`` keep them. Lines with code on them are kept
+    whole, and a part with a backtick outside its comments (a template literal,
+    whose lines may look like comments) is shipped as it is."""
+    out: list[str] = []
+    block = False
+    for line in js.splitlines(keepends=True):
+        text = line.strip()
+        if block:
+            if "*/" in text and not text.endswith("*/"):
+                return js  # code after a comment's end: keep the part as written
+            block = not text.endswith("*/")
+            continue
+        if text.startswith("//"):
+            continue
+        if text.startswith("/*"):
+            if "*/" in text[2:] and not text.endswith("*/"):
+                return js
+            block = not (len(text) > 3 and text.endswith("*/"))
+            continue
+        if "`" in line:
+            return js
+        out.append(line)
+    return "".join(out)
+
+
 def widget_script(page_data: dict) -> bytes:
     """The one classic script of the widget: the page data, then the parts in
-    ``SCRIPTS`` order, each registering itself in ``window.SpeculativeDecoding``."""
+    ``SCRIPTS`` order (``shipped``: no comment lines), each registering itself
+    in ``window.SpeculativeDecoding``."""
     parts = [vega.js_data(NAMESPACE, "data", page_data, f"{COMMENT}: page data, then static/{', '.join(SCRIPTS)}").decode()]
-    parts += [(STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS]
+    parts += [shipped((STATIC / name).read_text(encoding="utf-8")) for name in SCRIPTS]
     return "".join(parts).encode("utf-8")
 
 
@@ -291,7 +340,7 @@ def serving_script(presets: dict) -> bytes:
     then the parts in ``SERVING_SCRIPTS`` order."""
     parts = [vega.js_data(NAMESPACE, "servingPresets", presets,
                           f"{COMMENT}: serving presets, then static/{', '.join(SERVING_SCRIPTS)}").decode()]
-    parts += [(STATIC / name).read_text(encoding="utf-8") for name in SERVING_SCRIPTS]
+    parts += [shipped((STATIC / name).read_text(encoding="utf-8")) for name in SERVING_SCRIPTS]
     return "".join(parts).encode("utf-8")
 
 
@@ -300,18 +349,23 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     page = data.page_data()
-    data_json = data.page_data_json()
+    data_json = data.page_data_json(page)
     timings["data"] = time.perf_counter() - t0
 
+    # Each theme's conversions start (on vega's workers, when running) as soon
+    # as its specs exist, so vl-convert draws while Altair builds the next theme.
     t = time.perf_counter()
-    specs = chart_specs(page)
+    light, dark = theme_specs(page, "light"), theme_specs(page, "dark")
+    static = vega.submit_static({name: {"light": light[name], "dark": dark[name]} for name in light})
+    live = theme_specs(page, "live")
+    compiled = {name: vega.submit("vega", spec) for name, spec in live.items()}
     timings["altair"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    vega_specs = {name: vega.to_vega(by_theme["live"]) for name, by_theme in specs.items()}
-    svgs, sizes = vega.static_charts(specs)
+    svgs, sizes = vega.static_charts_from(static)
+    png = preview_png(svgs["curve.svg"].decode("utf-8"), DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"])
+    vega_specs = {name: job.result() for name, job in compiled.items()}
     files: dict[str, bytes] = {"data.json": data_json, **svgs}
-    png = preview_png(files["curve.svg"].decode("utf-8"), DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"])
     timings["vl-convert"] = time.perf_counter() - t
 
     t = time.perf_counter()
