@@ -128,12 +128,26 @@
     return [{ alpha: s.alpha, c: s.c, gamma: s.gamma, S: M.speedup(s.alpha, s.gamma, s.c), best: M.optimalDepth(s.alpha, s.c, BEST_SEARCH) }];
   }
 
-  function histRows(run) {
+  /** Copies of a view's tuples as plain rows (fields only, no Vega ids). */
+  function plainRows(tuples) {
+    return tuples.map(function (t) {
+      var row = {};
+      Object.keys(t).forEach(function (k) { row[k] = t[k]; });
+      return row;
+    });
+  }
+
+  /** The histogram's rows for a run: the exact law, and simulated bars only
+   * where there are some (the legend names only the series drawn). Before the
+   * run has a round, `built` (the build-time rows, simulated at the alpha and
+   * gamma they carry) stand in at that setting; at another, the exact law alone. */
+  function histRows(run, built) {
+    if (!run.rounds && built && built.length && built[0].alpha === run.alpha && built[0].gamma === run.gamma) return built;
     var p = M.tokenDistribution(run.alpha, run.gamma);
     var rows = [];
     for (var k = 1; k < p.length; k++) {
       rows.push({ tokens: k, kind: "exact", share: p[k] });
-      rows.push({ tokens: k, kind: "simulated", share: run.rounds ? run.histogram[k] / run.rounds : 0 });
+      if (run.rounds) rows.push({ tokens: k, kind: "simulated", share: run.histogram[k] / run.rounds });
     }
     return rows;
   }
@@ -141,6 +155,7 @@
   function create(figure, store, animation) {
     var views = {};
     var sets = {}; // view name -> {dataset name: true}
+    var builtHist = null; // the histogram's build-time rows (see histRows)
     var shown = {}; // view name -> the state its "current" row shows
     var ready;
     var last = Promise.resolve();
@@ -197,7 +212,7 @@
         var v = views[name], has = sets[name], touched = false;
         if (state && has.curve && setCurve(v, s)) touched = true;
         if (rest && has.current && shown[name] !== key) { v.data("current", currentRow(s)); shown[name] = key; touched = true; }
-        if (rest && has.hist) { v.data("hist", histRows(animation.run())); touched = true; }
+        if (rest && has.hist) { v.data("hist", histRows(animation.run(), builtHist)); touched = true; }
         if ((rest || servingNow) && has.serving && shown[name] !== servingKey(s)) {
           setServing(v, s);
           shown[name] = servingKey(s);
@@ -304,6 +319,7 @@
               setInks(view);
               fitToContainer(name, view, c);
               sets[name] = {};
+              if (name === "hist") builtHist = plainRows(view.data("hist"));
               ["current", "curve", "hist", "serving"].forEach(function (d) {
                 if (hasData(view, d)) sets[name][d] = true;
               });
