@@ -59,16 +59,20 @@ TEXT_INKS["live"] = TEXT_INKS["light"]
 GOOD = "#2e9d5b"
 BAD = "#d0453b"
 WARN = "#c98a00"
-#: the heat map's colours: "none" (do not speculate) a neutral grey, depths 1
-#: to 17 (">16") along viridis. Viridis alone put none and depths 1-2 in one
-#: dark purple; the grey has over 3:1 contrast with depth 1, with the white
-#: page and with the dark one (tests/browser/test_explainer_layout.py).
-PLANE_NONE = "#8f8f8f"
-PLANE_DOMAIN = [0, 0.5, 1, 5, 9, 13, 17]
-PLANE_RANGE = [PLANE_NONE, PLANE_NONE, "#440154", "#3b528b", "#21918c", "#5ec962", "#fde725"]
-#: the curve's key, one item per line part: SVG collapses runs of spaces, so
-#: the items are kept apart by em spaces and a dot, which it does not collapse
-CURVE_KEY = "\u2003\u00b7\u2003".join(["◆ best whole depth", "○ your depth", "dashed: break-even"])
+#: the heat map's colours: "none" (do not speculate) a mid grey, depths 1 to
+#: 17 (">16") along viridis from yellow (shallow) to purple (deep), its stops
+#: at depths 1, 2, 4, 8 and 17 (most cells are shallow). Viridis from purple
+#: put none and depths 1-2 in one dark purple. The grey has 3:1 contrast or
+#: more with depths 1 and 2, with the white lines over it, and with the white
+#: page and the dark one (tests/browser/test_explainer_layout.py).
+PLANE_NONE = "#6f6f6f"
+PLANE_DOMAIN = [0, 0.9, 1, 2, 4, 8, 17]
+PLANE_RANGE = [PLANE_NONE, PLANE_NONE, "#fde725", "#b5de2b", "#35b779", "#31688e", "#440154"]
+#: what keeps the items of a chart's key (its subtitle) apart: SVG collapses
+#: a run of spaces into one, so the items ran together; en spaces and a dot
+#: are not collapsed
+KEY_SEP = "\u2002\u00b7\u2002"
+CURVE_KEY = KEY_SEP.join(["◆ best whole depth", "○ your depth", "dashed: break-even"])
 
 
 def _config(chart, theme: str):

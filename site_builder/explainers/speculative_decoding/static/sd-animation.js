@@ -162,7 +162,8 @@
       round = null;
       steps = [];
       roundTime = 0;
-      if (current.firstChild) current.textContent = "";
+      // gamma + 1 empty slots, not an empty row: the round keeps its height when it runs
+      tokenRow(current, s.gamma, "correction");
       current.removeAttribute("data-round");
       if (history.firstChild) history.textContent = "";
       setText(phaseText, "Press play or step to run a round.");
