@@ -257,11 +257,13 @@ def test_without_javascript(browser, built_site):
     page.goto(url)
     imgs = page.locator(".sd-chart img")
     assert imgs.count() == 5
-    page.locator(".sd-panel-serving").scroll_into_view_if_needed()  # the lowest picture loads too
     for i in range(5):
         img = imgs.nth(i)
         assert int(img.get_attribute("width")) > 0 and int(img.get_attribute("height")) > 0
         assert len(img.get_attribute("alt")) > 40
+        assert img.get_attribute("loading") == "lazy"  # each picture loads as the reader nears it
+        img.scroll_into_view_if_needed()
+        img.evaluate("i => i.complete || new Promise(r => i.addEventListener('load', r))")
         assert img.evaluate("i => i.complete && i.naturalWidth > 0")
     assert page.locator("fieldset.sd-controls[disabled]").count() == 1
     assert page.locator(".sd-round-current .sd-tok[data-state=target]").count() == 1
@@ -272,6 +274,7 @@ def test_without_javascript(browser, built_site):
 def test_narrow_screen_fits(browser, http_server):
     context, page = open_page(browser, "", viewport={"width": 320, "height": 700})
     page.goto(f"{http_server.url}/{PATH}?gamma=16")
+    page.focus("#sd-gamma")  # no chart is near the viewport at load here: the slider's use loads them
     wait_live(page)
     page.click("[data-action=step]")
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
@@ -398,7 +401,8 @@ CONTRAST = """(selectors) => {
 #: text of the figure: readout, tokens (every state, the history included), lanes,
 #: legend, tally, controls, captions, and the live charts' own text
 CONTRAST_TEXT = [
-    ".sd-readout dt", ".sd-readout dd", ".sd-verdict", ".sd-tok .sd-glyph", ".sd-tok .sd-num", ".sd-lane-label",
+    ".sd-readout dt", ".sd-readout dd", ".sd-verdict", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-tok .sd-num",
+    ".sd-lane-label", ".sd-text-label", ".sd-text-old", ".sd-text-new",
     ".sd-phase", ".sd-plain", ".sd-verify", ".sd-legend .sd-key", ".sd-tally dt", ".sd-tally dd", ".sd-hint",
     ".sd-citation", ".sd-seed", ".sd-caption", ".sd-panel-title", ".sd-control label", ".sd-control output",
     ".sd-explainer button", ".sd-explainer legend", "[data-chart] .sd-vega svg text",
@@ -421,7 +425,7 @@ def test_text_contrast(browser, http_server, scheme):
     page.wait_for_timeout(300)
     results = page.evaluate(CONTRAST, CONTRAST_TEXT)
     checked = {r["sel"] for r in results}
-    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
+    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-text-new", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
                        "[data-chart=serving] .sd-vega svg text", ".sd-readout-serving .sd-verdict"}, checked
     states = page.evaluate("[...new Set([...document.querySelectorAll('.sd-tok')].map(t => t.dataset.state))].sort()")
     assert {"accepted", "rejected", "discarded", "target"} <= set(states), states

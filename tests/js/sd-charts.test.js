@@ -131,3 +131,10 @@ test("histogram rows: simulated bars only where there are some, the build-time o
   assert.ok(Math.abs(sim.reduce((a, r) => a + r.share, 0) - 1) < 1e-12);
   assert.deepEqual(sim.map((r) => r.share), [1, 2, 3, 4, 5, 6].map((k) => fresh.histogram[k] / 40));
 });
+
+test("pictureFit: the live view takes the static picture's box, the axes keeping their room", () => {
+  // the curve's picture: drawn at 373 x 307 from a 320 x 220 plot, shown 366 px wide
+  const size = SD.charts.pictureFit({ width: 320, height: 220 }, 373, 307, 366, 366 * 307 / 373);
+  assert.deepEqual(size, { width: 313, height: 214 });
+  assert.deepEqual(SD.charts.pictureFit({ width: 320, height: 220 }, 373, 307, 373, 307), { width: 320, height: 220 });
+});
