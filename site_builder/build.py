@@ -114,6 +114,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             preloaded.discard()  # a no-op once its result was taken
         if not caller_froze:
             gc.unfreeze()  # the build froze what it loaded: give a library caller its collector back
+        explainers.release(failed=True)  # a no-op unless the build stopped before its compute stage ended
 
 
 def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.BuildCache | None,
@@ -141,6 +142,13 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         fast.seconds = time.perf_counter() - started
         return fast
 
+    # A fresh explainer build waits on workers and imports: start them now,
+    # so they run while the build validates and renders the bodies.
+    fresh = explainer_cache.uncached(terms, store)
+    if fresh:
+        with _stage("prepare", log):
+            explainers.prepare(fresh, options.jobs or default_jobs())
+
     with _stage("validate", log):
         problems += validate.check_terms(terms)
         problems += validate.check_aliases(terms)
@@ -162,6 +170,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     assets = site_assets()
     with _stage("compute", log):
         built = {term.slug: explainer_cache.build_cached(term, assets, store) for term in terms if term.explainer}
+        explainers.release()  # before the render stage forks its workers
 
     if not options.write:
         report.seconds = time.perf_counter() - started
@@ -184,6 +193,10 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store,
                                                              reserved),
                 meanwhile=site_files)
+            # Known only once the previews are made (which characters no font
+            # has): under --strict it fails the build as any warning does,
+            # before anything is written.
+            _raise_if_failing(problems + linker.preview_problems, options.strict)
         except BaseException:
             staging.abort()
             raise

@@ -63,8 +63,8 @@ def _encode(entries: search_index.Record) -> bytes:
 
 
 def _decode(data: bytes) -> search_index.Record:
-    postings, surface = marshal.loads(data)
-    return postings, surface
+    postings, surface, pairs = marshal.loads(data)
+    return postings, surface, pairs
 
 
 PARALLEL_PAGES = 500
@@ -111,9 +111,11 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
     keys = {t.slug: entry_key(settings, t, body_keys.get(t.slug, "")) for t in ordered}
     blobs = cache.BlobStore(store.folder / BLOBS if store.enabled else None, store.fail)
     stored = blobs.get_many(sorted(set(keys.values()))) if store.enabled else {}
+    previous = store.table(TABLE) if store.enabled else {}
+    pending = {k: v for k, v in previous.get("pending", {}).items() if k in set(keys.values())}
+    stored.update(pending)  # what fast paths indexed since: moved into the store below
     missing = [t.slug for t in ordered if keys[t.slug] not in stored]
     fill_html(missing)
-    previous = store.table(TABLE) if store.enabled else {}
     stem = Stemmer(config.language, dict(previous.get("stems", {})) if previous.get("settings") == settings else {})
     made = _records(config, [t for t in ordered if keys[t.slug] not in stored], bodies, jobs, stem)
     records, fresh = [], {}
@@ -125,12 +127,11 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
             entries = made[term.slug]
             records.append(entries)
             fresh[key] = _encode(entries)
-    states = search_index.build_states(records)
-    files = search_index.files(states, [display(config, t, bodies[t.slug]) for t in ordered])
+    shards, words = search_index.shards(records)
+    files = search_index.files(shards, [display(config, t, bodies[t.slug]) for t in ordered], records)
     if store.enabled:
-        blobs.put_many(fresh, live=set(keys.values()))
+        blobs.put_many({**pending, **fresh}, live=set(keys.values()))
         blobs.close()
-        words = {w: e[1] for s in states.values() for w, e in s["w"].items()}
         table = {"settings": settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,
                  "stems": stem.memo}  # every word the stemmer was asked about (never a guess)
         if store.table(TABLE) != table:
@@ -144,16 +145,21 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
     """(the files under ``search/`` that body edits change, None for a file to remove;
     ``remember()``, to call once they are written), for ``edited``: slug -> its new
     body, with HTML; None when the full build must make the index instead.
-    ``read(relative)`` gives a file of the live output."""
+    ``read(relative)`` gives a file of the live output.
+
+    The new entries are kept in the table (``pending``), not in ``search.sqlite``:
+    the table is written anyway, and the store's commit and checkpoint would cost
+    the edit more than the rest of the update (the next full build moves them)."""
     if not enabled(config):
         return {}, lambda: None
     table = store.table(TABLE)
     settings = _settings(config)
-    if not table or table.get("settings") != settings or table.get("slugs") != sorted(terms):
+    slugs = table.get("slugs") if table and table.get("settings") == settings else None
+    if slugs is None or len(slugs) != len(terms) or not all(map(terms.__contains__, slugs)):
         return None
     keys, words = dict(table["keys"]), dict(table["words"])
-    blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
-    doc_of = {slug: i for i, slug in enumerate(table["slugs"])}
+    pending = dict(table.get("pending", {}))
+    doc_of = {slug: i for i, slug in enumerate(slugs)}
     stem = Stemmer(config.language, dict(table.get("stems", {})))
     known = len(stem.memo)
     changes, fresh = [], {}
@@ -161,24 +167,24 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
         key = entry_key(settings, terms[slug], body_keys[slug])
         if key == keys.get(slug):
             continue
-        old = blobs.get_many([keys.get(slug, "")]).get(keys.get(slug, ""))
+        old = pending.get(keys.get(slug, "")) or _stored(store, keys.get(slug, ""))
         if old is None:
-            blobs.close()
             return None
-        new = page_record(config, stem, terms[slug], edited[slug])
-        changes.append((doc_of[slug], _decode(old), new))
+        old, new = _decode(old), page_record(config, stem, terms[slug], edited[slug])
+        if old[2] != new[2]:
+            return None  # the phrase pairs are the title's, aliases' and summary's: not a body edit
+        changes.append((doc_of[slug], old, new))
         fresh[key] = _encode(new)
         keys[slug] = key
     if not changes:
-        blobs.close()
         return {}, lambda: None
     touched = set().union(*(search_index.affected(old, new) for _, old, new in changes))
     try:
-        present = set(json.loads(read(f"{search_index.FOLDER}/index.json"))["keys"])
+        manifest = json.loads(read(f"{search_index.FOLDER}/index.json"))
+        present, buckets = set(manifest["keys"]), list(manifest["pairs"])
         states = {key: _state(read(f"{search_index.FOLDER}/t/{search_index.file_name(key)}.json"), words)
                   for key in sorted(touched & present)}
     except (OSError, ValueError, KeyError, TypeError, IndexError):
-        blobs.close()
         return None  # not the files the last build wrote: the full build writes them again
     for doc, old, new in changes:
         search_index.apply(states, doc, old, new)
@@ -190,14 +196,13 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
         for word in old[1].keys() - new[1].keys():
             if not any(word in s["w"] for s in states.values()):
                 words.pop(word, None)
-    blobs.close()
+    live = set(keys.values())
+    pending = {k: v for k, v in pending.items() if k in live}
+    pending.update(fresh)
 
     def remember() -> None:
         """Keep the new entries: called once the files are written (a failed write keeps the old state)."""
-        store_blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
-        store_blobs.put_many(fresh, live=set(keys.values()))
-        store_blobs.close()
-        store.save_table(TABLE, {**table, "keys": keys, "words": words,
+        store.save_table(TABLE, {**table, "keys": keys, "words": words, "pending": pending,
                                  **({"stems": stem.memo} if len(stem.memo) != known else {})})
 
     files: dict[str, bytes | None] = {}
@@ -208,8 +213,17 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
         elif key in present:
             files[name] = None  # emptied: removed
     if keys_now != present:
-        files[f"{search_index.FOLDER}/index.json"] = search_index.manifest(keys_now, len(table["slugs"]))
+        files[f"{search_index.FOLDER}/index.json"] = search_index.manifest(keys_now, len(slugs), buckets)
     return files, remember
+
+
+def _stored(store: cache.BuildCache, key: str) -> bytes | None:
+    """A page's entries as the last full build stored them."""
+    blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
+    try:
+        return blobs.get_many([key]).get(key)
+    finally:
+        blobs.close()
 
 
 def _state(data: bytes, words: Mapping[str, int]) -> dict:

@@ -130,8 +130,9 @@ def _alttext(attributes: str) -> str:
 
 
 def record(title: str, aliases: list[str], summary: str, sections: list[str],
-           stem: Stemmer) -> tuple[dict[str, int], dict[str, str]]:
-    """One page's index entries: (stem -> code, surface word -> stem for words that differ).
+           stem: Stemmer) -> tuple[dict[str, int], dict[str, str], list[str]]:
+    """One page's index entries: (stem -> code, surface word -> stem for words
+    that differ, the phrase pairs: ``pairs`` of its title, aliases and summary).
 
     A code is ``score + 64 * where``: the best field's score (``TITLE``,
     ``ALIAS``, ``SUMMARY`` plus its count up to 5, or the body count up to
@@ -173,4 +174,16 @@ def record(title: str, aliases: list[str], summary: str, sections: list[str],
             best[root] = ALIAS + 64 * i
     for root in roots(Counter(words(title))):
         best[root] = TITLE
-    return best, surface
+    return best, surface, pairs([title, *aliases, summary], stem)
+
+
+def pairs(texts: list[str], stem: Stemmer) -> list[str]:
+    """The adjacent word pairs of ``texts`` (each on its own: no pair spans two),
+    as "stem stem", sorted: what a query's words in that order are looked up as
+    (search.js ``phrasePairs``). Only the title, aliases and summary give pairs:
+    those of every body would outweigh the index itself (docs/search.md)."""
+    found: set[str] = set()
+    for text in texts:
+        roots = [stem.memo.get(word) or stem(word) for word in words(text)]
+        found.update(f"{a} {b}" for a, b in zip(roots, roots[1:]))
+    return sorted(found)

@@ -285,10 +285,11 @@ def spec(chart, datasets: dict[str, list[dict]]) -> dict:
     """The Vega-Lite dict of ``chart`` with its named ``datasets`` attached.
 
     Data joins after ``to_dict`` because Altair deep-copies inline rows many
-    times over (seconds for a few thousand rows). ``validate`` stays on:
-    the chart itself is small.
+    times over (seconds for a few thousand rows). Not validated here: the
+    schema check cost more than building the chart and finds nothing a test
+    cannot (``test_sd_page.test_specs_are_schema_valid`` checks every spec).
     """
-    out = chart.to_dict()
+    out = chart.to_dict(validate=False)
     out["datasets"] = datasets
     return out
 

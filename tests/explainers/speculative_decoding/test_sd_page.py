@@ -8,10 +8,16 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import subprocess
+import sys
+
+import altair as alt
+import jsonschema
 import pytest
+from altair.utils.schemapi import debug_mode
 
 from site_builder.explainers import base
-from site_builder.explainers.speculative_decoding import charts, data, model, page
+from site_builder.explainers.speculative_decoding import charts, data, model, page, serving_charts
 
 STATIC = Path(page.__file__).with_name("static")
 
@@ -114,6 +120,64 @@ def test_charts_validate_against_vega_lite():
         for chart in (charts.curve_chart(theme), charts.plane_chart(theme), charts.hist_chart(theme),
                       charts.lossless_chart(data.page_data()["lossless"], theme)):
             chart.to_dict()  # validates
+
+
+@pytest.mark.parametrize("theme", page.THEMES)
+def test_specs_are_schema_valid(theme):
+    # The build makes its specs with Altair's checks off (page.theme_specs);
+    # this is where they are checked: every spec of every theme, datasets
+    # attached, against the Vega-Lite schema, and equal to what Altair makes
+    # with its checks on (each object checked as it is made, to_dict validating).
+    page_data = data.page_data()
+    fast = page.theme_specs(page_data, theme)
+    assert set(fast) == {"curve", "plane", "hist", "lossless", "serving"}
+    for name, spec in fast.items():
+        alt.TopLevelSpec.validate(spec)
+    a, g, c = page.DEFAULTS["alpha"], page.DEFAULTS["gamma"], page.DEFAULTS["c"]
+    with debug_mode(True):
+        checked = charts.all_specs(page_data, a, c, g, page.HIST_INDEX, theme)
+        checked["serving"] = serving_charts.spec(page.DEFAULTS, theme)
+    assert fast == checked
+
+
+def test_schema_check_catches_a_broken_spec():
+    spec = page.theme_specs(data.page_data(), "light")["curve"]
+    spec["layer"][0]["mark"]["type"] = "no-such-mark"
+    with pytest.raises(jsonschema.ValidationError):
+        alt.TopLevelSpec.validate(spec)
+
+
+CONVERT_WITH_WORKERS = """
+import hashlib, json, sys
+from site_builder.explainers import base, vega
+from site_builder.explainers.speculative_decoding import page
+assert vega.start_workers(2), "no converter workers"
+assets = {}
+def add(name, blob):
+    stem, ext = name.rsplit(".", 1)
+    url = f"assets/{stem}.{hashlib.sha256(blob).hexdigest()[:10]}.{ext}"
+    assets[url] = hashlib.sha256(blob).hexdigest()
+    return url
+b = page.build(base.ExplainerContext(slug="speculative-decoding", root="../", add_asset=add))
+assert not vega._STARTED, "this process converted: the workers did not"
+vega.stop_workers()
+h = lambda blob: hashlib.sha256(blob).hexdigest()
+print(json.dumps({"html": h(b.html.encode()), "png": h(b.preview_png), "assets": assets,
+                  "files": {k: h(v) for k, v in b.files.items()}}))
+"""
+
+
+def test_converter_workers_give_the_same_bytes(built):
+    # vega.submit on forked workers (a fresh interpreter: this one may have
+    # started vl-convert already) and in this process give the same page.
+    b, assets = built
+    run = subprocess.run([sys.executable, "-c", CONVERT_WITH_WORKERS], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    h = lambda blob: hashlib.sha256(blob).hexdigest()
+    assert got["html"] == h(b.html.encode()) and got["png"] == h(b.preview_png)
+    assert got["files"] == {k: h(v) for k, v in b.files.items()}
+    assert got["assets"] == {url: h(blob) for url, blob in assets.items()}
 
 
 def test_curve_rows_match_the_browser_rule():

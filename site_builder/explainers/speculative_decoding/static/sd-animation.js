@@ -3,12 +3,19 @@
  * Each round is decided up front by the seeded run (SpeculativeDecoding.model.createRun), then
  * played as a timeline of visual steps on a clock measured in target passes:
  *
- *   idle --play/step--> drafting: token j appears at (j+1) c  (sequential)
- *        --> verifying: one batched target pass over every drafted token (1 unit)
- *        --> judging: positions accepted left to right (visual stagger, no cost)
- *              |-- first rejection: marked x, the tail after it dies at once
- *        --> target token: correction (after a rejection) or bonus (all accepted)
- *        --> done: tally updated, round moved to history --playing?--> next round
+ *   worked --play/step--> drafting: word j appears at (j+1) c  (sequential)
+ *        --> verifying: one batched target pass scores every draft at once (1 unit)
+ *        --> judging: the pass's accept decisions read left to right (visual stagger, no cost)
+ *              |-- first rejection: its word struck, the tail after it dies at once
+ *        --> target word: correction (after a rejection) or bonus (all accepted)
+ *        --> done: words join the text, tally updated, round moved to history
+ *              --playing?--> next round
+ *
+ * "worked": on load and after any reset, the current row shows the run's first
+ * round finished (not yet counted in the tally), as the page without JavaScript
+ * does, so the figure explains itself before anyone presses a button. Both lanes
+ * write the words of one sentence (sd-words.js); plain decoding writes one word
+ * per whole target pass on the same clock, its counter moving with the clock.
  *
  * Changing alpha, gamma, c or seed starts a fresh run (a link replays the same
  * rounds). "Step" finishes the round in flight, or plays one round instantly.
@@ -27,6 +34,7 @@
   "use strict";
   var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
   var M = SD.model;
+  var W = SD.words;
   var setText = SD.readout.setText;
 
   var PASS_MS = 900; // one target pass at speed 1
@@ -44,25 +52,34 @@
   var WORDS = {
     pending: "not drafted yet",
     drafted: "drafted, waiting for the target",
-    accepted: "accepted",
-    rejected: "rejected by the target",
-    discarded: "discarded: drafted after the rejected token, never tested",
+    accepted: W.STATES.accepted,
+    rejected: W.STATES.rejected,
+    discarded: W.STATES.discarded,
   };
 
-  function setToken(li, state, label) {
+  /** A token's state, its word (none while pending) and what a screen reader hears. */
+  function setToken(li, state, word, label) {
     li.setAttribute("data-state", state);
     setText(li.children[0], state === "target" ? (li.getAttribute("data-kind") === "bonus" ? "★" : "↺") : GLYPH[state]);
-    setText(li.children[2], label || WORDS[state] || "");
+    setText(li.children[1], word || "");
+    setText(li.children[3], label || (word ? "“" + word + "”: " : "") + (WORDS[state] || ""));
+  }
+
+  /** glyph, word and number are for the eye; the hidden text says all three in words */
+  function parts(li, num) {
+    ["sd-glyph", "sd-word", "sd-num"].forEach(function (cls, i) {
+      var span = li.appendChild(el("span", cls, i === 0 ? "·" : i === 2 ? num : ""));
+      span.setAttribute("aria-hidden", "true");
+    });
+    li.appendChild(el("span", "sd-vh", ""));
+    li.setAttribute("data-state", "pending");
+    return li;
   }
 
   function tokenItem(pos) {
     var li = el("li", "sd-tok");
     li.setAttribute("data-pos", String(pos));
-    li.appendChild(el("span", "sd-glyph", "·"));
-    li.appendChild(el("span", "sd-num", String(pos)));
-    li.appendChild(el("span", "sd-vh", ""));
-    li.setAttribute("data-state", "pending");
-    return li;
+    return parts(li, String(pos));
   }
 
   /** Give `ol` exactly gamma draft tokens (pending) and one target item, reusing
@@ -81,10 +98,13 @@
     if (!target) target = ol.appendChild(targetItem(kind));
     else {
       target.setAttribute("data-kind", kind);
-      setText(target.children[1], kind === "bonus" ? "bonus" : "fix");
+      setText(target.children[2], kind === "bonus" ? "bonus" : "fix");
     }
     var items = Array.prototype.slice.call(ol.children);
-    for (var j = 0; j < gamma; j++) setToken(items[j], "pending");
+    for (var j = 0; j < gamma; j++) {
+      setToken(items[j], "pending");
+      items[j].removeAttribute("data-scored");
+    }
     setToken(target, "pending");
     return items;
   }
@@ -101,31 +121,32 @@
     }
   }
 
-  /** Render a finished round as a compact row (history, or a step), reusing ol's nodes. */
-  function renderRound(round, ol) {
+  function draftState(round, j) {
+    return j < round.accepted ? "accepted" : j === round.rejectedAt ? "rejected" : "discarded";
+  }
+
+  /** The target's token: its word, and what it is (a correction says what it replaced). */
+  function setTarget(li, round, w) {
+    setToken(li, "target", w.target, W.spoken(w.target, round.targetKind === "bonus" ? "bonus" : "correction", w.replaces));
+  }
+
+  /** Render a finished round with its words `w` (sd-words.js roundWords) as a row
+   * (history, a step, the worked round), reusing ol's nodes. */
+  function renderRound(round, ol, w) {
     var items = tokenRow(ol, round.gamma, round.targetKind);
     setData(ol, round, true);
     for (var j = 0; j < round.gamma; j++) {
-      setToken(items[j], j < round.accepted ? "accepted" : j === round.rejectedAt ? "rejected" : "discarded");
+      var state = draftState(round, j);
+      setToken(items[j], state, w.drafts[j], W.spoken(w.drafts[j], state));
     }
-    setToken(items[round.gamma], "target", targetWords(round));
+    setTarget(items[round.gamma], round, w);
     return ol;
   }
 
   function targetItem(kind) {
     var li = el("li", "sd-tok sd-target");
     li.setAttribute("data-kind", kind);
-    li.appendChild(el("span", "sd-glyph", "·"));
-    li.appendChild(el("span", "sd-num", kind === "bonus" ? "bonus" : "fix"));
-    li.appendChild(el("span", "sd-vh", ""));
-    li.setAttribute("data-state", "pending");
-    return li;
-  }
-
-  function targetWords(round) {
-    return round.targetKind === "bonus"
-      ? "bonus token from the target: every draft was accepted"
-      : "correction token from the target, replacing the rejected draft";
+    return parts(li, kind === "bonus" ? "bonus" : "fix");
   }
 
   function fmt(x, d) {
@@ -145,6 +166,11 @@
     var clockSpec = stage.querySelector(".sd-clock-spec .sd-fill");
     var clockPlain = stage.querySelector(".sd-clock-plain .sd-fill");
     var plainCount = stage.querySelector(".sd-plain-count");
+    var specText = stage.querySelector(".sd-text-spec");
+    var plainText = stage.querySelector(".sd-text-plain");
+    var words = W.stream((SD.data && SD.data.sentences) || { passages: [] });
+    var plainShown = -1; // words the plain lane shows
+    var roundStart = 0; // run time (target passes) when the round in flight began
     var tallyEls = {};
     Array.prototype.forEach.call(rootEl.querySelectorAll("[data-tally]"), function (d) {
       tallyEls[d.getAttribute("data-tally")] = d;
@@ -162,16 +188,45 @@
       round = null;
       steps = [];
       roundTime = 0;
-      if (current.firstChild) current.textContent = "";
-      current.removeAttribute("data-round");
       if (history.firstChild) history.textContent = "";
-      setText(phaseText, "Press play or step to run a round.");
       verifyBar.setAttribute("data-active", "false");
-      if (lane) setText(lane, "Speculative: draft " + s.gamma + " token" + (s.gamma > 1 ? "s" : "") + ", then one target pass");
+      if (lane) setText(lane, "Speculative: draft " + s.gamma + " word" + (s.gamma > 1 ? "s" : "") + ", then one target pass");
       drawSegments();
-      setClock(0);
+      worked();
       updateTally();
       notify();
+    }
+
+    /** The worked round: the run's first round finished, in a copy of the run
+     * (the tally and the run itself still start from nothing). */
+    function worked() {
+      var s = store.get();
+      var first = M.createRun(s.alpha, s.gamma, s.c, s.seed).nextRound();
+      var w = W.roundWords(words, 0, first.gamma, first.accepted);
+      renderRound(first, current, w);
+      current.setAttribute("data-worked", "true");
+      setText(phaseText, W.summary(0, first.gamma, first.accepted, w));
+      showText(0, first.tokens);
+      showPlain(M.roundCost(s.gamma, s.c));
+      setClock(1);
+    }
+
+    /** The speculative lane's text: `count` words, those from `from` on shown as this round's. */
+    function showText(from, count) {
+      var p = W.textParts(words, from, count);
+      specText.setAttribute("data-words", String(count));
+      setText(specText.querySelector(".sd-text-old"), p.old);
+      setText(specText.querySelector(".sd-text-new"), p.fresh);
+    }
+
+    /** The plain lane at `time` target passes: one word per whole pass, the counter with the clock. */
+    function showPlain(time) {
+      setText(plainCount, fmt(time, 1));
+      var n = W.plainCount(time);
+      if (n === plainShown) return;
+      plainShown = n;
+      plainText.setAttribute("data-words", String(n));
+      setText(plainText.querySelector(".sd-text-old"), W.text(words, n));
     }
 
     function updateTally() {
@@ -189,8 +244,6 @@
         theory: fmt(theory, 3) + "×",
       };
       for (var k in vals) if (tallyEls[k]) setText(tallyEls[k], vals[k]);
-      // the plain lane: on the same clock, plain decoding makes one token per pass
-      setText(plainCount, fmt(run.time, 1));
     }
 
     function notify() {
@@ -200,51 +253,63 @@
     /** Build the visual timeline of the next round (times in pass units, judge steps in ms). */
     function beginRound() {
       var s = store.get();
+      var start = run.tokens; // the words this round writes follow the text so far
+      roundStart = run.time;
       round = run.nextRound();
       var g = round.gamma;
+      var w = W.roundWords(words, start, g, round.accepted);
       var items = tokenRow(current, g, round.targetKind);
       var target = items.pop();
+      current.removeAttribute("data-worked");
       setData(current, round, false);
+      showText(start, start);
       var t = 0;
       steps = [];
-      setText(phaseText, "Round " + (round.index + 1) + ": the draft proposes " + g + " token" + (g > 1 ? "s" : "") + ", one after another.");
+      setText(phaseText, "Round " + (round.index + 1) + ": the draft proposes " + g + " word" + (g > 1 ? "s" : "") + ", one after another.");
       items.forEach(function (li, idx) {
         t += s.c;
-        steps.push({ t: t, fn: function () { setToken(li, "drafted"); } });
+        steps.push({ t: t, fn: function () { setToken(li, "drafted", w.drafts[idx]); } });
       });
       var draftEnd = t;
       steps.push({ t: draftEnd, fn: function () {
+        // one pass scores every draft: all of them light up together
         verifyBar.setAttribute("data-active", "true");
-        setText(phaseText, "The target scores all " + g + " drafts in one batched pass.");
+        items.forEach(function (li) { li.setAttribute("data-scored", "true"); });
+        setText(phaseText, "The target scores all " + g + " drafts at once, in one pass.");
       } });
       t += 1;
       var judgeStart = t;
-      steps.push({ t: judgeStart, fn: function () { verifyBar.setAttribute("data-active", "false"); } });
-      // judging and the target's token cost no extra clock time: they are the
+      steps.push({ t: judgeStart, fn: function () {
+        verifyBar.setAttribute("data-active", "false");
+        setText(phaseText, "The pass is done. Its accept decisions are read left to right, up to the first rejection.");
+      } });
+      // judging and the target's word cost no extra clock time: they are the
       // verification pass's result, shown one position at a time for the eye
       var extra = 0;
       for (var k = 0; k < round.accepted; k++) {
-        (function (li) {
+        (function (li, word) {
           extra += 1;
-          steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () { setToken(li, "accepted"); } });
-        })(items[k]);
+          steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () { setToken(li, "accepted", word, W.spoken(word, "accepted")); } });
+        })(items[k], w.drafts[k]);
       }
       if (round.rejectedAt >= 0) {
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-          setToken(items[round.rejectedAt], "rejected");
-          setText(phaseText, "Rejected at position " + (round.rejectedAt + 1) + (round.discarded ? (round.discarded === 1 ? ": the token after it is discarded untested." : ": the " + round.discarded + " tokens after it are discarded untested.") : "."));
+          var word = w.drafts[round.rejectedAt];
+          setToken(items[round.rejectedAt], "rejected", word, W.spoken(word, "rejected"));
+          setText(phaseText, "“" + word + "” is rejected at position " + (round.rejectedAt + 1) + (round.discarded ? (round.discarded === 1 ? ": the word after it dies untested." : ": the " + round.discarded + " words after it die untested.") : "."));
         } });
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-          for (var m = round.rejectedAt + 1; m < g; m++) setToken(items[m], "discarded");
+          for (var m = round.rejectedAt + 1; m < g; m++) setToken(items[m], "discarded", w.drafts[m], W.spoken(w.drafts[m], "discarded"));
         } });
       }
       extra += 1.5;
       steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-        setToken(target, "target", targetWords(round));
+        setTarget(target, round, w);
         setData(current, round, true);
-        setText(phaseText, "Round " + (round.index + 1) + ": " + round.accepted + " accepted + 1 from the target = " + round.tokens + " token" + (round.tokens > 1 ? "s" : "") + ".");
+        showText(start, w.next);
+        setText(phaseText, W.summary(round.index, g, round.accepted, w));
       } });
       extra += 3;
       steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: finishRound });
@@ -259,10 +324,11 @@
       // the oldest history row is recycled as the newest
       var item = history.children.length >= HISTORY ? history.lastElementChild : el("li", "sd-history-item");
       var row = item.firstElementChild || item.appendChild(el("ol", "sd-round sd-round-past"));
-      renderRound(done, row);
+      renderRound(done, row, W.roundWords(words, run.tokens - done.tokens, done.gamma, done.accepted));
       row.setAttribute("aria-label", "Round " + (done.index + 1) + ": " + done.tokens + " tokens");
       history.insertBefore(item, history.firstChild);
       updateTally();
+      showPlain(run.time);
       setClock(1);
       notify();
     }
@@ -313,7 +379,10 @@
         steps.shift();
         st.fn();
       }
-      if (round) setClock(Math.min(unitsNow / Math.max(roundTime, 1e-9), 1));
+      if (round) {
+        setClock(Math.min(unitsNow / Math.max(roundTime, 1e-9), 1));
+        showPlain(roundStart + Math.min(unitsNow, roundTime)); // plain decoding on the same clock
+      }
     }
 
     function frame(ts) {
@@ -352,14 +421,21 @@
     function skip(n) {
       pause();
       if (round) while (steps.length) steps.shift().fn();
-      var last = null;
-      for (var i = 0; i < n; i++) last = run.nextRound();
+      var last = null, start = 0;
+      for (var i = 0; i < n; i++) {
+        start = run.tokens;
+        last = run.nextRound();
+      }
       if (last) {
-        renderRound(last, current);
+        var w = W.roundWords(words, start, last.gamma, last.accepted);
+        renderRound(last, current, w);
+        current.removeAttribute("data-worked");
+        showText(start, w.next);
         if (history.firstChild) history.textContent = "";
         setText(phaseText, "Ran " + n + " rounds at once; the last one is shown.");
       }
       updateTally();
+      showPlain(run.time);
       notify();
     }
 
@@ -383,5 +459,5 @@
     };
   }
 
-  SD.animation = { create: create, renderRound: renderRound, targetWords: targetWords, fmt: fmt, GLYPH: GLYPH, WORDS: WORDS };
+  SD.animation = { create: create, renderRound: renderRound, fmt: fmt, GLYPH: GLYPH, WORDS: WORDS };
 })(typeof self !== "undefined" ? self : this);
