@@ -1,7 +1,7 @@
 """What search costs, on the synthetic corpus (10,000 terms by default), as ratios.
 
-    python benchmarks/bench_search.py                  # 10,000 terms, 3 runs
-    python benchmarks/bench_search.py --terms 1000 --runs 1 --no-browser
+    python benchmarks/bench_search.py                  # 10,000 terms, 3 cold runs, 15 edits
+    python benchmarks/bench_search.py --terms 1000 --runs 1 --edits 3 --no-browser
 
 Makes the corpus with benchmarks/make_corpus.py (as bench_build.py does, previews
 off), twice: as it is and with ``search = false``. Then, each the median of
@@ -11,8 +11,12 @@ off), twice: as it is and with ``search = false``. Then, each the median of
   rest of the build (from the build log), and the cold build's CPU time (user +
   system of the build and its workers, from ``resource.getrusage``: steadier
   than wall time on a shared machine) with search on over off;
-- peak memory of the whole process tree, on and off;
-- the one-body edit rebuild (warm cache: the fast path), on over off, wall and CPU;
+- peak memory of the whole process tree, on and off: resident (RSS, summed over
+  the processes: pages a forked worker shares with the build count in each) and
+  proportional (PSS: a shared page counts once, split between its sharers);
+- the one-body edit rebuild (warm cache: the fast path), --edits pairs of
+  builds, on and off alternated: on over off of the medians, wall and CPU, and
+  the spread of the pairs' ratios (lowest, quartiles, highest);
 - in headless Chromium (skipped with --no-browser), over HTTP from 127.0.0.1:
   the bytes a first query and a second one fetch (each file gzipped at level 6,
   as a host would send it; the search script, loaded with the page, counted
@@ -26,17 +30,20 @@ import argparse
 import gzip
 import json
 import re
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-import bench_build  # noqa: E402  (run(): wall time, tree peak memory, run.cpu)
+import bench_build  # noqa: E402  (MAKE_CORPUS, tree_rss_kib)
 
 STAGE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms$", re.M)
 
@@ -49,18 +56,77 @@ def corpus(n: int, work: Path, search: bool) -> Path:
     return folder
 
 
-def build(content: Path, output: Path, *flags: str) -> tuple[float, float, int, dict[str, float]]:
-    """(wall s, CPU s, peak MiB, stage -> ms) of one build."""
+def tree_pss_kib(pid: int) -> int:
+    """Proportional set size of ``pid`` and all its descendants, in KiB."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            with open(f"/proc/{current}/smaps_rollup") as handle:
+                for line in handle:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+            with open(f"/proc/{current}/task/{current}/children") as handle:
+                stack.extend(int(c) for c in handle.read().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return total
+
+
+def run(command: list[str]) -> tuple[float, float, int, int]:
+    """(wall s, CPU s of the process and its workers, peak tree RSS MiB, peak tree PSS MiB)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=ROOT)
+    peaks, done = [0, 0], threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peaks[0] = max(peaks[0], bench_build.tree_rss_kib(process.pid))
+            peaks[1] = max(peaks[1], tree_pss_kib(process.pid))
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    process.wait()
+    elapsed = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu, peaks[0] // 1024, peaks[1] // 1024
+
+
+def build(content: Path, output: Path, *flags: str, sample: bool = True) -> tuple[float, float, int, dict[str, float], int]:
+    """(wall s, CPU s, peak RSS MiB, stage -> ms, peak PSS MiB) of one build."""
     log = output.parent / "log.txt"
     output.parent.mkdir(parents=True, exist_ok=True)
     command = ["sh", "-c", f'"{sys.executable}" -m site_builder build --content "{content}" --output "{output}" '
                + " ".join(flags) + f' > "{log}" 2>&1']
-    seconds, peak = bench_build.run(command, cwd=ROOT)
+    if sample:
+        seconds, cpu, rss, pss = run(command)
+    else:  # the edits: no sampler thread beside a build of a second or so
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, check=True)
+        seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu, rss, pss = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 0, 0
     stages = {name: float(ms) for name, ms in STAGE.findall(log.read_text())}
-    return seconds, bench_build.run.cpu, peak, stages
+    return seconds, cpu, rss, stages, pss
 
 
-def measure_builds(n: int, runs: int, work: Path) -> Path:
+def spread(ratios: list[float]) -> str:
+    """Lowest, quartiles and highest of ``ratios``."""
+    ordered = sorted(ratios)
+    q = statistics.quantiles(ordered, n=4) if len(ordered) > 1 else ordered * 3
+    return f"{ordered[0]:.3f} [{q[0]:.3f} {q[1]:.3f} {q[2]:.3f}] {ordered[-1]:.3f}"
+
+
+def measure_builds(n: int, runs: int, edit_runs: int, work: Path) -> Path:
     contents = {True: corpus(n, work, True), False: corpus(n, work, False)}
     cold: dict[bool, list] = {True: [], False: []}
     count = 0
@@ -78,25 +144,29 @@ def measure_builds(n: int, runs: int, work: Path) -> Path:
     print(f"cold build, wall s: on {wall_on:6.2f}  off {wall_off:6.2f}   on/off {wall_on / wall_off:6.3f}")
     print(f"cold build, CPU s:  on {cpu_on:6.2f}  off {cpu_off:6.2f}   on/off {cpu_on / cpu_off:6.3f}"
           f"   (added: {cpu_on / cpu_off - 1:+.3f} of the rest)")
-    peak_on, peak_off = max(r[2] for r in cold[True]), max(r[2] for r in cold[False])
-    print(f"peak memory, MiB:   on {peak_on:6d}  off {peak_off:6d}   on/off {peak_on / peak_off:6.3f}")
+    for name, at in (("RSS", 2), ("PSS", 4)):
+        peak_on, peak_off = max(r[at] for r in cold[True]), max(r[at] for r in cold[False])
+        print(f"peak memory ({name}), MiB: on {peak_on:6d}  off {peak_off:6d}   on/off {peak_on / peak_off:6.3f}")
 
     sites = {on: work / f"edit-{'on' if on else 'off'}" / "output" for on in (True, False)}
     for on in (True, False):
         build(contents[on], sites[on])           # fill the cache
         build(contents[on], sites[on])           # lay down the spare
     edits: dict[bool, list] = {True: [], False: []}
-    for i in range(max(runs, 3)):
-        for on in (True, False):
+    for i in range(edit_runs):
+        for on in ((True, False) if i % 2 == 0 else (False, True)):  # each side goes first half the time
             with open(contents[on] / "terms" / "term-00042.md", "a") as handle:
                 handle.write(f"\nAn edited line {i}.\n")  # bench_build.py's edit
-            result = build(contents[on], sites[on])
+            result = build(contents[on], sites[on], sample=False)
             assert "update" in result[3], f"the edit did not take the fast path: {result[3]}"
             edits[on].append(result)
-    e_on, e_off = statistics.median(r[0] for r in edits[True]), statistics.median(r[0] for r in edits[False])
-    c_on, c_off = statistics.median(r[1] for r in edits[True]), statistics.median(r[1] for r in edits[False])
-    print(f"one-body edit, wall s: on {e_on:6.3f}  off {e_off:6.3f}   on/off {e_on / e_off:6.3f}   (target <= 1.10)")
-    print(f"one-body edit, CPU s:  on {c_on:6.3f}  off {c_off:6.3f}   on/off {c_on / c_off:6.3f}")
+    print(f"one-body edit, {edit_runs} pairs: on/off of the medians; the pairs' ratios: lowest [quartiles] highest")
+    for name, at in (("wall", 0), ("CPU", 1)):
+        on = statistics.median(r[at] for r in edits[True])
+        off = statistics.median(r[at] for r in edits[False])
+        ratios = [a[at] / b[at] for a, b in zip(edits[True], edits[False])]
+        print(f"  {name:4s} s: on {on:6.3f}  off {off:6.3f}   on/off {on / off:6.3f}   pairs {spread(ratios)}"
+              + ("   (target <= 1.10)" if name == "wall" else ""))
     return sites[True]
 
 
@@ -181,11 +251,12 @@ def measure_browser(site: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--terms", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3, help="cold builds, on and off each")
+    parser.add_argument("--edits", type=int, default=15, help="one-body edits, on and off each")
     parser.add_argument("--no-browser", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-search-") as folder:
-        site = measure_builds(args.terms, args.runs, Path(folder))
+        site = measure_builds(args.terms, args.runs, args.edits, Path(folder))
         if not args.no_browser:
             measure_browser(site)
 

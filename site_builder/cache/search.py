@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 from .. import parallel
 from ..load.config import SiteConfig
@@ -63,8 +63,8 @@ def _encode(entries: search_index.Record) -> bytes:
 
 
 def _decode(data: bytes) -> search_index.Record:
-    postings, surface = marshal.loads(data)
-    return postings, surface
+    postings, surface, pairs = marshal.loads(data)
+    return postings, surface, pairs
 
 
 PARALLEL_PAGES = 500
@@ -74,11 +74,12 @@ _shared: tuple | None = None  # what forked workers inherit (see _records)
 
 
 def _records(config: SiteConfig, todo: list[Term], bodies: Mapping[str, RenderedBody],
-             jobs: int, stem: Stemmer) -> dict[str, search_index.Record]:
-    """slug -> index entries of ``todo``, over ``jobs`` forked workers when there are many."""
+             jobs: int, stem: Stemmer) -> dict[str, bytes]:
+    """slug -> index entries of ``todo``, encoded (``_encode``: ~1 KB a page where
+    the dicts would be several), over ``jobs`` forked workers when there are many."""
     global _shared
     if jobs < 2 or len(todo) < PARALLEL_PAGES or not parallel.can_pool():
-        return {t.slug: page_record(config, stem, t, bodies[t.slug]) for t in todo}
+        return {t.slug: _encode(page_record(config, stem, t, bodies[t.slug])) for t in todo}
     _shared = (config, todo, bodies, stem.memo)
     try:
         step = -(-len(todo) // jobs)
@@ -92,11 +93,11 @@ def _records(config: SiteConfig, todo: list[Term], bodies: Mapping[str, Rendered
     return {slug: entries for part, _ in parts for slug, entries in part}
 
 
-def _index_slice(bounds: tuple[int, int]) -> tuple[list[tuple[str, search_index.Record]], dict[str, str]]:
-    """In a forked worker: the entries of one slice of the pages to index, and the stems it made."""
+def _index_slice(bounds: tuple[int, int]) -> tuple[list[tuple[str, bytes]], dict[str, str]]:
+    """In a forked worker: the encoded entries of one slice of the pages to index, and the stems it made."""
     config, todo, bodies, memo = _shared
     stem = Stemmer(config.language, dict(memo))
-    entries = [(t.slug, page_record(config, stem, t, bodies[t.slug])) for t in todo[bounds[0]:bounds[1]]]
+    entries = [(t.slug, _encode(page_record(config, stem, t, bodies[t.slug]))) for t in todo[bounds[0]:bounds[1]]]
     return entries, {w: s for w, s in stem.memo.items() if w not in memo}
 
 
@@ -111,26 +112,26 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
     keys = {t.slug: entry_key(settings, t, body_keys.get(t.slug, "")) for t in ordered}
     blobs = cache.BlobStore(store.folder / BLOBS if store.enabled else None, store.fail)
     stored = blobs.get_many(sorted(set(keys.values()))) if store.enabled else {}
+    previous = store.table(TABLE) if store.enabled else {}
+    pending = {k: v for k, v in previous.get("pending", {}).items() if k in set(keys.values())}
+    stored.update(pending)  # what fast paths indexed since: moved into the store below
     missing = [t.slug for t in ordered if keys[t.slug] not in stored]
     fill_html(missing)
-    previous = store.table(TABLE) if store.enabled else {}
     stem = Stemmer(config.language, dict(previous.get("stems", {})) if previous.get("settings") == settings else {})
     made = _records(config, [t for t in ordered if keys[t.slug] not in stored], bodies, jobs, stem)
-    records, fresh = [], {}
-    for term in ordered:
-        key = keys[term.slug]
-        if key in stored:
-            records.append(_decode(stored[key]))
-        else:
-            entries = made[term.slug]
-            records.append(entries)
-            fresh[key] = _encode(entries)
-    states = search_index.build_states(records)
-    files = search_index.files(states, [display(config, t, bodies[t.slug]) for t in ordered])
+    fresh = {keys[slug]: data for slug, data in made.items()}
+
+    def records() -> Iterator[search_index.Record]:
+        """Each page's entries in doc order, decoded one at a time (not all held at once)."""
+        for term in ordered:
+            key = keys[term.slug]
+            yield _decode(stored[key] if key in stored else fresh[key])
+
+    shards, words, pairs = search_index.assemble(records())
+    files = search_index.files(shards, [display(config, t, bodies[t.slug]) for t in ordered], pairs)
     if store.enabled:
-        blobs.put_many(fresh, live=set(keys.values()))
+        blobs.put_many({**pending, **fresh}, live=set(keys.values()))
         blobs.close()
-        words = {w: e[1] for s in states.values() for w, e in s["w"].items()}
         table = {"settings": settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,
                  "stems": stem.memo}  # every word the stemmer was asked about (never a guess)
         if store.table(TABLE) != table:
@@ -144,16 +145,21 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
     """(the files under ``search/`` that body edits change, None for a file to remove;
     ``remember()``, to call once they are written), for ``edited``: slug -> its new
     body, with HTML; None when the full build must make the index instead.
-    ``read(relative)`` gives a file of the live output."""
+    ``read(relative)`` gives a file of the live output.
+
+    The new entries are kept in the table (``pending``), not in ``search.sqlite``:
+    the table is written anyway, and the store's commit and checkpoint would cost
+    the edit more than the rest of the update (the next full build moves them)."""
     if not enabled(config):
         return {}, lambda: None
     table = store.table(TABLE)
     settings = _settings(config)
-    if not table or table.get("settings") != settings or table.get("slugs") != sorted(terms):
+    slugs = table.get("slugs") if table and table.get("settings") == settings else None
+    if slugs is None or len(slugs) != len(terms) or not all(map(terms.__contains__, slugs)):
         return None
     keys, words = dict(table["keys"]), dict(table["words"])
-    blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
-    doc_of = {slug: i for i, slug in enumerate(table["slugs"])}
+    pending = dict(table.get("pending", {}))
+    doc_of = {slug: i for i, slug in enumerate(slugs)}
     stem = Stemmer(config.language, dict(table.get("stems", {})))
     known = len(stem.memo)
     changes, fresh = [], {}
@@ -161,24 +167,24 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
         key = entry_key(settings, terms[slug], body_keys[slug])
         if key == keys.get(slug):
             continue
-        old = blobs.get_many([keys.get(slug, "")]).get(keys.get(slug, ""))
+        old = pending.get(keys.get(slug, "")) or _stored(store, keys.get(slug, ""))
         if old is None:
-            blobs.close()
             return None
-        new = page_record(config, stem, terms[slug], edited[slug])
-        changes.append((doc_of[slug], _decode(old), new))
+        old, new = _decode(old), page_record(config, stem, terms[slug], edited[slug])
+        if old[2] != new[2]:
+            return None  # the phrase pairs are the title's, aliases' and summary's: not a body edit
+        changes.append((doc_of[slug], old, new))
         fresh[key] = _encode(new)
         keys[slug] = key
     if not changes:
-        blobs.close()
         return {}, lambda: None
     touched = set().union(*(search_index.affected(old, new) for _, old, new in changes))
     try:
-        present = set(json.loads(read(f"{search_index.FOLDER}/index.json"))["keys"])
+        manifest = json.loads(read(f"{search_index.FOLDER}/index.json"))
+        present, buckets = set(manifest["keys"]), list(manifest["pairs"])
         states = {key: _state(read(f"{search_index.FOLDER}/t/{search_index.file_name(key)}.json"), words)
                   for key in sorted(touched & present)}
     except (OSError, ValueError, KeyError, TypeError, IndexError):
-        blobs.close()
         return None  # not the files the last build wrote: the full build writes them again
     for doc, old, new in changes:
         search_index.apply(states, doc, old, new)
@@ -190,14 +196,13 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
         for word in old[1].keys() - new[1].keys():
             if not any(word in s["w"] for s in states.values()):
                 words.pop(word, None)
-    blobs.close()
+    live = set(keys.values())
+    pending = {k: v for k, v in pending.items() if k in live}
+    pending.update(fresh)
 
     def remember() -> None:
         """Keep the new entries: called once the files are written (a failed write keeps the old state)."""
-        store_blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
-        store_blobs.put_many(fresh, live=set(keys.values()))
-        store_blobs.close()
-        store.save_table(TABLE, {**table, "keys": keys, "words": words,
+        store.save_table(TABLE, {**table, "keys": keys, "words": words, "pending": pending,
                                  **({"stems": stem.memo} if len(stem.memo) != known else {})})
 
     files: dict[str, bytes | None] = {}
@@ -208,8 +213,17 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
         elif key in present:
             files[name] = None  # emptied: removed
     if keys_now != present:
-        files[f"{search_index.FOLDER}/index.json"] = search_index.manifest(keys_now, len(table["slugs"]))
+        files[f"{search_index.FOLDER}/index.json"] = search_index.manifest(keys_now, len(slugs), buckets)
     return files, remember
+
+
+def _stored(store: cache.BuildCache, key: str) -> bytes | None:
+    """A page's entries as the last full build stored them."""
+    blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
+    try:
+        return blobs.get_many([key]).get(key)
+    finally:
+        blobs.close()
 
 
 def _state(data: bytes, words: Mapping[str, int]) -> dict:

@@ -7,27 +7,38 @@
   one before; ``w``: surface word -> its stem, for the words that differ from
   theirs. A query's words need only the shards of their first two characters;
 - ``search/d/<n>.json``: the pages with ids ``n * CHUNK`` up to the next:
-  ``[url, title, summary, aliases, [[heading id, heading text], ...]]``.
+  ``[url, title, summary, aliases, [[heading id, heading text], ...]]``;
+- ``search/p/<n>.json``: phrase pairs, ``"stem stem"`` -> the pages (gap-encoded
+  ids) whose title, an alias or summary has the two words side by side in that
+  order; a pair is in bucket ``pair_bucket(pair)`` of ``PAIR_BUCKETS``, so a
+  multi-word query fetches one small file per pair of adjacent words.
 
 Doc ids are the pages' places in slug order. Every file is JSON with sorted
-keys and no spaces: the same content gives the same bytes. ``states`` (one
-per shard: its postings and, beyond the file, how many pages hold each
-surface word) are what ``cache.search`` keeps to update a shard for a one-body
-edit without the rest of the site (``apply``).
+keys and no spaces: the same content gives the same bytes. A full build
+makes the shards from every page's record in one pass (``assemble``); a one-body
+edit changes the ``states`` of the shards it touches (a shard's postings by
+doc, and how many pages hold each of its surface words: ``apply``) and writes
+only those again (``shard_file``).
 """
 
 from __future__ import annotations
 
 import json
+import zlib
+from collections import Counter
+from itertools import chain
 from typing import Iterable
 
 FOLDER = "search"
 CHUNK = 32
 """Pages per ``search/d/`` file: a query's ten results fetch at most ten small files."""
-VERSION = 1
+VERSION = 2
+PAIR_BUCKETS = 64
+"""Files the phrase pairs are spread over: on the 10,000-term corpus ~15 KB each
+(~6 KB gzip), fetched only for a query of two words or more."""
 
-Record = tuple[dict[str, int], dict[str, str]]
-"""One page's entries: stem -> code, surface word -> stem (``search_text.record``)."""
+Record = tuple[dict[str, int], dict[str, str], list[str]]
+"""One page's entries: stem -> code, surface word -> stem, phrase pairs (``search_text.record``)."""
 
 
 def shard_key(word: str) -> str:
@@ -41,29 +52,58 @@ def file_name(key: str) -> str:
     return "".join(c if ("a" <= c <= "z" or "0" <= c <= "9") else f"_{ord(c):x}" for c in key)
 
 
+def pair_bucket(pair: str) -> int:
+    """The bucket of a phrase pair: the CRC-32 of its UTF-8 bytes (zlib's: C speed
+    for the ~200,000 pairs of 10,000 pages), modulo ``PAIR_BUCKETS`` (search.js ``pairBucket``)."""
+    return zlib.crc32(pair.encode("utf-8")) % PAIR_BUCKETS
+
+
+def pair_files(pair_docs: dict[str, list[int]]) -> dict[str, bytes]:
+    """``search/p/<n>.json`` for the buckets some pair is in, from pair -> its docs in order."""
+    buckets: dict[int, dict[str, list[int]]] = {}
+    for pair, found in pair_docs.items():
+        buckets.setdefault(pair_bucket(pair), {})[pair] = [b - a for a, b in zip([0, *found], found)]
+    return {f"{FOLDER}/p/{bucket}.json": _dumps(gaps) for bucket, gaps in buckets.items()}
+
+
 def _dumps(data) -> bytes:
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
-def build_states(records: list[Record]) -> dict[str, dict]:
-    """Every shard's state from every page's record (doc id = place in ``records``)."""
-    states: dict[str, dict] = {}
-    for doc, (postings, surface) in enumerate(records):
-        for stem, code in postings.items():
-            state = states.get(shard_key(stem))
-            if state is None:
-                state = states[shard_key(stem)] = {"p": {}, "w": {}}
-            state["p"].setdefault(stem, {})[doc] = code
-        for word, stem in surface.items():
-            state = states.get(shard_key(word))
-            if state is None:
-                state = states[shard_key(word)] = {"p": {}, "w": {}}
-            entry = state["w"].get(word)
-            if entry is None:
-                state["w"][word] = [stem, 1]
+def assemble(records: Iterable[Record]) -> tuple[dict[str, dict], dict[str, int], dict[str, list[int]]]:
+    """For a full build, in one pass over every page's record (doc id = its place;
+    ``records`` may be a generator, so the pages' entries need not all be held at
+    once): every shard as its file holds it (``{"p": stem -> flat gap-encoded
+    postings, "w": word -> stem}``, by shard key), how many pages hold each surface
+    word, and each phrase pair's docs. Docs come in order, so each stem's list is
+    gap-encoded as it grows (no sorting, one step a posting)."""
+    flat: dict[str, list[int]] = {}
+    last: dict[str, int] = {}
+    counts: Counter = Counter()
+    stems: dict[str, str] = {}
+    pair_docs: dict[str, list[int]] = {}
+    for doc, (codes, surface, pairs) in enumerate(records):
+        for stem, code in codes.items():
+            at = last.get(stem)
+            if at is None:
+                flat[stem] = [doc, code]
             else:
-                entry[1] += 1
-    return states
+                flat[stem] += (doc - at, code)
+            last[stem] = doc
+        counts.update(surface.keys())
+        stems.update(surface)  # a word's stem is the same on every page
+        for pair in pairs:
+            found = pair_docs.get(pair)
+            if found is None:
+                pair_docs[pair] = [doc]
+            else:
+                found.append(doc)
+    out: dict[str, dict] = {}
+    for stem, postings in flat.items():
+        out.setdefault(shard_key(stem), {"p": {}, "w": {}})["p"][stem] = postings
+    for word, stem in stems.items():
+        out.setdefault(shard_key(word), {"p": {}, "w": {}})["w"][word] = stem
+    return out, dict(counts), pair_docs
 
 
 def affected(old: Record, new: Record) -> set[str]:
@@ -112,20 +152,10 @@ def shard_file(state: dict) -> bytes:
     return _dumps({"p": postings, "w": {word: entry[0] for word, entry in state["w"].items()}})
 
 
-def state_text(state: dict) -> str:
-    """A state as text for the cache (JSON: doc ids as strings)."""
-    return json.dumps({"p": {s: {str(d): c for d, c in docs.items()} for s, docs in state["p"].items()},
-                       "w": state["w"]}, sort_keys=True, separators=(",", ":"))
-
-
-def state_from_text(text: str) -> dict:
-    data = json.loads(text)
-    return {"p": {s: {int(d): c for d, c in docs.items()} for s, docs in data["p"].items()}, "w": data["w"]}
-
-
-def manifest(keys: Iterable[str], count: int) -> bytes:
-    """``search/index.json``."""
-    return _dumps({"chunk": CHUNK, "count": count, "keys": sorted(keys), "version": VERSION})
+def manifest(keys: Iterable[str], count: int, pairs: Iterable[int]) -> bytes:
+    """``search/index.json``: the shard keys and the phrase-pair buckets there are."""
+    return _dumps({"chunk": CHUNK, "count": count, "keys": sorted(keys), "pairs": sorted(pairs),
+                   "buckets": PAIR_BUCKETS, "version": VERSION})
 
 
 def doc_files(docs: list[list]) -> dict[str, bytes]:
@@ -134,9 +164,11 @@ def doc_files(docs: list[list]) -> dict[str, bytes]:
             for start in range(0, len(docs), CHUNK)}
 
 
-def files(states: dict[str, dict], docs: list[list]) -> dict[str, bytes]:
-    """Every file under ``search/``, from the shards' states and the pages' display data."""
-    out = {f"{FOLDER}/index.json": manifest(states, len(docs)), **doc_files(docs)}
-    for key, state in states.items():
-        out[f"{FOLDER}/t/{file_name(key)}.json"] = shard_file(state)
+def files(shard_map: dict[str, dict], docs: list[list], pair_docs: dict[str, list[int]]) -> dict[str, bytes]:
+    """Every file under ``search/``, from ``assemble``'s shards and pairs and the pages' display data."""
+    pairs = pair_files(pair_docs)
+    buckets = [int(name.rsplit("/", 1)[1][:-len(".json")]) for name in pairs]
+    out = {f"{FOLDER}/index.json": manifest(shard_map, len(docs), buckets), **doc_files(docs), **pairs}
+    for key, shard in shard_map.items():
+        out[f"{FOLDER}/t/{file_name(key)}.json"] = _dumps(shard)
     return out

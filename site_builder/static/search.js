@@ -161,6 +161,66 @@
     return limit ? out.slice(0, limit) : out;
   }
 
+  var CRC = [];
+  for (var n = 0; n < 256; n++) {
+    var c = n;
+    for (var k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    CRC.push(c >>> 0);
+  }
+
+  /** search_index.pair_bucket: the CRC-32 (zlib's) of the pair's UTF-8 bytes, modulo buckets. */
+  function pairBucket(pair, buckets) {
+    var crc = 0xffffffff;
+    function add(byte) { crc = CRC[(crc ^ byte) & 255] ^ (crc >>> 8); }
+    Array.from(pair).forEach(function (ch) {
+      var n = ch.codePointAt(0);
+      if (n < 0x80) add(n);
+      else if (n < 0x800) { add(0xc0 | (n >> 6)); add(0x80 | (n & 63)); }
+      else if (n < 0x10000) { add(0xe0 | (n >> 12)); add(0x80 | ((n >> 6) & 63)); add(0x80 | (n & 63)); }
+      else { add(0xf0 | (n >> 18)); add(0x80 | ((n >> 12) & 63)); add(0x80 | ((n >> 6) & 63)); add(0x80 | (n & 63)); }
+    });
+    return ((crc ^ 0xffffffff) >>> 0) % buckets;
+  }
+
+  /** The query's adjacent word pairs, in its order (from its first words, as many as
+      queryWords keeps): [[i, j], ...] indices into queryWords(text), each pair once. */
+  function adjacent(text) {
+    var qwords = queryWords(text), out = [], seen = new Set(), last = -1;
+    words(String(text || "").slice(0, MAX_QUERY_CHARS)).some(function (word) {
+      var at = qwords.indexOf(word);
+      if (at === -1) return true;  // past the words the query keeps
+      if (last !== -1 && !seen.has(last + " " + at)) { seen.add(last + " " + at); out.push([last, at]); }
+      last = at;
+      return false;
+    });
+    return out;
+  }
+
+  /** The "stem stem" keys a pair of expanded query words may be indexed under
+      (search_text.pairs): their own stems and plural forms', never prefixes. */
+  function pairKeys(first, second) {
+    var out = [];
+    first.stems.forEach(function (w1, a) {
+      if (w1 < PLURAL) return;
+      second.stems.forEach(function (w2, b) { if (w2 >= PLURAL) out.push(a + " " + b); });
+    });
+    return out;
+  }
+
+  /** Pages with the query's words side by side first: those of hits (best first)
+      that have some of the query's adjacent pairs (pairDocs: one Set of docs per
+      pair), by how many, then score, then doc order; then the rest as they were.
+      Only the few pages with a pair are sorted again (a common word has thousands). */
+  function phraseRank(hits, pairDocs) {
+    var counts = new Map();
+    pairDocs.forEach(function (docs) { docs.forEach(function (doc) { counts.set(doc, (counts.get(doc) || 0) + 1); }); });
+    if (!counts.size) return hits;
+    var front = [], rest = [];
+    hits.forEach(function (hit) { (counts.has(hit.doc) ? front : rest).push(hit); });
+    front.sort(function (a, b) { return counts.get(b.doc) - counts.get(a.doc) || b.score - a.score || a.doc - b.doc; });
+    return front.concat(rest);
+  }
+
   /** Split text into [piece, marked] pairs, marking the words `isMatch` accepts. */
   function segments(text, isMatch) {
     var out = [], at = 0, match;
@@ -199,7 +259,7 @@
 
   /** The search engine over a fetcher: fetchJSON(relative path) -> Promise of the parsed file. */
   function engine(fetchJSON, root) {
-    var manifest = null, shards = {}, chunks = {};
+    var manifest = null, shards = {}, chunks = {}, buckets = {};
     function load(key) {
       if (!manifest.keys.has(key)) return Promise.resolve(null);
       if (!shards[key]) shards[key] = fetchJSON("search/t/" + fileName(key) + ".json");
@@ -213,13 +273,36 @@
         })).then(function () { return out; });
       });
     }
+    /** Set of docs per adjacent pair of the query (an empty Set: not side by side anywhere). */
+    function together(text, expansions) {
+      return Promise.all(adjacent(text).map(function (pair) {
+        var keys = pairKeys(expansions[pair[0]], expansions[pair[1]]);
+        return Promise.all(keys.map(function (key) {
+          var n = pairBucket(key, manifest.buckets);
+          if (!manifest.pairs.has(n)) return null;
+          if (!buckets[n]) buckets[n] = fetchJSON("search/p/" + n + ".json");
+          return buckets[n].then(function (bucket) {
+            return Object.prototype.hasOwnProperty.call(bucket, key) ? bucket[key] : null;
+          });
+        })).then(function (lists) {
+          var docs = new Set();
+          lists.forEach(function (gaps) {
+            var doc = 0;
+            (gaps || []).forEach(function (gap) { doc += gap; docs.add(doc); });
+          });
+          return docs;
+        });
+      }));
+    }
     function chunk(n) {
       if (!chunks[n]) chunks[n] = fetchJSON("search/d/" + n + ".json");
       return chunks[n];
     }
     function start() {
       if (!manifest) {
-        manifest = fetchJSON("search/index.json").then(function (m) { m.keys = new Set(m.keys); manifest = m; return m; });
+        manifest = fetchJSON("search/index.json").then(function (m) {
+          m.keys = new Set(m.keys); m.pairs = new Set(m.pairs || []); manifest = m; return m;
+        });
         return manifest;
       }
       return Promise.resolve(manifest);
@@ -238,6 +321,11 @@
           return loaded(stemKeys(expansions)).then(function (all) {
             expansions = qwords.map(function (w) { return expand(w, all); });
             var hits = rank(expansions, all);
+            return (qwords.length > 1 && hits.length > 1 ? together(text, expansions) : Promise.resolve([]))
+              .then(function (pairDocs) { return pairDocs.length ? phraseRank(hits, pairDocs) : hits; })
+              .then(function (hits) { return { hits: hits, expansions: expansions }; });
+          }).then(function (found) {
+            var hits = found.hits, expansions = found.expansions;
             var top = hits.slice(0, RESULTS);
             return Promise.all(top.map(function (hit) { return chunk(Math.floor(hit.doc / manifest.chunk)); }))
               .then(function (files) {
@@ -296,6 +384,7 @@
     fold: fold, words: words, queryWords: queryWords, shardKey: shardKey, fileName: fileName, forms: forms,
     keysFor: keysFor, expand: expand, stemKeys: stemKeys, rank: rank, segments: segments, matcher: matcher,
     describe: describe, engine: engine, fallbackSearch: fallbackSearch, RESULTS: RESULTS,
+    pairBucket: pairBucket, adjacent: adjacent, pairKeys: pairKeys, phraseRank: phraseRank,
   };
   self.GlossarySearch = api;
 

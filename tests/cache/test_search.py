@@ -150,3 +150,36 @@ def test_a_fast_path_that_fails_to_write_leaves_the_index_state_as_it_was(site, 
     monkeypatch.setattr(publish.Staging, "commit", original)
     build(content, output)
     assert search_files(output) == search_files(clean(content, tmp_path))
+
+
+def test_edits_in_a_row_keep_their_entries_in_the_table_until_a_full_build_stores_them(site, tmp_path, monkeypatch):
+    content, output = site
+    cache_folder = output.parent / ".site_builder_cache"
+    blobs = cache_folder / search_cache.BLOBS
+    wal = cache_folder / (search_cache.BLOBS + "-wal")
+    store_before = (blobs.read_bytes(), wal.read_bytes() if wal.exists() else b"")
+    for i, (slug, old, new) in enumerate([("t03", "Body 3 about", "Body 3 quixotic about"),
+                                          ("t03", "quixotic", "zealous"),
+                                          ("t08", "Body 8 about", "Body 8 zealous about")]):
+        edit(content / f"terms/{slug}.md", old, new)
+        log = build(content, output)
+        assert any("fast path" in line for line in log), (i, log)
+        assert search_files(output) == search_files(clean(content, tmp_path)), i
+    # The fast path wrote nothing to the store (no commit, no checkpoint): its entries are in the table.
+    assert (blobs.read_bytes(), wal.read_bytes() if wal.exists() else b"") == store_before
+    from site_builder.cache import store
+    table = store.BuildCache(cache_folder).table(search_cache.TABLE)
+    assert set(table["pending"]) == {table["keys"]["t03"], table["keys"]["t08"]}  # t03's first edit is gone
+    # A full build (a summary edit) moves them into the store and indexes only the page it changed.
+    indexed: list[str] = []
+    original = search_cache.page_record
+    monkeypatch.setattr(search_cache, "page_record",
+                        lambda config, stem, term, body: (indexed.append(term.slug), original(config, stem, term, body))[1])
+    edit(content / "terms/t01.md", "summary: Summary of term 1.", "summary: Another summary, of term 1.")
+    build(content, output)
+    assert indexed == ["t01"]
+    assert "pending" not in store.BuildCache(cache_folder).table(search_cache.TABLE)
+    edit(content / "terms/t08.md", "zealous", "quixotic")
+    log = build(content, output)
+    assert any("fast path" in line for line in log), log
+    assert search_files(output) == search_files(clean(content, tmp_path))

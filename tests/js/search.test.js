@@ -50,6 +50,36 @@ test("a query's words: distinct, at most eight, from a bounded prefix of the tex
   assert.deepEqual(S.queryWords("推测"), ["推", "测"]);
 });
 
+test("phrase pairs: buckets agree with the build's, pairs follow the query's order", () => {
+  const sample = ["draft model", "memori bound", "推 测", "caf\u00e9 x", "ab🚀 z", "a b"];
+  const expected = python("import json,sys\nfrom site_builder.outputs import search_index as s\n"
+    + "print(json.dumps([s.pair_bucket(p) for p in json.load(sys.stdin)]))", JSON.stringify(sample));
+  const buckets = python("from site_builder.outputs import search_index as s\nprint(s.PAIR_BUCKETS)", "");
+  assert.deepEqual(sample.map((p) => S.pairBucket(p, buckets)), expected);
+  // Indices into queryWords: each adjacent pair once, in order; a repeated word is the same index.
+  assert.deepEqual(S.adjacent("draft model"), [[0, 1]]);
+  assert.deepEqual(S.adjacent('"memory bound" draft'), [[0, 1], [1, 2]]);
+  assert.deepEqual(S.adjacent("model draft model draft"), [[0, 1], [1, 0]]);
+  assert.deepEqual(S.adjacent("draft"), []);
+  assert.deepEqual(S.adjacent("?!"), []);
+  assert.ok(S.adjacent("w ".repeat(5000)).length <= 1);
+  // The pair's keys: own stems and plural forms' stems, never what a prefix stands for.
+  const shards = { dr: { p: { draft: [0, 1], drafter: [0, 1] }, w: { drafts: "draft" } },
+    mo: { p: { model: [0, 1] }, w: { models: "model" } } };
+  assert.deepEqual(S.pairKeys(S.expand("drafts", shards), S.expand("models", shards)).sort(), ["draft model"]);
+  assert.deepEqual(S.pairKeys(S.expand("dra", shards), S.expand("model", shards)), []);
+});
+
+test("phraseRank: pages with the words side by side come first, then score, then doc order", () => {
+  // hits come best first (rank's order); docs 4 and 5 have pairs but are not hits.
+  const hits = [{ doc: 0, score: 120 }, { doc: 3, score: 90 }, { doc: 1, score: 62 }, { doc: 2, score: 62 }];
+  const ranked = S.phraseRank(hits, [new Set([2, 3, 4]), new Set([2, 5])]);
+  assert.deepEqual(ranked.map((h) => h.doc), [2, 3, 0, 1]);
+  assert.deepEqual(S.phraseRank(hits, [new Set([1, 2])]).map((h) => h.doc), [1, 2, 0, 3]);
+  assert.deepEqual(S.phraseRank(hits, [new Set()]).map((h) => h.doc), [0, 3, 1, 2]);
+  assert.deepEqual(hits.map((h) => h.doc), [0, 3, 1, 2]);  // the hits given are left as they were
+});
+
 test("plural forms are the ones [[...]] links resolve", () => {
   assert.deepEqual(S.forms("memories").map((f) => f[0]), ["memories", "memoriess", "memory", "memori", "memorie"]);
   assert.deepEqual(S.forms("cache").map((f) => f[0]), ["cache", "caches"]);
@@ -108,6 +138,8 @@ function site() {
     + "```\nsecretcodeword = 1\n```\n\nIts rate is $\\alpha^k$.\n");
   term("verifier", "title: Verifier\nsummary: The large model that checks what the drafter proposed.",
     "It scores every proposal in one memory-bound pass.\n");
+  term("memory-batch", "title: Memory batch\nsummary: Pages grouped for one pass.", "Plain text.\n");
+  term("pooling", "title: Pooling\nsummary: Batch memory is shared across requests.", "Plain text.\n");
   term("hostile", 'title: "<img src=x onerror=alert(1)>"\nsummary: "<script>alert(2)</script> & more"', "Plain.\n");
   term("sushi", "title: 寿司\nsummary: 日本の料理。\naliases: [سوشي]", "生の魚。\n");
   execFileSync(process.env.PYTHON || "python3", ["-m", "site_builder", "build", "--quiet", "--no-cache",
@@ -129,6 +161,15 @@ test("engine: a body-only phrase finds its term, under its heading", async () =>
   assert.equal(answer.results[0].href, "../draft-model/index.html#acceptance");
   const bound = await site().engine.query("memory-bound");
   assert.deepEqual(bound.results.map((r) => r.title), ["Verifier"]);
+});
+
+test("engine: a page with the query's words side by side, in order, ranks above one that merely has them", async () => {
+  // Memory batch has both words in its title (the higher score), in the other order;
+  // Pooling's summary has "batch memory" side by side.
+  assert.deepEqual((await site().engine.query("batch memory")).results.map((r) => r.title), ["Pooling", "Memory batch"]);
+  assert.deepEqual((await site().engine.query('"memory batch"')).results.map((r) => r.title), ["Memory batch", "Pooling"]);
+  assert.deepEqual((await site().engine.query("batches memories")).results.map((r) => r.title), ["Pooling", "Memory batch"]);
+  assert.ok(site().fetched.some((f) => f.startsWith("search/p/")));
 });
 
 test("engine: an alias finds its term and is named; titles rank first", async () => {

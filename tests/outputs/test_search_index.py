@@ -78,8 +78,8 @@ def test_sections_follow_headings_maths_by_alttext_code_left_out():
 
 
 def test_a_record_scores_title_over_alias_over_summary_over_body():
-    codes, surface = record("Draft model", ["drafter", "verifier aide"], "The draft is checked.",
-                            ["draft " * 30, "", "aide"], Stemmer("en"))
+    codes, surface, _ = record("Draft model", ["drafter", "verifier aide"], "The draft is checked.",
+                               ["draft " * 30, "", "aide"], Stemmer("en"))
     assert codes["draft"] == TITLE
     assert codes["drafter"] == ALIAS
     assert codes["aid"] == ALIAS + 64 * 1  # the second alias
@@ -88,6 +88,34 @@ def test_a_record_scores_title_over_alias_over_summary_over_body():
     assert surface["checked"] == "check"
     body_only = record("T", [], "S.", ["a", "", "word word"], Stemmer("en"))[0]
     assert body_only["word"] == 2 + 64 * 2  # twice, first in section 2
+
+
+def test_phrase_pairs_are_adjacent_stems_in_order_within_each_of_title_aliases_summary():
+    _, _, found = record("Draft model", ["drafting models", "assistant"], "Proposes tokens for the verifier.",
+                         ["memory bound body words"], Stemmer("en"))
+    assert "draft model" in found                                          # the title
+    assert found.count("draft model") == 1                                 # the alias's stems: the same pair, once
+    assert "propos token" in found and "the verifi" in found               # the summary, stemmed
+    assert "model draft" not in found                                      # order counts
+    assert "model assist" not in found and "assist propos" not in found    # no pair across two fields
+    assert not any("memori" in pair or "bound" in pair for pair in found)  # the body gives none
+    assert found == sorted(found)
+
+
+def test_pair_buckets_spread_pairs_and_a_multiword_title_is_found_together(tmp_path):
+    assert search_index.pair_bucket("draft model") == search_index.pair_bucket("draft model")
+    assert len({search_index.pair_bucket(f"w{i} x") for i in range(500)}) == search_index.PAIR_BUCKETS
+    content(tmp_path / "content")
+    out = built(tmp_path)
+    index = json.loads((out / "search" / "index.json").read_text())
+    assert index["buckets"] == search_index.PAIR_BUCKETS
+    names = {p.name for p in (out / "search" / "p").iterdir()}
+    assert names == {f"{n}.json" for n in index["pairs"]}
+    bucket = json.loads((out / "search" / "p" / f"{search_index.pair_bucket('draft model')}.json").read_text())
+    assert bucket["draft model"] == [1]                  # doc 1, gap-encoded from 0
+    nucleus = search_index.pair_bucket("nucleus sampl")
+    assert "nucleus sampl" not in json.loads((out / "search" / "p" / f"{nucleus}.json").read_text()) \
+        if nucleus in index["pairs"] else True           # a body phrase is not a pair
 
 
 def test_the_index_is_sharded_by_prefix_and_lists_stems_and_surface_words(tmp_path):

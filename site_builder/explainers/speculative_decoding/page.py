@@ -31,7 +31,7 @@ from altair.utils.schemapi import debug_mode
 
 from .. import base, vega
 from .. import markup as explainer_markup
-from . import charts, data, serving_charts, serving_panel
+from . import charts, data, sentences, serving_charts, serving_panel
 from .model import expected_tokens, optimal_depth, pays_off, speedup
 from .sampler import simulate_rounds
 from .serving_panel import fixed as _fixed
@@ -40,8 +40,8 @@ from .serving_panel import ratio as _ratio
 STATIC = Path(__file__).with_name("static")
 #: the widget's parts, in the order the build joins them into one classic
 #: script (each registers itself in window.SpeculativeDecoding; see their headers)
-SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-animation.js", "sd-frames.js", "sd-charts.js",
-           "sd-explainer.js"]
+SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-animation.js",
+           "sd-frames.js", "sd-charts.js", "sd-explainer.js"]
 #: the serving panel's parts, joined after its presets into a second script
 #: (``SERVING_SCRIPT``) that loads lazily with the Vega runtime: the panel sits
 #: below the fold, and the first load keeps within its budget
@@ -190,28 +190,6 @@ SLIDERS = [
 SPEEDS = [("0.5", "0.5×"), ("1", "1×"), ("2", "2×"), ("4", "4×"), ("10", "10×")]
 
 
-def _round(alpha: float, gamma: int, seed: int) -> dict:
-    """The first round of the default run, drawn in the markup for no-JS readers."""
-    r = simulate_rounds(alpha, gamma, 1, seed)
-    accepted = int(r.accepted[0])
-    rejected = int(r.first_rejection[0])
-    drafts = []
-    for j in range(gamma):
-        if j < accepted:
-            drafts.append({"state": "accepted", "glyph": "✓", "words": "accepted"})
-        elif j == rejected:
-            drafts.append({"state": "rejected", "glyph": "✗", "words": "rejected by the target"})
-        else:
-            drafts.append({"state": "discarded", "glyph": "–",
-                           "words": "discarded: drafted after the rejected token, never tested"})
-    bonus = rejected < 0
-    target = ({"kind": "bonus", "glyph": "★", "num": "bonus", "words": "bonus token from the target: every draft was accepted"}
-              if bonus else
-              {"kind": "correction", "glyph": "↺", "num": "fix",
-               "words": "correction token from the target, replacing the rejected draft"})
-    return {"accepted": accepted, "all_accepted": accepted == gamma, "drafts": drafts, "target": target}
-
-
 def _spoken(key: str, value) -> str:
     if key == "alpha":
         return f"{value * 100:g} percent of drafts accepted"
@@ -312,7 +290,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
         __package__, "figure.html",
         alpha=a, gamma=g, c=c, seed=seed, vega_src=vega_src, specs_src=specs_src, serving_src=serving_src,
         sliders=sliders, presets=[("", "Custom setting")] + [(str(i), p["label"]) for i, p in enumerate(page["presets"])],
-        speeds=SPEEDS, words=WORDS, round=_round(a, g, seed), tally=tally,
+        speeds=SPEEDS, words=WORDS, round=sentences.worked_round(a, g, c, seed), tally=tally,
         readout=readout, alts=alts, sizes=sizes, hist=hist, serving=serving_values(),
     )
 
@@ -320,11 +298,40 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 # ---------------------------------------------------------------- build
 
 
+def shipped(js: str) -> str:
+    """A part as the page gets it: without its whole-line comments (``//`` lines
+    and ``/* ... */`` blocks that start and end a line), a third of its bytes;
+    the sources under ``static/`` keep them. Lines with code on them are kept
+    whole, and a part with a backtick outside its comments (a template literal,
+    whose lines may look like comments) is shipped as it is."""
+    out: list[str] = []
+    block = False
+    for line in js.splitlines(keepends=True):
+        text = line.strip()
+        if block:
+            if "*/" in text and not text.endswith("*/"):
+                return js  # code after a comment's end: keep the part as written
+            block = not text.endswith("*/")
+            continue
+        if text.startswith("//"):
+            continue
+        if text.startswith("/*"):
+            if "*/" in text[2:] and not text.endswith("*/"):
+                return js
+            block = not (len(text) > 3 and text.endswith("*/"))
+            continue
+        if "`" in line:
+            return js
+        out.append(line)
+    return "".join(out)
+
+
 def widget_script(page_data: dict) -> bytes:
     """The one classic script of the widget: the page data, then the parts in
-    ``SCRIPTS`` order, each registering itself in ``window.SpeculativeDecoding``."""
+    ``SCRIPTS`` order (``shipped``: no comment lines), each registering itself
+    in ``window.SpeculativeDecoding``."""
     parts = [vega.js_data(NAMESPACE, "data", page_data, f"{COMMENT}: page data, then static/{', '.join(SCRIPTS)}").decode()]
-    parts += [(STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS]
+    parts += [shipped((STATIC / name).read_text(encoding="utf-8")) for name in SCRIPTS]
     return "".join(parts).encode("utf-8")
 
 
@@ -333,7 +340,7 @@ def serving_script(presets: dict) -> bytes:
     then the parts in ``SERVING_SCRIPTS`` order."""
     parts = [vega.js_data(NAMESPACE, "servingPresets", presets,
                           f"{COMMENT}: serving presets, then static/{', '.join(SERVING_SCRIPTS)}").decode()]
-    parts += [(STATIC / name).read_text(encoding="utf-8") for name in SERVING_SCRIPTS]
+    parts += [shipped((STATIC / name).read_text(encoding="utf-8")) for name in SERVING_SCRIPTS]
     return "".join(parts).encode("utf-8")
 
 
@@ -373,7 +380,8 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     serving_presets = serving_panel.presets_data()
     # the ids only: the state checks a URL's hw and pair at once; the rest comes with the panel's script
     ids = {kind: [p["id"] for p in serving_presets[kind]] for kind in ("hardware", "pairings")}
-    scripts = [ctx.add_asset(SCRIPT, widget_script({**SETTINGS, "presets": slim_presets, "serving_ids": ids}))]
+    scripts = [ctx.add_asset(SCRIPT, widget_script({**SETTINGS, "presets": slim_presets, "serving_ids": ids,
+                                                      "sentences": {"passages": sentences.CORPUS["passages"]}}))]
     serving_url = ctx.add_asset(SERVING_SCRIPT, serving_script(serving_presets))
     stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
     vega_url = vega.add_runtime(ctx, runtime)

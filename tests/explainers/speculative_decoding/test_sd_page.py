@@ -202,7 +202,8 @@ def test_one_script_the_page_data_then_the_parts_in_order(built):
     assert shipped["defaults"] == page.DEFAULTS == page.SETTINGS["defaults"]
     assert shipped["words"] == page.WORDS and [p["id"] for p in shipped["presets"]] == [p["id"] for p in data_presets()]
     rest = script.split(";\n", 1)[1]
-    assert rest == "".join((STATIC / name).read_text() for name in page.SCRIPTS)
+    # each part as shipped: without its comment lines (tests/js/sd-shipped.test.js runs them)
+    assert rest == "".join(page.shipped((STATIC / name).read_text()) for name in page.SCRIPTS)
 
 
 def test_defaults_and_words_have_one_source():
@@ -273,3 +274,11 @@ def test_the_ids_the_markup_uses_are_the_ones_it_declares(built):
     collect = _Collect()
     collect.feed(built[0].html)
     assert set(collect.ids) == base.ELEMENT_IDS["speculative-decoding"]
+
+
+def test_shipped_parts_lose_only_whole_comment_lines():
+    js = "/* header\n * more\n */\nvar a = 1; // kept: code on the line\n  // gone\n  /** one line */\nvar b = '/* not a comment */';\n"
+    assert page.shipped(js) == "var a = 1; // kept: code on the line\nvar b = '/* not a comment */';\n"
+    # anything ambiguous ships as written: code after a comment's end, a template literal
+    for odd in ("/* a */ var x = 1;\n", "/* a\n b */ var x = 1;\n", "var t = `\n// not a comment\n`;\n"):
+        assert page.shipped(odd) == odd
