@@ -56,6 +56,11 @@ TEXT_INKS = {
     "dark": {"goodInk": "#5fd38d", "badInk": "#ff8a80"},
 }
 TEXT_INKS["live"] = TEXT_INKS["light"]
+#: the "slots" theme: a placeholder string for every themed value, so each chart
+#: is built once with Altair and each theme's dict made from it (``recolour``)
+SLOT = "\u2063theme:"
+THEMES["slots"] = {key: SLOT + key for key in THEMES["light"]}
+TEXT_INKS["slots"] = {key: SLOT + key for key in TEXT_INKS["light"]}
 GOOD = "#2e9d5b"
 BAD = "#d0453b"
 WARN = "#c98a00"
@@ -75,20 +80,68 @@ KEY_SEP = "\u2002\u00b7\u2002"
 CURVE_KEY = KEY_SEP.join(["◆ best whole depth", "○ your depth", "dashed: break-even"])
 
 
-def _config(chart, theme: str):
+def top_level(theme: str) -> dict:
+    """The top-level properties every chart takes in ``theme``: its config,
+    background and padding, passed to the top chart's constructor.
+
+    As keyword arguments of one constructor, not ``configure_*`` and
+    ``properties`` calls: each such call copies the chart, and a copy of a
+    layer chart runs its constructor again, which deep-copies every layer
+    twice; the dict is the same (Altair orders keys by its schema classes)."""
     t = THEMES[theme]
     # No ARIA per mark: the plane alone has hundreds of cells, each a stop for a
     # screen reader. The view is one image, named by its description (all_specs).
-    # configure() first: it replaces the whole config the configure_* calls fill.
-    chart = chart.configure(aria=False).configure_view(stroke=None).configure_axis(
-        labelColor=t["muted"], titleColor=t["ink"], domainColor=t["muted"], tickColor=t["muted"],
-        gridColor=t["grid"], labelFontSize=11, titleFontSize=12, titleFontWeight="normal",
-    ).configure_legend(
-        labelColor=t["ink"], titleColor=t["ink"], orient="bottom", labelFontSize=11, titleFontSize=11,
-    ).configure_title(color=t["ink"], anchor="start", fontSize=13, subtitleColor=t["muted"])
-    chart = chart.configure_text(color=t["ink"])
+    config = alt.Config(
+        aria=False, view=alt.ViewConfig(stroke=None),
+        axis=alt.AxisConfig(labelColor=t["muted"], titleColor=t["ink"], domainColor=t["muted"], tickColor=t["muted"],
+                            gridColor=t["grid"], labelFontSize=11, titleFontSize=12, titleFontWeight="normal"),
+        legend=alt.LegendConfig(labelColor=t["ink"], titleColor=t["ink"], orient="bottom", labelFontSize=11,
+                                titleFontSize=11),
+        title=alt.TitleConfig(color=t["ink"], anchor="start", fontSize=13, subtitleColor=t["muted"]),
+        text=alt.MarkConfig(color=t["ink"]),
+    )
     # a little headroom: browser text metrics can put the title above y = 0
-    return chart.properties(background=t["bg"] or "transparent", padding={"left": 5, "right": 5, "top": 12, "bottom": 5})
+    return {"config": config, "background": t["bg"] or "transparent",
+            "padding": {"left": 5, "right": 5, "top": 12, "bottom": 5}}
+
+
+def ink_params(theme: str, **values) -> list:
+    """The charts' parameters: ``values`` (name -> value), then the text inks of ``theme``."""
+    return [alt.param(name=k, value=v).param for k, v in {**values, **TEXT_INKS[theme]}.items()]
+
+
+def theme_values(theme: str) -> dict[str, str]:
+    """What each placeholder of the "slots" theme stands for in ``theme``
+    (its background as ``top_level`` sets it: "transparent" when it has none)."""
+    t = THEMES[theme]
+    values = {SLOT + key: (t[key] or "transparent") if key == "bg" else t[key] for key in t}
+    values.update({SLOT + key: v for key, v in TEXT_INKS[theme].items()})
+    return values
+
+
+def recolour(spec, values: dict[str, str]):
+    """A copy of a "slots" spec (a ``to_dict`` result, no datasets) with every
+    placeholder leaf replaced by its value: the dict Altair builds for that
+    theme, key for key (``test_sd_page.test_specs_are_schema_valid`` compares
+    them), at a small fraction of a second Altair build's cost."""
+    if isinstance(spec, dict):
+        return {key: recolour(value, values) for key, value in spec.items()}
+    if isinstance(spec, list):
+        return [recolour(value, values) for value in spec]
+    if isinstance(spec, str) and spec.startswith(SLOT):
+        return values[spec]
+    return spec
+
+
+def themed(slotted: dict, themes, datasets: dict, description: str) -> dict[str, dict]:
+    """theme -> a "slots" spec (``to_dict``'s) recoloured for it, with the
+    chart's datasets (shared by the themes) and description attached, as ``spec`` does."""
+    out = {}
+    for theme in themes:
+        out[theme] = one = recolour(slotted, theme_values(theme))
+        one["datasets"] = datasets
+        one["description"] = description
+    return out
 
 
 def curve_rows(alpha: float, c: float, gamma: int) -> list[dict]:
@@ -139,12 +192,12 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
         alt.Tooltip("cost:Q", title="round cost 1 + γc", format=".3f"),
     ]
     slow = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_rect(
-        color=BAD, opacity=0.12).encode(x=alt.datum(0), x2=alt.datum(GAMMA_MAX), y=alt.datum(0), y2=alt.datum(1))
+        color=BAD, opacity=0.12).encode(x=alt.XDatum(0), x2=alt.X2Datum(GAMMA_MAX), y=alt.YDatum(0), y2=alt.Y2Datum(1))
     slow_label = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_text(
         align="right", baseline="top", dx=-4, dy=4, fontSize=11, color=alt.ExprRef(expr="badInk")).encode(
-        x=alt.datum(GAMMA_MAX), y=alt.datum(1), text=alt.value("below 1: slowdown"))
+        x=alt.XDatum(GAMMA_MAX), y=alt.YDatum(1), text=alt.TextValue("below 1: slowdown"))
     even = alt.Chart(alt.NamedData(name="curve")).transform_filter("datum.gamma == 0").mark_rule(
-        color=BAD, strokeDash=[4, 3]).encode(y=alt.datum(1))
+        color=BAD, strokeDash=[4, 3]).encode(y=alt.YDatum(1))
     line = base.mark_line(color=ACCENT, strokeWidth=2, interpolate="monotone").encode(x=x, y=y)
     points = base.transform_filter("datum.whole").mark_point(
         filled=True, color=ACCENT, size=30).encode(x=x, y=y, tooltip=tooltip)
@@ -156,13 +209,9 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     cur_rule = base.transform_filter("datum.current").mark_rule(color=WARN, strokeWidth=1.5).encode(x=x)
     cur = base.transform_filter("datum.current").mark_point(
         shape="circle", size=110, color=WARN, filled=False, strokeWidth=2.5).encode(x=x, y=y, tooltip=tooltip)
-    chart = alt.layer(slow, even, slow_label, line, points, cur_rule, cur, peak, peak_label).add_params(
-        alt.param(name="ymax", value=ymax),
-        *(alt.param(name=k, value=v) for k, v in TEXT_INKS[theme].items())).properties(
-        width=w, height=h,
-        title=alt.Title("Speedup against draft depth", subtitle=CURVE_KEY),
-    )
-    return _config(chart, theme)
+    return alt.layer(
+        slow, even, slow_label, line, points, cur_rule, cur, peak, peak_label, params=ink_params(theme, ymax=ymax),
+        width=w, height=h, title=alt.Title("Speedup against draft depth", subtitle=CURVE_KEY), **top_level(theme))
 
 
 def plane_cells(plane: dict) -> list[dict]:
@@ -206,9 +255,9 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
         c_text="format(datum.c, '.2f') + ' to ' + format(datum.c2, '.2f')",
     ).mark_rect().encode(
         x=alt.X("alpha:Q", title="acceptance rate α", scale=ax),
-        x2="a2:Q",
+        x2=alt.X2("a2:Q"),
         y=alt.Y("c:Q", title="draft cost c", scale=ax),
-        y2="c2x:Q",
+        y2=alt.Y2("c2x:Q"),
         color=alt.Color("best:Q", title="best depth",
                         scale=alt.Scale(domain=PLANE_DOMAIN, range=PLANE_RANGE),
                         legend=alt.Legend(orient="top", direction="horizontal", gradientLength=200, values=[0, 4, 8, 12, 17],
@@ -217,20 +266,17 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
                  alt.Tooltip("best_text:N", title="best depth")],
     )
     lines = alt.Chart(alt.NamedData(name="lines")).mark_line(strokeWidth=2).encode(
-        x="alpha:Q", y="c:Q", strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(
+        x=alt.X("alpha:Q"), y=alt.Y("c:Q"), strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(
             orient="bottom", direction="vertical", symbolStrokeColor=THEMES[theme]["ink"], symbolStrokeWidth=2)),
-        color=alt.value("#ffffff"),
+        color=alt.ColorValue("#ffffff"),
     )
     here = alt.Chart(alt.NamedData(name="current")).mark_point(
         shape="cross", size=160, filled=True, color=BAD, stroke="#ffffff", strokeWidth=1).encode(
-        x="alpha:Q", y="c:Q",
+        x=alt.X("alpha:Q"), y=alt.Y("c:Q"),
         tooltip=[alt.Tooltip("alpha:Q", title="your α"), alt.Tooltip("c:Q", title="your c"),
                  alt.Tooltip("best:Q", title="best depth")])
-    chart = alt.layer(heat, lines, here).properties(
-        width=w, height=h,
-        title=alt.Title("Best depth over draft quality and cost", subtitle="✚ your setting"),
-    )
-    return _config(chart, theme)
+    return alt.layer(heat, lines, here, width=w, height=h, **top_level(theme),
+                     title=alt.Title("Best depth over draft quality and cost", subtitle="✚ your setting"))
 
 
 def hist_rows(hist: dict) -> list[dict]:
@@ -256,7 +302,7 @@ def hist_chart(theme: str = "live") -> alt.Chart:
         xOffset=alt.XOffset("kind:N", sort="ascending"),
         y=alt.Y("share:Q", title="share of rounds", axis=alt.Axis(format="%")),
         color=alt.Color("kind:N", title=None, sort="ascending", scale=alt.Scale(range=[ACCENT, WARN])),
-        opacity=alt.value(0.9),
+        opacity=alt.OpacityValue(0.9),
         tooltip=[alt.Tooltip("tokens:O", title="tokens"), alt.Tooltip("kind:N", title="series"),
                  alt.Tooltip("share:Q", title="share", format=".3f")],
     ).properties(
@@ -264,7 +310,7 @@ def hist_chart(theme: str = "live") -> alt.Chart:
         title=alt.Title("Tokens per round: simulated against exact",
                         subtitle="The last bar is the full acceptance plus the bonus token"),
     )
-    return _config(chart, theme)
+    return chart.properties(**top_level(theme))  # one chart, not layers: a copy here is cheap
 
 
 def lossless_datasets(lossless: dict) -> dict[str, list[dict]]:
@@ -295,9 +341,8 @@ def lossless_chart(lossless: dict, theme: str = "live") -> alt.VConcatChart:
             tooltip=[alt.Tooltip("token:N"), alt.Tooltip("series:N"), alt.Tooltip("share:Q", format=".3f")],
         ).properties(width=w, height=h, title=alt.Title(
             f"{d['label']}: {d['n_tokens']} tokens emitted, acceptance {d['acceptance_measured']:.2f}")))
-    chart = alt.vconcat(*panels, spacing=14).properties(
-        title=alt.Title("Lossless: the output follows p whatever q is"))
-    return _config(chart, theme)
+    return alt.vconcat(*panels, spacing=14, title=alt.Title("Lossless: the output follows p whatever q is"),
+                       **top_level(theme))
 
 
 def spec(chart, datasets: dict[str, list[dict]]) -> dict:
@@ -323,16 +368,26 @@ DESCRIPTIONS = {
 numbers are in the readout and the captions, which read better than marks."""
 
 
-def all_specs(page: dict, alpha: float, c: float, gamma: int, hist_index: int, theme: str) -> dict[str, dict]:
-    """Every chart of the page as a Vega-Lite dict, for one theme."""
+def chart_parts(page: dict, alpha: float, c: float, gamma: int, hist_index: int) -> dict[str, tuple]:
+    """name -> (theme -> Altair chart, its named datasets) for every chart of
+    the page but the serving panel's, in page order: the rows are the same in
+    every theme, so they are computed once."""
     hist = page["histograms"][hist_index]
     rows = curve_rows(alpha, c, gamma)
-    specs = {
-        "curve": spec(curve_chart(theme, y_top(rows)), {"curve": rows}),
-        "plane": spec(plane_chart(theme), plane_datasets(page["plane"], alpha, c, gamma)),
-        "hist": spec(hist_chart(theme), {"hist": hist_rows(hist)}),
-        "lossless": spec(lossless_chart(page["lossless"], theme), lossless_datasets(page["lossless"])),
+    top = y_top(rows)
+    return {
+        "curve": (lambda theme: curve_chart(theme, top), {"curve": rows}),
+        "plane": (plane_chart, plane_datasets(page["plane"], alpha, c, gamma)),
+        "hist": (hist_chart, {"hist": hist_rows(hist)}),
+        "lossless": (lambda theme: lossless_chart(page["lossless"], theme), lossless_datasets(page["lossless"])),
     }
+
+
+def all_specs(page: dict, alpha: float, c: float, gamma: int, hist_index: int, theme: str) -> dict[str, dict]:
+    """Every chart of the page as a Vega-Lite dict, for one theme, each built
+    with Altair in that theme (the build recolours one build instead: ``page.themed_specs``)."""
+    specs = {name: spec(make(theme), datasets)
+             for name, (make, datasets) in chart_parts(page, alpha, c, gamma, hist_index).items()}
     for name, one in specs.items():
         one["description"] = DESCRIPTIONS[name]
     return specs

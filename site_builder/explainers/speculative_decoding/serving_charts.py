@@ -48,11 +48,11 @@ def chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     marks = alt.Chart(alt.NamedData(name="serving_marks"))
     anchor = marks.transform_filter("datum.kind == 'current'")  # one row, always there: the fixed layers hang on it
     slow = anchor.mark_rect(color=charts.BAD, opacity=0.12).encode(
-        x=alt.datum(1), x2=alt.datum(MAX_BATCH), y=alt.datum(0), y2=alt.datum(1))
-    even = anchor.mark_rule(color=charts.BAD, strokeDash=[4, 3]).encode(y=alt.datum(1))
+        x=alt.XDatum(1), x2=alt.X2Datum(MAX_BATCH), y=alt.YDatum(0), y2=alt.Y2Datum(1))
+    even = anchor.mark_rule(color=charts.BAD, strokeDash=[4, 3]).encode(y=alt.YDatum(1))
     slow_label = anchor.mark_text(align="left", baseline="top", dx=4, dy=4, fontSize=11,
                                   color=alt.ExprRef(expr="badInk")).encode(
-        x=alt.datum(1), y=alt.datum(1), text=alt.value("below 1: slowdown"))
+        x=alt.XDatum(1), y=alt.YDatum(1), text=alt.TextValue("below 1: slowdown"))
     names = series_names()
     lines = alt.Chart(alt.NamedData(name="serving")).mark_line(strokeWidth=2).encode(
         x=x, y=y,
@@ -67,40 +67,43 @@ def chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     )
     nofit_f = marks.transform_filter("datum.kind == 'nofit'")
     nofit = nofit_f.mark_rect(color=NOFIT, opacity=0.25).encode(
-        x="batch:Q", x2="batch2:Q", y=alt.datum(0), y2=alt.value(0))  # up to the plot's top edge, in pixels
+        x=alt.X("batch:Q"), x2=alt.X2("batch2:Q"), y=alt.YDatum(0), y2=alt.Y2Value(0))  # up to the plot's top edge, in pixels
     nofit_label = nofit_f.mark_text(align="left", baseline="top", dx=4, dy=4, fontSize=11).encode(
-        x="batch:Q", y=alt.value(0), text="label:N")
+        x=alt.X("batch:Q"), y=alt.YValue(0), text=alt.Text("label:N"))
     ridge_f = marks.transform_filter("datum.kind == 'ridge'")
-    ridge = ridge_f.mark_rule(color=THEME_MUTED[theme], strokeDash=[2, 2]).encode(x="batch:Q")
+    ridge = ridge_f.mark_rule(color=THEME_MUTED[theme], strokeDash=[2, 2]).encode(x=alt.X("batch:Q"))
     ridge_label = ridge_f.mark_text(align="right", baseline="bottom", dx=-3, dy=-4, fontSize=11, angle=0).encode(
-        x="batch:Q", y=alt.datum(0), text="label:N")
+        x=alt.X("batch:Q"), y=alt.YDatum(0), text=alt.Text("label:N"))
     be_f = marks.transform_filter("datum.kind == 'break_even'")
     tooltip = [alt.Tooltip("batch:Q", title="batch", format=",d"), alt.Tooltip("S:Q", title="speedup S", format=".3f")]
-    be_rule = be_f.mark_rule(color=charts.BAD, strokeWidth=1.5).encode(x="batch:Q")
+    be_rule = be_f.mark_rule(color=charts.BAD, strokeWidth=1.5).encode(x=alt.X("batch:Q"))
     be_point = be_f.mark_point(shape="diamond", size=110, color=charts.BAD, filled=True).encode(x=x, y=y, tooltip=tooltip)
     # right of its rule, or left of it near the chart's right edge, so it never runs off the plot
     be_label = be_f.mark_text(align=alt.ExprRef(expr="datum.batch > 512 ? 'right' : 'left'"),
                               dx=alt.ExprRef(expr="datum.batch > 512 ? -4 : 4"), baseline="bottom", dy=-22,
                               fontSize=11, fontWeight="bold", color=alt.ExprRef(expr="badInk")).encode(
-        x="batch:Q", y=alt.datum(1), text="label:N")
+        x=alt.X("batch:Q"), y=alt.YDatum(1), text=alt.Text("label:N"))
     cur_f = marks.transform_filter("datum.kind == 'current'")
     cur = cur_f.mark_point(shape="circle", size=110, color=charts.WARN, filled=False, strokeWidth=2.5).encode(
         x=x, y=y, tooltip=tooltip)
-    layered = alt.layer(slow, even, slow_label, lines, nofit, nofit_label, ridge, ridge_label,
-                        be_rule, be_point, be_label, cur).add_params(
-        alt.param(name="ymax", value=ymax),
-        *(alt.param(name=k, value=v) for k, v in charts.TEXT_INKS[theme].items())).properties(
-        width=w, height=h,
-        title=alt.Title("Speedup against batch size",
-                        subtitle=charts.KEY_SEP.join(["○ your batch", "◆ first slowdown", "dotted: ridge", "grey: does not fit"])),
-    )
-    return charts._config(layered, theme)
+    # one constructor with every top-level property (charts.top_level says why)
+    return alt.layer(slow, even, slow_label, lines, nofit, nofit_label, ridge, ridge_label,
+                     be_rule, be_point, be_label, cur, params=charts.ink_params(theme, ymax=ymax),
+                     width=w, height=h, **charts.top_level(theme),
+                     title=alt.Title("Speedup against batch size", subtitle=charts.KEY_SEP.join(
+                         ["○ your batch", "◆ first slowdown", "dotted: ridge", "grey: does not fit"])))
 
+
+def parts(state: dict) -> tuple:
+    """(theme -> the Altair chart at ``state``, its named datasets), as ``charts.chart_parts``."""
+    data = chart_rows(state)
+    top = charts.y_top(data["serving"])
+    return (lambda theme: chart(theme, top)), data
 
 
 def spec(state: dict, theme: str) -> dict:
     """The chart's Vega-Lite dict at ``state``, its datasets attached, for one theme."""
-    data = chart_rows(state)
-    out = charts.spec(chart(theme, charts.y_top(data["serving"])), data)
+    make, data = parts(state)
+    out = charts.spec(make(theme), data)
     out["description"] = DESCRIPTION
     return out

@@ -124,10 +124,12 @@ def test_charts_validate_against_vega_lite():
 
 @pytest.mark.parametrize("theme", page.THEMES)
 def test_specs_are_schema_valid(theme):
-    # The build makes its specs with Altair's checks off (page.theme_specs);
-    # this is where they are checked: every spec of every theme, datasets
-    # attached, against the Vega-Lite schema, and equal to what Altair makes
-    # with its checks on (each object checked as it is made, to_dict validating).
+    # The build makes its specs with Altair's checks off, each chart built once
+    # in the "slots" theme and recoloured per theme (page.themed_specs); this is
+    # where they are checked: every spec of every theme, datasets attached,
+    # against the Vega-Lite schema, and equal, key order included, to what
+    # Altair makes in that theme with its checks on (each object checked as it
+    # is made, to_dict validating).
     page_data = data.page_data()
     fast = page.theme_specs(page_data, theme)
     assert set(fast) == {"curve", "plane", "hist", "lossless", "serving"}
@@ -138,6 +140,8 @@ def test_specs_are_schema_valid(theme):
         checked = charts.all_specs(page_data, a, c, g, page.HIST_INDEX, theme)
         checked["serving"] = serving_charts.spec(page.DEFAULTS, theme)
     assert fast == checked
+    assert json.dumps(fast) == json.dumps(checked)  # the SVGs follow the specs' key order
+    assert charts.SLOT not in json.dumps(fast)
 
 
 def test_schema_check_catches_a_broken_spec():
