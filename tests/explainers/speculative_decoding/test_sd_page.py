@@ -144,6 +144,22 @@ def test_specs_are_schema_valid(theme):
     assert charts.SLOT not in json.dumps(fast)
 
 
+def test_each_chart_is_built_once_with_altair_and_recoloured(monkeypatch):
+    # The cost the build saves: one Altair build per chart, in the "slots"
+    # theme, not one per theme (test_specs_are_schema_valid holds the
+    # recoloured dicts to Altair's own per-theme builds).
+    built = []
+    real = charts.top_level
+    monkeypatch.setattr(charts, "top_level", lambda theme: built.append(theme) or real(theme))
+    specs = dict(page.themed_specs(data.page_data()))
+    assert built == ["slots"] * len(specs) == ["slots"] * 5
+    assert {theme for by_theme in specs.values() for theme in by_theme} == set(page.THEMES)
+    slotted = charts.top_level("slots")["config"].to_dict()
+    assert slotted["axis"]["labelColor"] == charts.SLOT + "muted"
+    assert charts.recolour(slotted, charts.theme_values("dark"))["axis"]["labelColor"] == charts.THEMES["dark"]["muted"]
+    assert charts.theme_values("live")[charts.SLOT + "bg"] == "transparent"  # no background: as Altair's build sets it
+
+
 def test_schema_check_catches_a_broken_spec():
     spec = page.theme_specs(data.page_data(), "light")["curve"]
     spec["layer"][0]["mark"]["type"] = "no-such-mark"
