@@ -137,9 +137,10 @@ def test_url_state_and_junk(browser, built_site):
     defaults = page.evaluate("SpeculativeDecoding.state.DEFAULTS")
     assert page.evaluate("SpeculativeDecoding.instance.store.get()") == {**defaults, "alpha": 0.42, "gamma": 7, "c": 0.125, "seed": 99}
     assert page.input_value("#sd-gamma") == "7"
+    # junk (not a number) falls back to the default; a number out of range is clamped
     page.goto(base + "?alpha=NaN&gamma=1e9&c=-1&seed=text")
     page.wait_for_selector(READY, state="attached")
-    assert page.evaluate("SpeculativeDecoding.instance.store.get()") == page.evaluate("SpeculativeDecoding.state.DEFAULTS")
+    assert page.evaluate("SpeculativeDecoding.instance.store.get()") == {**defaults, "gamma": 16, "c": 0}
     context.close()
 
 
@@ -291,7 +292,7 @@ def test_wide_screen_two_columns(browser, http_server):
     rem = box["rem"]
     assert box["fig"] >= 60 * rem and box["fig"] <= 72 * rem + 1, box
     assert box["prose"] <= 42 * rem + 1, box  # the prose keeps its reading measure
-    assert box["curve"]["left"] >= box["anim"]["right"], "animation left, readout and curve right"
+    assert box["anim"]["left"] >= box["curve"]["right"], "sliders, curve and readout left, the rounds right"
     assert abs(box["curve"]["top"] - box["anim"]["top"]) < 2
     assert box["chart"] > 0.8 * box["curve"]["width"], "the live curve fills its column"
     context.close()
@@ -401,7 +402,7 @@ CONTRAST = """(selectors) => {
 #: legend, tally, controls, captions, and the live charts' own text
 CONTRAST_TEXT = [
     ".sd-readout dt", ".sd-readout dd", ".sd-verdict", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-tok .sd-num",
-    ".sd-lane-label", ".sd-text-label", ".sd-text-old", ".sd-text-new",
+    ".sd-lane-label", ".sd-text", ".sd-text-old", ".sd-text-new",
     ".sd-phase", ".sd-plain", ".sd-verify", ".sd-legend .sd-key", ".sd-tally dt", ".sd-tally dd", ".sd-hint",
     ".sd-citation", ".sd-seed", ".sd-caption", ".sd-panel-title", ".sd-control label", ".sd-control output",
     ".sd-explainer button", ".sd-explainer legend", "[data-chart] .sd-vega svg text",
@@ -424,7 +425,7 @@ def test_text_contrast(browser, http_server, scheme):
     page.wait_for_timeout(300)
     results = page.evaluate(CONTRAST, CONTRAST_TEXT)
     checked = {r["sel"] for r in results}
-    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-text-new", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
+    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-text-old", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
                        "[data-chart=serving] .sd-vega svg text", ".sd-readout-serving .sd-verdict"}, checked
     states = page.evaluate("[...new Set([...document.querySelectorAll('.sd-tok')].map(t => t.dataset.state))].sort()")
     assert {"accepted", "rejected", "discarded", "target"} <= set(states), states

@@ -133,19 +133,10 @@
     return [{ alpha: s.alpha, c: s.c, gamma: s.gamma, S: M.speedup(s.alpha, s.gamma, s.c), best: M.optimalDepth(s.alpha, s.c, BEST_SEARCH) }];
   }
 
-  function histRows(run) {
-    var p = M.tokenDistribution(run.alpha, run.gamma);
-    var rows = [];
-    for (var k = 1; k < p.length; k++) {
-      rows.push({ tokens: k, kind: "exact", share: p[k] });
-      rows.push({ tokens: k, kind: "simulated", share: run.rounds ? run.histogram[k] / run.rounds : 0 });
-    }
-    return rows;
-  }
-
   function create(figure, store, animation) {
     var views = {};
     var sets = {}; // view name -> {dataset name: true}
+    var builtHist = null; // the histogram's build-time rows (see sd-model.js histogramRows)
     var shown = {}; // view name -> the state its "current" row shows
     var ready;
     var last = Promise.resolve();
@@ -202,7 +193,7 @@
         var v = views[name], has = sets[name], touched = false;
         if (state && has.curve && setCurve(v, s)) touched = true;
         if (rest && has.current && shown[name] !== key) { v.data("current", currentRow(s)); shown[name] = key; touched = true; }
-        if (rest && has.hist) { v.data("hist", histRows(animation.run())); touched = true; }
+        if (rest && has.hist) { v.data("hist", M.histogramRows(animation.run(), builtHist)); touched = true; }
         if ((rest || servingNow) && has.serving && shown[name] !== servingKey(s)) {
           setServing(v, s);
           shown[name] = servingKey(s);
@@ -322,6 +313,7 @@
               setInks(view);
               fitToContainer(name, view, c);
               sets[name] = {};
+              if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
               ["current", "curve", "hist", "serving"].forEach(function (d) {
                 if (hasData(view, d)) sets[name][d] = true;
               });
@@ -388,7 +380,7 @@
     yTop: yTop,
     Y_TOPS: Y_TOPS,
     HEADROOM: HEADROOM,
-    histRows: histRows,
+    histRows: M.histogramRows, // sd-model.js: the tests know it as charts'
     createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
     fitSize: fitSize,
     pictureFit: F.pictureFit, // sd-frames.js
