@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from conftest_explainer import Watch
+from conftest_explainer import Watch, bring_charts_near
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +32,7 @@ def open_page(browser, **context_args):
 def wait_all_live(page):
     """Every chart's live view built (the static SVGs replaced), so that nothing
     but the action under test can move the page."""
+    bring_charts_near(page)  # the charts load when one nears the viewport (or a control is used)
     page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
     page.evaluate("document.querySelector('.sd-more').scrollIntoView()")
     page.wait_for_function("document.querySelectorAll('.sd-chart[data-live=true]').length === 5")
