@@ -33,10 +33,9 @@ def build(content: Path, output: Path) -> tuple[float, float, dict[str, float]]:
     return wall, cpu, figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+def compare(runs: int) -> dict[str, tuple[float, float]]:
+    """Print this repository's cold build against the no-explainer build,
+    ``runs`` of each alternated; return their medians, name -> (wall, CPU) seconds."""
     work = Path(tempfile.mkdtemp(prefix="bench-first-"))
     try:
         with_explainer = work / "with"
@@ -46,23 +45,30 @@ def main() -> None:
         for term in (without / "terms").rglob("*.md"):
             text = term.read_text(encoding="utf-8")
             term.write_text(re.sub(r"^explainer:.*\n", "", text, count=1, flags=re.M), encoding="utf-8")
-        runs: dict[str, list] = {"with": [], "without": []}
-        for i in range(args.runs):
+        results: dict[str, list] = {"with": [], "without": []}
+        for i in range(runs):
             for name, content in (("with", with_explainer), ("without", without)):
-                runs[name].append(build(content, work / f"out-{name}-{i}" / "output"))
-        print(f"This repository's content/, cold --no-cache builds, {args.runs} each, alternated (median):")
+                results[name].append(build(content, work / f"out-{name}-{i}" / "output"))
+        print(f"This repository's content/, cold --no-cache builds, {runs} each, alternated (median):")
         medians = {}
-        for name, results in runs.items():
-            wall = statistics.median(r[0] for r in results)
-            cpu = statistics.median(r[1] for r in results)
-            stages = {s: statistics.median(r[2].get(s, 0.0) for r in results) for s in results[0][2]}
+        for name, found in results.items():
+            wall = statistics.median(r[0] for r in found)
+            cpu = statistics.median(r[1] for r in found)
+            stages = {s: statistics.median(r[2].get(s, 0.0) for r in found) for s in found[0][2]}
             medians[name] = (wall, cpu)
             print(f"  {name + ' explainer':<18} wall {wall:6.2f} s   CPU {cpu:6.2f} s   "
                   + "  ".join(f"{s} {ms:.0f}" for s, ms in stages.items()))
         print(f"  ratio (with / without): wall {medians['with'][0] / medians['without'][0]:.2f}x, "
               f"CPU {medians['with'][1] / medians['without'][1]:.2f}x   (target <= 3x)")
+        return medians
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    compare(parser.parse_args().runs)
 
 
 if __name__ == "__main__":

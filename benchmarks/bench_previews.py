@@ -55,7 +55,9 @@ def cards(count: int) -> list[tuple[str, str]]:
     return made
 
 
-def per_card(count: int, level: int | None = None) -> None:
+def per_card(count: int, level: int | None = None) -> dict[str, float]:
+    """Print the CPU of one card over ``count`` cards (and the PNG sizes); return
+    {"median_ms", "mean_ms"} (the mean counts the process's first card)."""
     from site_builder.outputs import fonts, preview
 
     painter = preview.painter("en") if level is None else preview.Painter(fonts.font_set("en"))
@@ -79,9 +81,12 @@ def per_card(count: int, level: int | None = None) -> None:
           f"(zlib level {preview.COMPRESS_LEVEL})")
     if level is not None:
         preview.COMPRESS_LEVEL = default
+    return {"median_ms": statistics.median(times) * 1000, "mean_ms": total / count * 1000}
 
 
-def builds(n: int, runs: int, work: Path) -> None:
+def builds(n: int, runs: int, work: Path) -> dict[str, float]:
+    """Print the default build of the ``n``-term corpus against the like-for-like one;
+    return their medians: {"on_wall", "off_wall", "on_cpu", "off_cpu"} in seconds."""
     content = work / f"corpus-{n}"
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_corpus.py"), str(n), str(content / "terms")],
                    check=True, stdout=subprocess.DEVNULL)
@@ -101,6 +106,7 @@ def builds(n: int, runs: int, work: Path) -> None:
     print(f"{n:>6} terms: default {on:6.2f} s wall {on_cpu:6.2f} s CPU | like-for-like {off:6.2f} s wall "
           f"{off_cpu:6.2f} s CPU | ratio {on / off:4.2f}x wall, {on_cpu / off_cpu:4.2f}x CPU (target 3x; "
           f"median of {runs})")
+    return {"on_wall": on, "off_wall": off, "on_cpu": on_cpu, "off_cpu": off_cpu}
 
 
 def main() -> None:

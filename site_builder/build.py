@@ -36,6 +36,7 @@ from .explainers import base as explainers
 from .load.config import SiteConfig, load_config
 from .load.preload import Preload
 from .names import NameIndex
+from .outputs import Linker
 from .publish import InPlace, Staging, check_output
 from .render.pages import compile_templates
 from .render.site import site_assets, site_renderer
@@ -114,6 +115,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             preloaded.discard()  # a no-op once its result was taken
         if not caller_froze:
             gc.unfreeze()  # the build froze what it loaded: give a library caller its collector back
+        explainers.release(failed=True)  # a no-op unless the build stopped before its compute stage ended
 
 
 def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.BuildCache | None,
@@ -141,6 +143,13 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         fast.seconds = time.perf_counter() - started
         return fast
 
+    # A fresh explainer build waits on workers and imports: start them now,
+    # so they run while the build validates and renders the bodies.
+    fresh = explainer_cache.uncached(terms, store)
+    if fresh:
+        with _stage("prepare", log):
+            explainers.prepare(fresh, options.jobs or default_jobs())
+
     with _stage("validate", log):
         problems += validate.check_terms(terms)
         problems += validate.check_aliases(terms)
@@ -162,8 +171,13 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     assets = site_assets()
     with _stage("compute", log):
         built = {term.slug: explainer_cache.build_cached(term, assets, store) for term in terms if term.explainer}
+        explainers.release()  # before the render stage forks its workers
 
     if not options.write:
+        # What the preview cards would warn about, found without drawing them.
+        fonts = Linker(config, terms, bodies, backlinks, built, assets).font_problems() if config.makes_previews else []
+        _raise_if_failing(problems + fonts, options.strict)
+        report.warnings += fonts
         report.seconds = time.perf_counter() - started
         return report
 
@@ -184,6 +198,10 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store,
                                                              reserved),
                 meanwhile=site_files)
+            # Known only once the previews are made (which characters no font
+            # has): under --strict it fails the build as any warning does,
+            # before anything is written.
+            _raise_if_failing(problems + linker.preview_problems, options.strict)
         except BaseException:
             staging.abort()
             raise

@@ -16,10 +16,21 @@ TABLE = "explainers"
 """Cache table: key -> (the explainer's build, the assets it added)."""
 
 
+def _key(term: Term) -> str:
+    return cache.key(cache.code_version(), term.explainer, term.slug)
+
+
+def uncached(terms: list[Term], store: cache.BuildCache) -> set[str]:
+    """The explainers some term names whose build is not in the cache: the ones
+    ``build_cached`` will run (what ``explainers.prepare`` gets ready)."""
+    table = store.table(TABLE)
+    return {term.explainer for term in terms if term.explainer and _key(term) not in table}
+
+
 def build_cached(term: Term, assets: AssetStore, store: cache.BuildCache) -> explainers.ExplainerBuild:
     """Build the explainer ``term`` names (or take it from the cache), adding its assets to ``assets``."""
     table = store.table(TABLE)
-    entry_key = cache.key(cache.code_version(), term.explainer, term.slug)
+    entry_key = _key(term)
     hit = table.get(entry_key)
     if hit is not None:
         built, added = hit

@@ -31,6 +31,7 @@ from ..markup.render import Link, RenderedBody
 from ..markup.stage import render_one
 from ..names import NameIndex
 from ..validate.aliases import plan_redirects
+from ..validate.checks import check_placement
 from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
@@ -136,6 +137,8 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         old_body = RenderedBody.from_record(old)
         if body.problems or body.anchors != old_body.anchors or body.headings != old_body.headings:
             return None  # other pages' links and the inventories depend on these
+        if check_placement(term, body):
+            return None  # a marker where no explainer is: the full build reports it
         for link in body.links:
             target = link.slug or term.slug
             anchors = body.anchors if target == term.slug else _anchors(markdown, body_keys, target)
@@ -277,6 +280,14 @@ class _CachedBody:
     @property
     def headings(self) -> list[tuple[int, str, str]]:
         return [tuple(h) for h in self._record[3]]
+
+    @property
+    def opening(self) -> int | None:
+        return self._record[4]
+
+    @property
+    def marker_line(self) -> int | None:
+        return self._record[5]
 
 
 def _anchors(markdown: dict, body_keys: dict[str, str], slug: str) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Union
+from typing import Callable, Iterable, Iterator, Union
 
 GROUP = "site_builder.explainers"
 """The entry-point group explainers register in (``pyproject.toml``:
@@ -43,7 +43,8 @@ class ExplainerBuild:
     """What an explainer hands back to the build."""
 
     html: str
-    """Markup inserted above the prose. No inline scripts or styles (CSP)."""
+    """Markup placed in the prose: after its opening section, or at its marker
+    (``markup.placement``). No inline scripts or styles (CSP)."""
     files: dict[str, bytes] = field(default_factory=dict)
     """Extra files written beside the page, keyed by name relative to the page's folder."""
     scripts: list[str] = field(default_factory=list)
@@ -55,6 +56,9 @@ class ExplainerBuild:
 
 
 BuildStep = Callable[[ExplainerContext], ExplainerBuild]
+Release = Callable[..., None]
+"""What a prepare step returns: ``release(failed=False)`` frees what it started."""
+PrepareStep = Callable[[int], Union[Release, None]]
 
 
 @dataclass(frozen=True)
@@ -77,13 +81,29 @@ class Explainer:
     ``site_builder`` the bytes of its files count too."""
     build: Union[str, BuildStep]
     """The build step, or ``"module:function"`` naming it, imported when needed."""
+    prepare: Union[str, PrepareStep, None] = None
+    """Optional: ``prepare(jobs) -> release or None``, or ``"module:function"``
+    naming it. The build calls it as soon as it knows the build step will run
+    (a term names the explainer and its cache has no entry), before the
+    validation and markdown stages, with the number of cores it may use: time
+    to start what the build step will wait on (worker processes, imports).
+    The ``release()`` it returns runs after the compute stage, or with
+    ``failed=True`` when the build stops early."""
 
     def build_step(self) -> BuildStep:
         """The build step, importing its module first when given by name."""
-        if callable(self.build):
-            return self.build
-        module, _, attribute = self.build.partition(":")
-        return getattr(importlib.import_module(module), attribute or "build")
+        return _resolve(self.build, "build")
+
+    def prepare_step(self) -> PrepareStep | None:
+        """The prepare step, if any, importing its module first when given by name."""
+        return None if self.prepare is None else _resolve(self.prepare, "prepare")
+
+
+def _resolve(step, default: str):
+    if callable(step):
+        return step
+    module, _, attribute = step.partition(":")
+    return getattr(importlib.import_module(module), attribute or default)
 
 
 class ExplainerError(Exception):
@@ -206,6 +226,31 @@ def reserved_ids() -> frozenset[str]:
     stage keeps term bodies' headings off them on every page, so a page's
     anchors do not move when an explainer is added to it."""
     return frozenset().union(*ELEMENT_IDS.values())
+
+
+_RELEASE: list[Release] = []
+"""What the prepare steps of the running build returned, for ``release``."""
+
+
+def prepare(names: Iterable[str], jobs: int) -> None:
+    """Run the prepare step of each explainer in ``names`` that has one (see
+    ``Explainer.prepare``); ``release`` undoes them. A name that is not
+    installed is skipped: validation reports it."""
+    for name in sorted(set(names)):
+        try:
+            step = REGISTRY[name].prepare_step()
+        except (KeyError, ExplainerError):
+            continue
+        if step is not None:
+            release = step(jobs)
+            if release is not None:
+                _RELEASE.append(release)
+
+
+def release(failed: bool = False) -> None:
+    """Free what ``prepare`` started (``failed``: the build stopped early); safe to call twice."""
+    while _RELEASE:
+        _RELEASE.pop()(failed=failed)
 
 
 def build(name: str, ctx: ExplainerContext) -> ExplainerBuild:

@@ -31,6 +31,7 @@ from markdown.util import AMP_SUBSTITUTE
 from ..names import NameIndex
 from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
 from .attributes import EXTERNAL_SCHEMES, attribute_line, strip_unsafe_attributes
+from . import placement
 from .locate import SourceLocator
 from .source import FENCE_RE, outside_fences, prepare_source
 
@@ -65,17 +66,23 @@ class RenderedBody:
     """``(line, message)`` for an error, ``(line, message, "warning")`` for a warning."""
     headings: list[tuple[int, str, str]] = field(default_factory=list)
     """(level, id, text) of every heading, for a table of contents."""
+    opening: int | None = None
+    """Characters of ``html`` before the place an explainer's figure goes (the
+    marker, or the first heading); None: after the whole body (``placement``)."""
+    marker_line: int | None = None
+    """The line of the explainer marker, when the body has one."""
 
     def to_record(self) -> tuple:
         """Everything but the HTML, as plain values for the build cache."""
-        return (self.anchors, [tuple(link) for link in self.links], self.problems, self.headings)
+        return (self.anchors, [tuple(link) for link in self.links], self.problems, self.headings,
+                self.opening, self.marker_line)
 
     @classmethod
     def from_record(cls, record: tuple, html: str | None = None) -> "RenderedBody":
         """The body ``to_record`` described (its HTML given separately)."""
-        anchors, links, problems, headings = record
+        anchors, links, problems, headings, opening, marker_line = record
         return cls(html, anchors, [_as_link(Link, link) for link in links],
-                   [tuple(p) for p in problems], [tuple(h) for h in headings])
+                   [tuple(p) for p in problems], [tuple(h) for h in headings], opening, marker_line)
 
 
 class _State:
@@ -112,6 +119,9 @@ class _SourcePass(Preprocessor):
         state.source = lines
         out, scan = prepare_source(lines, state.first_line, self.md.htmlStash.store, state.names.resolve)
         state.result.problems.extend(scan.problems)
+        if placement.has_marker("\n".join(out)):
+            state.result.marker_line, found = placement.mark(out, state.first_line)
+            state.result.problems.extend(found)
         state.link_lines = scan.link_lines
         state.prepared = out
         state.stashed = self.md.htmlStash.rawHtmlBlocks
@@ -158,6 +168,8 @@ class _LinkPass(Treeprocessor):
         holder = root.find(_PLACEHOLDER)
         if holder is not None:
             root.remove(holder)
+        if result.marker_line is None:
+            placement.place(root)  # the explainer's default place: before the first heading
         for element in root.iter():
             if not element.attrib:
                 continue  # every step below starts from an attribute (most elements have none)
@@ -355,7 +367,10 @@ class BodyRenderer:
             self.state = None
             return RenderedBody(html="", problems=[(first_line, "markdown is nested too deeply to render")])
         result = self.state.result
-        result.html = _tidy(html)
+        result.html, result.opening, alone = placement.split(html, _tidy)
+        if not alone and all(p[0] != result.marker_line for p in result.problems):
+            result.problems.append((result.marker_line, f"the explainer marker {placement.MARKER} must be at the "
+                                    "top level of the body, not inside a list, a quote or an HTML block"))
         self.state = None
         return result
 

@@ -112,9 +112,14 @@ class PageRenderer:
     def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:
         """The HTML of one term page."""
         context = self._common("../")
+        html = body.html
+        # The figure goes after the body's opening section, or where its marker
+        # says (markup.placement); without a figure the body stays whole.
+        cut = (len(html) if body.opening is None else body.opening) if explainer else 0
         context.update(
             term=term,
-            body_html=body.html,
+            opening_html=html[:cut],
+            body_html=html[cut:],
             related=[self.link(slug) for slug in term.related],
             backlinks=[self.link(slug) for slug in backlinks],
             explainer_html=explainer.html if explainer else "",

@@ -54,8 +54,17 @@ def check_terms(terms: list[Term]) -> list[Problem]:
     return problems
 
 
+def check_placement(term: Term, body: RenderedBody) -> list[Problem]:
+    """An explainer marker (``markup.placement``) only in a term that names an explainer."""
+    if body.marker_line is None or term.explainer:
+        return []
+    return [Problem(term.path, body.marker_line, "an explainer marker, but this term names no explainer "
+                    "(front matter 'explainer: <name>'): remove the marker or name one")]
+
+
 def check_links(terms: list[Term], bodies: Mapping[str, RenderedBody]) -> list[Problem]:
-    """Every internal link must reach an existing term and, when it names one, an anchor."""
+    """Every internal link must reach an existing term and, when it names one, an
+    anchor; the body's own problems, and an explainer marker only where an explainer is."""
     anchors = {slug: set(body.anchors) for slug, body in bodies.items()}
     problems: list[Problem] = []
     for term in terms:
@@ -63,6 +72,7 @@ def check_links(terms: list[Term], bodies: Mapping[str, RenderedBody]) -> list[P
         if body is None:
             continue
         problems.extend(Problem(term.path, line, message, *severity) for line, message, *severity in body.problems)
+        problems.extend(check_placement(term, body))
         for link in body.links:
             target = link.slug or term.slug
             if link.anchor and link.anchor not in anchors.get(target, ()):

@@ -137,9 +137,10 @@ def test_url_state_and_junk(browser, built_site):
     defaults = page.evaluate("SpeculativeDecoding.state.DEFAULTS")
     assert page.evaluate("SpeculativeDecoding.instance.store.get()") == {**defaults, "alpha": 0.42, "gamma": 7, "c": 0.125, "seed": 99}
     assert page.input_value("#sd-gamma") == "7"
+    # junk (not a number) falls back to the default; a number out of range is clamped
     page.goto(base + "?alpha=NaN&gamma=1e9&c=-1&seed=text")
     page.wait_for_selector(READY, state="attached")
-    assert page.evaluate("SpeculativeDecoding.instance.store.get()") == page.evaluate("SpeculativeDecoding.state.DEFAULTS")
+    assert page.evaluate("SpeculativeDecoding.instance.store.get()") == {**defaults, "gamma": 16, "c": 0}
     context.close()
 
 
@@ -256,11 +257,13 @@ def test_without_javascript(browser, built_site):
     page.goto(url)
     imgs = page.locator(".sd-chart img")
     assert imgs.count() == 5
-    page.locator(".sd-panel-serving").scroll_into_view_if_needed()  # the lowest picture loads too
     for i in range(5):
         img = imgs.nth(i)
         assert int(img.get_attribute("width")) > 0 and int(img.get_attribute("height")) > 0
         assert len(img.get_attribute("alt")) > 40
+        assert img.get_attribute("loading") == "lazy"  # each picture loads as the reader nears it
+        img.scroll_into_view_if_needed()
+        img.evaluate("i => i.complete || new Promise(r => i.addEventListener('load', r))")
         assert img.evaluate("i => i.complete && i.naturalWidth > 0")
     assert page.locator("fieldset.sd-controls[disabled]").count() == 1
     assert page.locator(".sd-round-current .sd-tok[data-state=target]").count() == 1
@@ -271,6 +274,7 @@ def test_without_javascript(browser, built_site):
 def test_narrow_screen_fits(browser, http_server):
     context, page = open_page(browser, "", viewport={"width": 320, "height": 700})
     page.goto(f"{http_server.url}/{PATH}?gamma=16")
+    page.focus("#sd-gamma")  # no chart is near the viewport at load here: the slider's use loads them
     wait_live(page)
     page.click("[data-action=step]")
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
@@ -288,7 +292,7 @@ def test_wide_screen_two_columns(browser, http_server):
     rem = box["rem"]
     assert box["fig"] >= 60 * rem and box["fig"] <= 72 * rem + 1, box
     assert box["prose"] <= 42 * rem + 1, box  # the prose keeps its reading measure
-    assert box["curve"]["left"] >= box["anim"]["right"], "animation left, readout and curve right"
+    assert box["anim"]["left"] >= box["curve"]["right"], "sliders, curve and readout left, the rounds right"
     assert abs(box["curve"]["top"] - box["anim"]["top"]) < 2
     assert box["chart"] > 0.8 * box["curve"]["width"], "the live curve fills its column"
     context.close()
@@ -397,7 +401,8 @@ CONTRAST = """(selectors) => {
 #: text of the figure: readout, tokens (every state, the history included), lanes,
 #: legend, tally, controls, captions, and the live charts' own text
 CONTRAST_TEXT = [
-    ".sd-readout dt", ".sd-readout dd", ".sd-verdict", ".sd-tok .sd-glyph", ".sd-tok .sd-num", ".sd-lane-label",
+    ".sd-readout dt", ".sd-readout dd", ".sd-verdict", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-tok .sd-num",
+    ".sd-lane-label", ".sd-text", ".sd-text-old", ".sd-text-new",
     ".sd-phase", ".sd-plain", ".sd-verify", ".sd-legend .sd-key", ".sd-tally dt", ".sd-tally dd", ".sd-hint",
     ".sd-citation", ".sd-seed", ".sd-caption", ".sd-panel-title", ".sd-control label", ".sd-control output",
     ".sd-explainer button", ".sd-explainer legend", "[data-chart] .sd-vega svg text",
@@ -420,7 +425,7 @@ def test_text_contrast(browser, http_server, scheme):
     page.wait_for_timeout(300)
     results = page.evaluate(CONTRAST, CONTRAST_TEXT)
     checked = {r["sel"] for r in results}
-    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
+    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-text-old", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
                        "[data-chart=serving] .sd-vega svg text", ".sd-readout-serving .sd-verdict"}, checked
     states = page.evaluate("[...new Set([...document.querySelectorAll('.sd-tok')].map(t => t.dataset.state))].sort()")
     assert {"accepted", "rejected", "discarded", "target"} <= set(states), states

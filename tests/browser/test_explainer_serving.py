@@ -195,13 +195,14 @@ def test_url_state_of_the_panel_and_junk(browser, built_site):
     state = page.evaluate("SpeculativeDecoding.instance.store.get()")
     assert (state["batch"], state["ctx"], state["devices"], state["hw"], state["pair"]) == (157, 3000, 2, "mi300x", "llama-2-70b-7b")
     assert page.input_value("#sd-hw") == "mi300x" and page.input_value("#sd-devices") == "2"
-    page.goto(base + "?batch=abc&ctx=NaN&devices=3&hw=%3Cimg%3E&pair=nope")
+    page.goto(base + "?batch=abc&ctx=NaN&devices=x&hw=%3Cimg%3E&pair=nope")
     page.wait_for_selector(SERVING, state="attached")
     assert page.evaluate("SpeculativeDecoding.instance.store.get()") == page.evaluate("SpeculativeDecoding.state.DEFAULTS")
-    page.goto(base + "?batch=999999&ctx=-4")
+    page.goto(base + "?batch=999999&ctx=-4&devices=16")  # numbers out of range: clamped, as the main sliders'
     page.wait_for_selector(SERVING, state="attached")
     state = page.evaluate("SpeculativeDecoding.instance.store.get()")
-    assert (state["batch"], state["ctx"]) == (4096, 0)
+    assert (state["batch"], state["ctx"], state["devices"]) == (4096, 0, 8)
+    assert page.input_value("#sd-devices") == "8" and "batch=4096" in page.evaluate("location.search")
     context.close()
 
 
@@ -224,6 +225,7 @@ def test_without_javascript_the_panel_shows_its_svg_and_default_readout(browser,
 def test_narrow_screen_fits_with_the_panel(browser, http_server):
     context, page = open_page(browser, viewport={"width": 320, "height": 700})
     page.goto(f"{http_server.url}/{PATH}?ctx=4096&batch=300")
+    page.focus("#sd-alpha")  # no chart is near the viewport at load here: a control's use loads them
     page.wait_for_selector(LIVE, state="attached")
     page.locator(PANEL).scroll_into_view_if_needed()
     page.wait_for_timeout(200)

@@ -192,3 +192,17 @@ def test_fast_path_on_the_explainer_page(tmp_path):
     assert fast(log), log
     assert "An added sentence." in (output / "speculative-decoding" / "index.html").read_text()
     assert_same_as_clean(content, output, tmp_path)
+
+
+def test_a_marker_without_an_explainer_falls_back_and_is_reported(site, tmp_path):
+    """A prose edit that adds an explainer marker to a term without an explainer
+    is not the fast path's to accept: the full build reports it at its line."""
+    content, output = site
+    before = manifest(output)
+    edit(content / "terms/t03.md", "More.", "More.\n\n<!-- explainer -->")
+    with pytest.raises(BuildFailed) as failure:
+        build(content, output)
+    problems = [(p.path, p.line, p.message) for p in failure.value.problems]
+    assert problems == [(str(content / "terms/t03.md"), 12, "an explainer marker, but this term names no explainer "
+                         "(front matter 'explainer: <name>'): remove the marker or name one")], problems
+    assert manifest(output) == before

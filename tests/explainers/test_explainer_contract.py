@@ -152,3 +152,51 @@ def test_the_built_in_explainer_is_registered_through_the_entry_point():
     explainer = base.REGISTRY["speculative-decoding"]
     assert explainer.name == "speculative-decoding" and explainer.version
     assert base.ELEMENT_IDS["speculative-decoding"] == explainer.element_ids
+
+
+def test_the_figure_follows_the_opening_section_or_the_marker_in_full_and_fast_builds(tmp_path, outside):
+    """Reading order: a plain introduction before the figure. By default the
+    figure follows the text before the body's first heading; a marker moves it;
+    a prose edit's fast path gives the bytes of a clean build."""
+    out = tmp_path / "out"
+    folder = write_tree(tmp_path / "content", {
+        "terms/twice.md": term("Twice", "Two times a number.", "Doubling, in words first.\n\n## How\n\nAdd it to itself.\n",
+                               explainer="doubling"),
+        "terms/once.md": term("Once", "One time.", "See [[Twice]]."),
+    })
+
+    def order():
+        html = (out / "twice" / "index.html").read_text()
+        return [html.find(s) for s in ("Doubling, in words first.", 'id="ex-explainer"', 'id="how"', "Add it to itself.")]
+
+    first = run(outside, "build", "--content", folder, "--output", out, "--quiet")
+    assert first.returncode == 0, first.stderr
+    at = order()
+    assert -1 not in at and at == sorted(at), at
+    html = (out / "twice" / "index.html").read_text()
+    assert '<div class="prose prose-opening">\n<p>Doubling, in words first.</p>\n</div>\n<figure' in html
+    once = (out / "once" / "index.html").read_text()
+    assert "prose-opening" not in once and '<div class="prose">\n<p>See ' in once, "without a figure the body stays whole"
+    page = folder / "terms" / "twice.md"
+    page.write_text(page.read_text().replace("Add it to itself.\n", "Add it to itself.\n\n<!-- explainer -->\n"))
+    fast = run(outside, "build", "--content", folder, "--output", out)
+    assert fast.returncode == 0 and re.search(r"^\s+update\s", fast.stdout, re.M), fast.stdout + fast.stderr
+    words, figure, how, rest = order()
+    assert words < how < rest < figure, "the marker, after the last paragraph, puts the figure last"
+    assert "explainer -->" not in (out / "twice" / "index.html").read_text()
+    clean = tmp_path / "clean"
+    again = run(outside, "build", "--content", folder, "--output", clean, "--no-cache", "--quiet")
+    assert again.returncode == 0, again.stderr
+    assert (clean / "twice" / "index.html").read_bytes() == (out / "twice" / "index.html").read_bytes()
+
+
+def test_a_misplaced_marker_is_a_path_line_error(tmp_path, outside):
+    folder = write_tree(tmp_path / "content", {
+        "terms/twice.md": term("Twice", "Two times a number.", "A.\n\n<!-- explainer -->\n\nB.\n\n<!-- explainer -->\n",
+                               explainer="doubling"),
+        "terms/once.md": term("Once", "One time.", "See [[Twice]].\n\n<!-- explainer -->\n"),
+    })
+    result = run(outside, "build", "--content", folder, "--output", tmp_path / "out")
+    assert result.returncode != 0
+    assert "twice.md:12: a second explainer marker <!-- explainer --> (the first is on line 8)" in result.stderr, result.stderr
+    assert "once.md:7: an explainer marker, but this term names no explainer" in result.stderr, result.stderr

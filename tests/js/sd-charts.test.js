@@ -114,3 +114,27 @@ test("scheduler: at rest a finished round shows at once; while playing, at most 
   for (let i = 1; i < calls.length; i++) assert.ok(calls[i] - calls[i - 1] >= 250, String(calls));
   assert.ok(calls.length >= 7, String(calls.length));
 });
+
+test("histogram rows: simulated bars only where there are some, the build-time ones at their own setting", () => {
+  const built = [{ tokens: 1, kind: "exact", share: 0.2, alpha: 0.8, gamma: 5 }, { tokens: 1, kind: "simulated", share: 0.21, alpha: 0.8, gamma: 5 }];
+  const fresh = M.createRun(0.8, 5, 0.05, 1);
+  assert.equal(C.histRows(fresh, built), built, "no round yet, same setting: the bars the caption describes");
+  const other = M.createRun(0.5, 5, 0.05, 1);
+  const exactOnly = C.histRows(other, built);
+  assert.deepEqual([...new Set(exactOnly.map((r) => r.kind))], ["exact"], "another setting: no simulated series at all");
+  assert.equal(exactOnly.length, 6);
+  assert.deepEqual([...new Set(C.histRows(fresh, null).map((r) => r.kind))], ["exact"]);
+  for (let i = 0; i < 40; i++) fresh.nextRound();
+  const rows = C.histRows(fresh, built);
+  const sim = rows.filter((r) => r.kind === "simulated");
+  assert.equal(sim.length, 6, "the reader's run replaces the build-time bars");
+  assert.ok(Math.abs(sim.reduce((a, r) => a + r.share, 0) - 1) < 1e-12);
+  assert.deepEqual(sim.map((r) => r.share), [1, 2, 3, 4, 5, 6].map((k) => fresh.histogram[k] / 40));
+});
+
+test("pictureFit: the live view takes the static picture's box, the axes keeping their room", () => {
+  // the curve's picture: drawn at 373 x 307 from a 320 x 220 plot, shown 366 px wide
+  const size = SD.charts.pictureFit({ width: 320, height: 220 }, 373, 307, 366, 366 * 307 / 373);
+  assert.deepEqual(size, { width: 313, height: 214 });
+  assert.deepEqual(SD.charts.pictureFit({ width: 320, height: 220 }, 373, 307, 373, 307), { width: 320, height: 220 });
+});

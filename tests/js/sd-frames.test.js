@@ -17,9 +17,14 @@ function fakeRoot() {
     this.watched = [];
     this.observe = (el) => this.watched.push(el);
     this.unobserve = (el) => { this.watched = this.watched.filter((w) => w !== el); };
+    this.disconnect = () => { this.watched = []; };
     root.observers.push(this);
   };
-  root.show = (...els) => root.observers.forEach((o) => o.callback(els.map((target) => ({ target, isIntersecting: true }))));
+  // only what an observer still watches is reported to it, as a real one does
+  root.show = (...els) => root.observers.forEach((o) => {
+    const seen = els.filter((el) => o.watched.includes(el));
+    if (seen.length) o.callback(seen.map((target) => ({ target, isIntersecting: true })));
+  });
   root.runTimers = () => root.timers.splice(0).forEach((fn) => fn());
   root.runIdle = () => root.idles.splice(0).forEach((fn) => fn());
   return root;
@@ -60,4 +65,103 @@ test("a failure rejects, and an empty list settles at once", async () => {
   const failing = SD.frames.buildInTurn(root, ["curve"], () => Promise.reject(new Error("no runtime")));
   root.show("curve");
   await assert.rejects(failing, /no runtime/);
+});
+
+test("first(c) builds a view next, near the viewport or not, and never twice", async () => {
+  const root = fakeRoot();
+  const built = [];
+  const done = SD.frames.buildInTurn(root, ["curve", "plane", "hist"], (name) => Promise.resolve().then(() => built.push(name)));
+  root.show("hist", "plane"); // both near: hist is being built, plane waits in the queue
+  await settle();
+  done.first("curve"); // a slider was used: the curve jumps the queue
+  root.runTimers();
+  await settle();
+  assert.deepEqual(built, ["hist", "curve"]);
+  done.first("curve"); // already built: nothing happens
+  root.runTimers();
+  await settle();
+  root.runTimers();
+  await settle();
+  assert.deepEqual(built, ["hist", "curve", "plane"]);
+});
+
+test("inTasks: each step in a task of its own, in order, each given the last one's value", async () => {
+  const root = fakeRoot();
+  const ran = [];
+  const result = SD.frames.inTasks(root, [
+    (v) => { ran.push(["parse", v]); return v + 1; },
+    (v) => { ran.push(["view", v]); return Promise.resolve(v * 10); },
+    (v) => { ran.push(["draw", v]); return "drawn " + v; },
+  ], 1);
+  await settle();
+  assert.deepEqual(ran, [["parse", 1]], "the first step at once, the next only after a task boundary");
+  root.runTimers();
+  await settle();
+  assert.deepEqual(ran.length, 2);
+  root.runTimers();
+  await settle();
+  assert.equal(await result, "drawn 20");
+  assert.deepEqual(ran, [["parse", 1], ["view", 2], ["draw", 20]]);
+});
+
+/** A figure with charts, listening as an element does (capture flags are recorded). */
+function fakeFigure(charts) {
+  const listeners = {};
+  return {
+    listeners,
+    addEventListener: (type, fn) => { (listeners[type] = listeners[type] || []).push(fn); },
+    removeEventListener: (type, fn) => { listeners[type] = (listeners[type] || []).filter((f) => f !== fn); },
+    querySelectorAll: (sel) => (sel === "[data-chart]" ? charts : []),
+    // an event on a control (a slider) or, with onControl false, on the figure's own text
+    fire: (type, onControl = true) => (listeners[type] || []).slice()
+      .forEach((fn) => fn({ type, target: { closest: (sel) => (onControl && sel.includes("input") ? {} : null) } })),
+  };
+}
+
+/** A window that has loaded and painted (or not yet), with paint timing and an intersection observer. */
+function pageRoot(loaded) {
+  const root = fakeRoot();
+  root.document = { readyState: loaded ? "complete" : "loading" };
+  root.loads = [];
+  root.addEventListener = (type, fn) => { if (type === "load") root.loads.push(fn); };
+  root.performance = { getEntriesByName: () => [{ name: "first-contentful-paint" }] };
+  return root;
+}
+
+test("startLazily: nothing starts while no chart is near and no control is used, however idle the page", () => {
+  const root = pageRoot(true);
+  const figure = fakeFigure(["curve", "plane"]);
+  const reasons = [];
+  SD.frames.startLazily(root, figure, (why) => reasons.push(why));
+  root.runTimers();
+  root.runIdle();
+  assert.deepEqual(reasons, []);
+  assert.equal(root.observers.length, 1);
+  assert.deepEqual(root.observers[0].watched, ["curve", "plane"], "the charts are watched, not the whole figure");
+  root.observers[0].callback([{ target: "curve", isIntersecting: false }]);
+  assert.deepEqual(reasons, []);
+  root.show("plane");
+  assert.deepEqual(reasons, ["near"]);
+  figure.fire("focusin");
+  root.show("curve");
+  assert.deepEqual(reasons, ["near"], "once only");
+});
+
+test("startLazily: the first use of a control starts at once, even before the page has loaded", () => {
+  for (const type of SD.frames.USE_EVENTS) {
+    const root = pageRoot(false);
+    const figure = fakeFigure(["curve"]);
+    const reasons = [];
+    SD.frames.startLazily(root, figure, (why) => reasons.push(why));
+    assert.equal(root.observers.length, 0, "no chart is watched before load");
+    figure.fire(type, false); // a finger scrolling across the figure, not on a control
+    assert.deepEqual(reasons, [], type);
+    figure.fire(type);
+    figure.fire(type);
+    assert.deepEqual(reasons, ["use"], type);
+    root.loads.forEach((fn) => fn()); // the page loads afterwards: nothing more
+    root.show("curve");
+    assert.deepEqual(reasons, ["use"], type);
+  }
+  assert.ok(SD.frames.USE_EVENTS.includes("focusin") && SD.frames.USE_EVENTS.includes("pointerdown"));
 });

@@ -189,7 +189,12 @@ print(json.dumps([sp.chart_rows(st) for st in json.loads(sys.stdin.read())]))`;
 
 test("the panel's state keys: junk falls back, numbers clamp, ids must be known", () => {
   const d = S.DEFAULTS;
-  assert.deepEqual(S.parseParams("?batch=abc&ctx=NaN&devices=3&hw=tpu&pair=%3Cscript%3E", ""), d);
+  assert.deepEqual(S.parseParams("?batch=abc&ctx=NaN&devices=x&hw=tpu&pair=%3Cscript%3E", ""), d);
+  // devices follow the main sliders' rule: a number is brought to the nearest listed count
+  assert.equal(S.parseParams("?devices=3", "").devices, 4, "between two counts: the nearer, ties up");
+  assert.equal(S.parseParams("?devices=16", "").devices, 8);
+  assert.equal(S.parseParams("?devices=0", "").devices, 1);
+  assert.equal(S.parseParams("?devices=1e400", "").devices, d.devices, "not a finite number: junk");
   assert.deepEqual(S.parseParams("?batch=0&ctx=-5", ""), { ...d, batch: 1, ctx: 0 });
   assert.deepEqual(S.parseParams("?batch=99999&ctx=1e9", ""), { ...d, batch: 4096, ctx: 131072 });
   assert.deepEqual(S.parseParams("?batch=156.6&ctx=3000&devices=2&hw=mi300x&pair=llama-2-70b-7b", ""),

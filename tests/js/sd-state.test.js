@@ -11,13 +11,49 @@ const S = SD.state;
 const R = SD.readout;
 const M = SD.model;
 
-test("junk URL values fall back to defaults", () => {
-  const junk = ["NaN", "Infinity", "-1", "17.5", "abc", "", "0x10", "1e400", "%E0%A4%A", "0.5.5"];
+test("junk URL values (not numbers) fall back to defaults", () => {
+  const junk = ["NaN", "Infinity", "abc", "", "0x10", "1e400", "-1e400", "%E0%A4%A", "0.5.5", "1,5"];
   for (const v of junk) {
     const s = S.parseParams(`?alpha=${v}&gamma=${v}&c=${v}&seed=${v}`, "");
     assert.deepEqual(s, S.DEFAULTS, `value ${v}`);
   }
-  assert.deepEqual(S.parseParams("?gamma=3.5&gamma=17", ""), S.DEFAULTS);
+});
+
+test("out-of-range URL values are clamped, not reset", () => {
+  const d = S.DEFAULTS;
+  assert.deepEqual(S.parseParams("?gamma=17&alpha=1.7&c=2&seed=5e9", ""), { ...d, gamma: 16, alpha: 1, c: 1, seed: 4294967295 });
+  assert.deepEqual(S.parseParams("?gamma=0&alpha=-0.3&c=-1&seed=-4", ""), { ...d, gamma: 1, alpha: 0, c: 0, seed: 0 });
+  assert.deepEqual(S.parseParams("?gamma=1e9", ""), { ...d, gamma: 16 });
+  assert.equal(S.parseParams("?gamma=3.5&gamma=17", "").gamma, 16, "the last of a repeated key");
+  assert.equal(S.parseParams("?gamma=7.4", "").gamma, 7, "onto the slider's grid");
+  assert.equal(Object.is(S.parseParams("?alpha=-0.0001", "").alpha, 0), true, "no negative zero");
+});
+
+test("an address with clamped or junk values is rewritten, a clean one left alone", () => {
+  assert.equal(S.needsRewrite("?gamma=17", ""), true);
+  assert.equal(S.needsRewrite("?alpha=abc", ""), true);
+  assert.equal(S.needsRewrite("", "#c=-1"), true);
+  assert.equal(S.needsRewrite("?batch=99999", ""), true);
+  assert.equal(S.needsRewrite("?alpha=0.42&gamma=7&c=0.125&seed=99", ""), false);
+  assert.equal(S.needsRewrite("?" + S.serialize(S.DEFAULTS), ""), false);
+  assert.equal(S.needsRewrite("", ""), false);
+  assert.equal(S.needsRewrite("?utm=x", ""), false, "keys that are not the state's are not its business");
+  // syncUrl corrects the address as soon as it starts, before any change
+  const calls = [];
+  const win = {
+    location: { pathname: "/p/", search: "?gamma=17&alpha=1.7&seed=text", hash: "" },
+    history: { state: null, replaceState: (st, t, url) => calls.push(url) },
+    setTimeout: () => 1, clearTimeout: () => {},
+  };
+  const store = S.createStore(S.parseParams(win.location.search, win.location.hash));
+  S.syncUrl(store, win, 200);
+  assert.equal(calls.length, 1);
+  assert.match(calls[0], /[?&]gamma=16(&|$)/);
+  assert.match(calls[0], /[?&]alpha=1(&|$)/);
+  assert.match(calls[0], new RegExp("[?&]seed=" + S.DEFAULTS.seed + "(&|$)"));
+  win.location.search = "?" + S.serialize(store.get());
+  S.syncUrl(S.createStore(S.parseParams(win.location.search, "")), win, 200);
+  assert.equal(calls.length, 1, "a clean address is not rewritten");
 });
 
 test("good URL values are read, from the query or the hash", () => {
@@ -32,9 +68,9 @@ test("the store notifies changes only, and never holds an invalid value", () => 
   store.subscribe((s, changed) => heard.push(changed));
   store.set({ alpha: 0.8 });
   store.set({ alpha: 0.5, gamma: 99, c: "x" });
-  assert.deepEqual(heard, [["alpha"]]);
-  assert.deepEqual(store.get(), { ...S.DEFAULTS, alpha: 0.5 });
-  assert.equal(S.serialize(store.get()), "alpha=0.5&gamma=5&c=0.05&seed=1&batch=1&ctx=0&devices=8&hw=h100-sxm&pair=llama-3.1-70b-8b");
+  assert.deepEqual(heard, [["alpha", "gamma"]], "setting the default alpha is no change");
+  assert.deepEqual(store.get(), { ...S.DEFAULTS, alpha: 0.5, gamma: 16 }, "99 clamped to 16, junk c ignored");
+  assert.equal(S.serialize(store.get()), "alpha=0.5&gamma=16&c=0.05&seed=1&batch=1&ctx=0&devices=8&hw=h100-sxm&pair=llama-3.1-70b-8b");
 });
 
 test("every value the store accepts is accepted by the Python model", () => {

@@ -11,10 +11,12 @@ const { execFileSync } = require("node:child_process");
 const ROOT = path.resolve(__dirname, "..", "..");
 const PACKAGE = path.resolve(ROOT, "site_builder/explainers/speculative_decoding");
 const STATIC = path.join(PACKAGE, "static");
-const PARTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-animation.js", "sd-frames.js", "sd-charts.js", "sd-explainer.js"];
+const PARTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-animation.js", "sd-frames.js", "sd-charts.js", "sd-explainer.js"];
 // the serving panel's lazy script (page.SERVING_SCRIPTS), loaded after the others as in the browser
 const SERVING_PARTS = ["sd-serving.js", "sd-serving-panel.js"];
 const SETTINGS = JSON.parse(fs.readFileSync(path.join(PACKAGE, "settings.json"), "utf8"));
+// the sentence the round animation writes (sentences.json), page data as the build writes it
+const SENTENCES = JSON.parse(fs.readFileSync(path.join(PACKAGE, "sentences.json"), "utf8"));
 
 /** Run a Python snippet in the repository (stdin: `input`) and parse the JSON it prints. */
 function python(code, input) {
@@ -39,9 +41,9 @@ function serving() {
 function load(parts = [...PARTS, ...SERVING_PARTS], presets = []) {
   const sp = serving();
   const ids = { hardware: sp.hardware.map((p) => p.id), pairings: sp.pairings.map((p) => p.id) };
-  const self = { SpeculativeDecoding: { data: { ...SETTINGS, presets, serving_ids: ids }, servingPresets: sp } };
+  const self = { SpeculativeDecoding: { data: { ...SETTINGS, presets, serving_ids: ids, sentences: SENTENCES }, servingPresets: sp } };
   for (const name of parts) new Function("self", fs.readFileSync(path.join(STATIC, name), "utf8"))(self);
   return self.SpeculativeDecoding;
 }
 
-module.exports = { load, python, serving, PARTS, SERVING_PARTS, SETTINGS, STATIC, PACKAGE, ROOT };
+module.exports = { load, python, serving, PARTS, SERVING_PARTS, SETTINGS, SENTENCES, STATIC, PACKAGE, ROOT };

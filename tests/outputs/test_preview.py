@@ -210,6 +210,33 @@ def test_a_missing_font_is_drawn_as_boxes_and_warned_about_once(painter, tmp_pat
     assert ink(pixels((output / "a/preview.png").read_bytes())[TITLE_ROWS]) > 500  # boxes: visible
 
 
+def test_a_missing_font_fails_a_strict_build_and_writes_nothing(painter, tmp_path):
+    # No font maps a plane-16 private-use character; under --strict the warning
+    # fails the build like any other, cold or with the cards already cached.
+    from site_builder.build import BuildOptions, build_site
+    from site_builder.errors import BuildFailed
+
+    content = write_tree(tmp_path / "content", {"site.toml": f'base_url = "{BASE}"\n',
+                                                "terms/a.md": term(f"Alpha {MISSING_CHARACTER}", "The first."),
+                                                "terms/b.md": term("Beta", "The second.")})
+    output = tmp_path / "out"
+    report = build_site(BuildOptions(content=content, output=output, jobs=1))
+    assert [p for p in report.warnings if "no installed font" in p.message]
+    before = {path: path.read_bytes() for path in output.rglob("*") if path.is_file()}
+    (tmp_path / "content" / "terms" / "b.md").write_text(term("Beta", "The second, edited."))
+    for cache in (True, False):
+        with pytest.raises(BuildFailed) as failed:
+            build_site(BuildOptions(content=content, output=output, jobs=1, strict=True, cache=cache))
+        assert any("no installed font" in p.message and "U+10FFFD" in p.message for p in failed.value.problems)
+        assert {path: path.read_bytes() for path in output.rglob("*") if path.is_file()} == before
+    # check draws no card, but finds the same characters: a warning, an error under --strict
+    checked = build_site(BuildOptions(content=content, output=output, write=False))
+    assert [p for p in checked.warnings if "no installed font" in p.message and "U+10FFFD" in p.message]
+    with pytest.raises(BuildFailed) as failed:
+        build_site(BuildOptions(content=content, output=output, write=False, strict=True))
+    assert any("no installed font" in p.message for p in failed.value.problems)
+
+
 def test_previews_are_made_only_where_they_can_be_used(painter, tmp_path):
     cases = {"no base_url": ("", False), "base_url": (f'base_url = "{BASE}"\n', True),
              "previews = true": ("previews = true\n", True),

@@ -19,6 +19,7 @@ waited on it without a word.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -314,6 +315,27 @@ def test_a_killed_serve_leaves_no_worker(content, reference, tmp_path):
     run = subprocess.run(_command("build", content, output, "--quiet"), cwd=REPO, capture_output=True, timeout=30)
     assert run.returncode == 0, run.stderr.decode()
     assert manifest(output) == reference
+
+
+@pytest.mark.timeout(180)
+def test_a_build_killed_while_its_chart_converters_run_leaves_none(tmp_path):
+    # This repository's content names the explainer: the build forks vl-convert's
+    # workers (explainers/vega.py) in its prepare stage; killed while they start
+    # their runtimes or convert, none may stay.
+    content = tmp_path / "content"
+    shutil.copytree(REPO / "content", content)
+    output = tmp_path / "site" / "output"
+    build = Started(*_command("build", content, output, "--jobs", "2", "--no-cache"),
+                    lock=output.parent / ".output.lock")
+    try:
+        _wait_for(lambda: build.said("prepare"), 120, "the prepare stage to end")
+        assert _children(build.pid), "no converter worker"
+        assert not build.said("compute"), "the compute stage was over before the kill"
+        build.kill()
+        build.assert_none_left()
+    finally:
+        for pid, _stat in _marked(build.tag):
+            _kill(pid)
 
 
 # --- the lock ----------------------------------------------------------------

@@ -24,7 +24,19 @@ EXPLAINER = Explainer(
     }),
     version="1",  # its files are site_builder's own: cache.code_version hashes them
     build="site_builder.explainers.speculative_decoding.page:build",
+    prepare="site_builder.explainers.speculative_decoding:prepare",
 )
+
+
+def prepare(jobs: int):
+    """Before a fresh build of the page: fork vl-convert's workers (they start
+    their runtimes at once, ~0.5 s of CPU each), then import the page builder
+    (numpy, Altair: ~0.5 s) here meanwhile. The release stops the workers."""
+    from .. import vega
+
+    vega.start_workers(jobs)
+    importlib.import_module(f"{__name__}.page")
+    return lambda failed=False: vega.stop_workers(kill=failed)
 
 _LAZY = {
     "TIE_RTOL": "model", "expected_tokens": "model", "optimal_depth": "model", "pays_off": "model",

@@ -59,6 +59,20 @@ TEXT_INKS["live"] = TEXT_INKS["light"]
 GOOD = "#2e9d5b"
 BAD = "#d0453b"
 WARN = "#c98a00"
+#: the heat map's colours: "none" (do not speculate) a mid grey, depths 1 to
+#: 17 (">16") along viridis from yellow (shallow) to purple (deep), its stops
+#: at depths 1, 2, 4, 8 and 17 (most cells are shallow). Viridis from purple
+#: put none and depths 1-2 in one dark purple. The grey has 3:1 contrast or
+#: more with depths 1 and 2, with the white lines over it, and with the white
+#: page and the dark one (tests/browser/test_explainer_layout.py).
+PLANE_NONE = "#6f6f6f"
+PLANE_DOMAIN = [0, 0.9, 1, 2, 4, 8, 17]
+PLANE_RANGE = [PLANE_NONE, PLANE_NONE, "#fde725", "#b5de2b", "#35b779", "#31688e", "#440154"]
+#: what keeps the items of a chart's key (its subtitle) apart: SVG collapses
+#: a run of spaces into one, so the items ran together; en spaces and a dot
+#: are not collapsed
+KEY_SEP = "\u2002\u00b7\u2002"
+CURVE_KEY = KEY_SEP.join(["◆ best whole depth", "○ your depth", "dashed: break-even"])
 
 
 def _config(chart, theme: str):
@@ -146,8 +160,7 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
         alt.param(name="ymax", value=ymax),
         *(alt.param(name=k, value=v) for k, v in TEXT_INKS[theme].items())).properties(
         width=w, height=h,
-        title=alt.Title("Speedup against draft depth",
-                        subtitle="◆ best whole depth   ○ your depth   dashed: break-even"),
+        title=alt.Title("Speedup against draft depth", subtitle=CURVE_KEY),
     )
     return _config(chart, theme)
 
@@ -197,7 +210,7 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
         y=alt.Y("c:Q", title="draft cost c", scale=ax),
         y2="c2x:Q",
         color=alt.Color("best:Q", title="best depth",
-                        scale=alt.Scale(scheme="viridis", domain=[0, 17]),
+                        scale=alt.Scale(domain=PLANE_DOMAIN, range=PLANE_RANGE),
                         legend=alt.Legend(orient="top", direction="horizontal", gradientLength=200, values=[0, 4, 8, 12, 17],
                                           labelExpr="datum.value == 17 ? '>16' : datum.value == 0 ? 'none' : datum.label")),
         tooltip=[alt.Tooltip("alpha:Q", title="α", format=".2f"), alt.Tooltip("c_text:N", title="c"),
@@ -221,22 +234,28 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
 
 
 def hist_rows(hist: dict) -> list[dict]:
-    """``hist`` rows from one ``data.histograms`` entry."""
+    """``hist`` rows from one ``data.histograms`` entry, each with the (alpha,
+    gamma) it was drawn at: the page keeps these simulated bars until the
+    reader's own run replaces them, and only at that setting (sd-charts.js)."""
     rows = []
+    at = {"alpha": hist["alpha"], "gamma": hist["gamma"]}
     for k, ex, em in zip(hist["tokens"], hist["exact"], hist["empirical"]):
-        rows.append({"tokens": k, "kind": "exact", "share": ex})
-        rows.append({"tokens": k, "kind": "simulated", "share": em})
+        rows.append({"tokens": k, "kind": "exact", "share": ex, **at})
+        rows.append({"tokens": k, "kind": "simulated", "share": em, **at})
     return rows
 
 
 def hist_chart(theme: str = "live") -> alt.Chart:
-    """Tokens per round: the simulated share of rounds against the exact law."""
+    """Tokens per round: the simulated share of rounds against the exact law.
+    The series come from the rows (no fixed domain), so the legend names
+    "simulated" only while simulated bars are drawn; "exact" sorts first and
+    keeps the first colour either way."""
     w, h = HIST_SIZE
     chart = alt.Chart(alt.NamedData(name="hist")).mark_bar().encode(
         x=alt.X("tokens:O", title="tokens produced in a round", axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("kind:N", sort=["exact", "simulated"]),
+        xOffset=alt.XOffset("kind:N", sort="ascending"),
         y=alt.Y("share:Q", title="share of rounds", axis=alt.Axis(format="%")),
-        color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=["exact", "simulated"], range=[ACCENT, WARN])),
+        color=alt.Color("kind:N", title=None, sort="ascending", scale=alt.Scale(range=[ACCENT, WARN])),
         opacity=alt.value(0.9),
         tooltip=[alt.Tooltip("tokens:O", title="tokens"), alt.Tooltip("kind:N", title="series"),
                  alt.Tooltip("share:Q", title="share", format=".3f")],
@@ -285,10 +304,11 @@ def spec(chart, datasets: dict[str, list[dict]]) -> dict:
     """The Vega-Lite dict of ``chart`` with its named ``datasets`` attached.
 
     Data joins after ``to_dict`` because Altair deep-copies inline rows many
-    times over (seconds for a few thousand rows). ``validate`` stays on:
-    the chart itself is small.
+    times over (seconds for a few thousand rows). Not validated here: the
+    schema check cost more than building the chart and finds nothing a test
+    cannot (``test_sd_page.test_specs_are_schema_valid`` checks every spec).
     """
-    out = chart.to_dict()
+    out = chart.to_dict(validate=False)
     out["datasets"] = datasets
     return out
 

@@ -258,7 +258,8 @@ def page_data() -> dict:
     }
 
 
-def page_data_json() -> bytes:
-    """``page_data()`` as compact JSON: sorted keys, no spaces, trailing newline."""
-    text = json.dumps(page_data(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+def page_data_json(page: dict | None = None) -> bytes:
+    """``page_data()`` as compact JSON: sorted keys, no spaces, trailing newline.
+    ``page``: that data when already computed (the build computes it once)."""
+    text = json.dumps(page_data() if page is None else page, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return (text + "\n").encode("utf-8")

@@ -4,8 +4,11 @@
 each timed in ``LAST_TIMINGS``:
 
 1. data: ``data.page_data()`` (numpy), written beside the page as data.json;
-2. charts: Altair charts (``charts.py``) compiled to Vega for the live views
-   and rendered to light and dark SVGs for the static first paint;
+2. charts: Altair charts (``charts.py``, built without re-checking Altair's
+   schema: ``theme_specs``) compiled to Vega for the live views and rendered
+   to light and dark SVGs for the static first paint, each conversion handed
+   to ``vega.submit`` (vl-convert's worker processes, started by ``prepare``
+   while the build loads) as soon as its theme's specs exist;
 3. runtime: the vendored Vega runtime (``vega.runtime``: vega, vega-interpreter
    for expressions without eval, vega-tooltip), the one asset all explainers share;
 4. assets: the parts under ``static/`` joined into one classic script after
@@ -24,9 +27,11 @@ import math
 import time
 from pathlib import Path
 
+from altair.utils.schemapi import debug_mode
+
 from .. import base, vega
 from .. import markup as explainer_markup
-from . import charts, data, serving_charts, serving_panel
+from . import charts, data, sentences, serving_charts, serving_panel
 from .model import expected_tokens, optimal_depth, pays_off, speedup
 from .sampler import simulate_rounds
 from .serving_panel import fixed as _fixed
@@ -35,8 +40,8 @@ from .serving_panel import ratio as _ratio
 STATIC = Path(__file__).with_name("static")
 #: the widget's parts, in the order the build joins them into one classic
 #: script (each registers itself in window.SpeculativeDecoding; see their headers)
-SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-animation.js", "sd-frames.js", "sd-charts.js",
-           "sd-explainer.js"]
+SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-animation.js",
+           "sd-frames.js", "sd-charts.js", "sd-explainer.js"]
 #: the serving panel's parts, joined after its presets into a second script
 #: (``SERVING_SCRIPT``) that loads lazily with the Vega runtime: the panel sits
 #: below the fold, and the first load keeps within its budget
@@ -130,12 +135,27 @@ def describe(alpha: float, gamma: int, c: float) -> dict:
 # ---------------------------------------------------------------- charts
 
 
+THEMES = ("live", "light", "dark")
+
+
+def theme_specs(page: dict, theme: str) -> dict[str, dict]:
+    """name -> Vega-Lite dict of every chart, for one theme.
+
+    Built with Altair's schema checks off (``debug_mode(False)``: no check of
+    each object as it is made; ``charts.spec``: none in ``to_dict``). They gave
+    the same dicts at several times the cost (~1.7 s a build); the tests check
+    every spec of every theme against the Vega-Lite schema instead
+    (``test_sd_page.test_specs_are_schema_valid``)."""
+    a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
+    with debug_mode(False):
+        specs = charts.all_specs(page, a, c, g, HIST_INDEX, theme)
+        specs["serving"] = serving_charts.spec(DEFAULTS, theme)
+    return specs
+
+
 def chart_specs(page: dict) -> dict[str, dict]:
     """name -> {theme: Vega-Lite dict} for every chart (themes live, light, dark)."""
-    a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
-    by_theme = {t: charts.all_specs(page, a, c, g, HIST_INDEX, t) for t in ("live", "light", "dark")}
-    for t in by_theme:
-        by_theme[t]["serving"] = serving_charts.spec(DEFAULTS, t)
+    by_theme = {t: theme_specs(page, t) for t in THEMES}
     return {name: {t: by_theme[t][name] for t in by_theme} for name in by_theme["live"]}
 
 
@@ -168,28 +188,6 @@ SLIDERS = [
     ("c", "Draft cost c", "one draft call, in target passes", 0, 1, 0.001),
 ]
 SPEEDS = [("0.5", "0.5×"), ("1", "1×"), ("2", "2×"), ("4", "4×"), ("10", "10×")]
-
-
-def _round(alpha: float, gamma: int, seed: int) -> dict:
-    """The first round of the default run, drawn in the markup for no-JS readers."""
-    r = simulate_rounds(alpha, gamma, 1, seed)
-    accepted = int(r.accepted[0])
-    rejected = int(r.first_rejection[0])
-    drafts = []
-    for j in range(gamma):
-        if j < accepted:
-            drafts.append({"state": "accepted", "glyph": "✓", "words": "accepted"})
-        elif j == rejected:
-            drafts.append({"state": "rejected", "glyph": "✗", "words": "rejected by the target"})
-        else:
-            drafts.append({"state": "discarded", "glyph": "–",
-                           "words": "discarded: drafted after the rejected token, never tested"})
-    bonus = rejected < 0
-    target = ({"kind": "bonus", "glyph": "★", "num": "bonus", "words": "bonus token from the target: every draft was accepted"}
-              if bonus else
-              {"kind": "correction", "glyph": "↺", "num": "fix",
-               "words": "correction token from the target, replacing the rejected draft"})
-    return {"accepted": accepted, "all_accepted": accepted == gamma, "drafts": drafts, "target": target}
 
 
 def _spoken(key: str, value) -> str:
@@ -292,7 +290,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
         __package__, "figure.html",
         alpha=a, gamma=g, c=c, seed=seed, vega_src=vega_src, specs_src=specs_src, serving_src=serving_src,
         sliders=sliders, presets=[("", "Custom setting")] + [(str(i), p["label"]) for i, p in enumerate(page["presets"])],
-        speeds=SPEEDS, words=WORDS, round=_round(a, g, seed), tally=tally,
+        speeds=SPEEDS, words=WORDS, round=sentences.worked_round(a, g, c, seed), tally=tally,
         readout=readout, alts=alts, sizes=sizes, hist=hist, serving=serving_values(),
     )
 
@@ -300,11 +298,40 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
 # ---------------------------------------------------------------- build
 
 
+def shipped(js: str) -> str:
+    """A part as the page gets it: without its whole-line comments (``//`` lines
+    and ``/* ... */`` blocks that start and end a line), a third of its bytes;
+    the sources under ``static/`` keep them. Lines with code on them are kept
+    whole, and a part with a backtick outside its comments (a template literal,
+    whose lines may look like comments) is shipped as it is."""
+    out: list[str] = []
+    block = False
+    for line in js.splitlines(keepends=True):
+        text = line.strip()
+        if block:
+            if "*/" in text and not text.endswith("*/"):
+                return js  # code after a comment's end: keep the part as written
+            block = not text.endswith("*/")
+            continue
+        if text.startswith("//"):
+            continue
+        if text.startswith("/*"):
+            if "*/" in text[2:] and not text.endswith("*/"):
+                return js
+            block = not (len(text) > 3 and text.endswith("*/"))
+            continue
+        if "`" in line:
+            return js
+        out.append(line)
+    return "".join(out)
+
+
 def widget_script(page_data: dict) -> bytes:
     """The one classic script of the widget: the page data, then the parts in
-    ``SCRIPTS`` order, each registering itself in ``window.SpeculativeDecoding``."""
+    ``SCRIPTS`` order (``shipped``: no comment lines), each registering itself
+    in ``window.SpeculativeDecoding``."""
     parts = [vega.js_data(NAMESPACE, "data", page_data, f"{COMMENT}: page data, then static/{', '.join(SCRIPTS)}").decode()]
-    parts += [(STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS]
+    parts += [shipped((STATIC / name).read_text(encoding="utf-8")) for name in SCRIPTS]
     return "".join(parts).encode("utf-8")
 
 
@@ -313,7 +340,7 @@ def serving_script(presets: dict) -> bytes:
     then the parts in ``SERVING_SCRIPTS`` order."""
     parts = [vega.js_data(NAMESPACE, "servingPresets", presets,
                           f"{COMMENT}: serving presets, then static/{', '.join(SERVING_SCRIPTS)}").decode()]
-    parts += [(STATIC / name).read_text(encoding="utf-8") for name in SERVING_SCRIPTS]
+    parts += [shipped((STATIC / name).read_text(encoding="utf-8")) for name in SERVING_SCRIPTS]
     return "".join(parts).encode("utf-8")
 
 
@@ -322,18 +349,23 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     page = data.page_data()
-    data_json = data.page_data_json()
+    data_json = data.page_data_json(page)
     timings["data"] = time.perf_counter() - t0
 
+    # Each theme's conversions start (on vega's workers, when running) as soon
+    # as its specs exist, so vl-convert draws while Altair builds the next theme.
     t = time.perf_counter()
-    specs = chart_specs(page)
+    light, dark = theme_specs(page, "light"), theme_specs(page, "dark")
+    static = vega.submit_static({name: {"light": light[name], "dark": dark[name]} for name in light})
+    live = theme_specs(page, "live")
+    compiled = {name: vega.submit("vega", spec) for name, spec in live.items()}
     timings["altair"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    vega_specs = {name: vega.to_vega(by_theme["live"]) for name, by_theme in specs.items()}
-    svgs, sizes = vega.static_charts(specs)
+    svgs, sizes = vega.static_charts_from(static)
+    png = preview_png(svgs["curve.svg"].decode("utf-8"), DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"])
+    vega_specs = {name: job.result() for name, job in compiled.items()}
     files: dict[str, bytes] = {"data.json": data_json, **svgs}
-    png = preview_png(files["curve.svg"].decode("utf-8"), DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"])
     timings["vl-convert"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -348,7 +380,8 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     serving_presets = serving_panel.presets_data()
     # the ids only: the state checks a URL's hw and pair at once; the rest comes with the panel's script
     ids = {kind: [p["id"] for p in serving_presets[kind]] for kind in ("hardware", "pairings")}
-    scripts = [ctx.add_asset(SCRIPT, widget_script({**SETTINGS, "presets": slim_presets, "serving_ids": ids}))]
+    scripts = [ctx.add_asset(SCRIPT, widget_script({**SETTINGS, "presets": slim_presets, "serving_ids": ids,
+                                                      "sentences": {"passages": sentences.CORPUS["passages"]}}))]
     serving_url = ctx.add_asset(SERVING_SCRIPT, serving_script(serving_presets))
     stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
     vega_url = vega.add_runtime(ctx, runtime)

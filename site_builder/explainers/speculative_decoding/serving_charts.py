@@ -92,7 +92,7 @@ def chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
         *(alt.param(name=k, value=v) for k, v in charts.TEXT_INKS[theme].items())).properties(
         width=w, height=h,
         title=alt.Title("Speedup against batch size",
-                        subtitle="○ your batch   ◆ first slowdown   dotted: ridge   grey: does not fit"),
+                        subtitle=charts.KEY_SEP.join(["○ your batch", "◆ first slowdown", "dotted: ridge", "grey: does not fit"])),
     )
     return charts._config(layered, theme)
 

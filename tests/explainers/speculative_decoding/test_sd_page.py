@@ -8,10 +8,16 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import subprocess
+import sys
+
+import altair as alt
+import jsonschema
 import pytest
+from altair.utils.schemapi import debug_mode
 
 from site_builder.explainers import base
-from site_builder.explainers.speculative_decoding import charts, data, model, page
+from site_builder.explainers.speculative_decoding import charts, data, model, page, serving_charts
 
 STATIC = Path(page.__file__).with_name("static")
 
@@ -116,6 +122,64 @@ def test_charts_validate_against_vega_lite():
             chart.to_dict()  # validates
 
 
+@pytest.mark.parametrize("theme", page.THEMES)
+def test_specs_are_schema_valid(theme):
+    # The build makes its specs with Altair's checks off (page.theme_specs);
+    # this is where they are checked: every spec of every theme, datasets
+    # attached, against the Vega-Lite schema, and equal to what Altair makes
+    # with its checks on (each object checked as it is made, to_dict validating).
+    page_data = data.page_data()
+    fast = page.theme_specs(page_data, theme)
+    assert set(fast) == {"curve", "plane", "hist", "lossless", "serving"}
+    for name, spec in fast.items():
+        alt.TopLevelSpec.validate(spec)
+    a, g, c = page.DEFAULTS["alpha"], page.DEFAULTS["gamma"], page.DEFAULTS["c"]
+    with debug_mode(True):
+        checked = charts.all_specs(page_data, a, c, g, page.HIST_INDEX, theme)
+        checked["serving"] = serving_charts.spec(page.DEFAULTS, theme)
+    assert fast == checked
+
+
+def test_schema_check_catches_a_broken_spec():
+    spec = page.theme_specs(data.page_data(), "light")["curve"]
+    spec["layer"][0]["mark"]["type"] = "no-such-mark"
+    with pytest.raises(jsonschema.ValidationError):
+        alt.TopLevelSpec.validate(spec)
+
+
+CONVERT_WITH_WORKERS = """
+import hashlib, json, sys
+from site_builder.explainers import base, vega
+from site_builder.explainers.speculative_decoding import page
+assert vega.start_workers(2), "no converter workers"
+assets = {}
+def add(name, blob):
+    stem, ext = name.rsplit(".", 1)
+    url = f"assets/{stem}.{hashlib.sha256(blob).hexdigest()[:10]}.{ext}"
+    assets[url] = hashlib.sha256(blob).hexdigest()
+    return url
+b = page.build(base.ExplainerContext(slug="speculative-decoding", root="../", add_asset=add))
+assert not vega._STARTED, "this process converted: the workers did not"
+vega.stop_workers()
+h = lambda blob: hashlib.sha256(blob).hexdigest()
+print(json.dumps({"html": h(b.html.encode()), "png": h(b.preview_png), "assets": assets,
+                  "files": {k: h(v) for k, v in b.files.items()}}))
+"""
+
+
+def test_converter_workers_give_the_same_bytes(built):
+    # vega.submit on forked workers (a fresh interpreter: this one may have
+    # started vl-convert already) and in this process give the same page.
+    b, assets = built
+    run = subprocess.run([sys.executable, "-c", CONVERT_WITH_WORKERS], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    h = lambda blob: hashlib.sha256(blob).hexdigest()
+    assert got["html"] == h(b.html.encode()) and got["png"] == h(b.preview_png)
+    assert got["files"] == {k: h(v) for k, v in b.files.items()}
+    assert got["assets"] == {url: h(blob) for url, blob in assets.items()}
+
+
 def test_curve_rows_match_the_browser_rule():
     rows = charts.curve_rows(0.8, 0.05, 5)
     whole = [r for r in rows if r["whole"]]
@@ -138,7 +202,8 @@ def test_one_script_the_page_data_then_the_parts_in_order(built):
     assert shipped["defaults"] == page.DEFAULTS == page.SETTINGS["defaults"]
     assert shipped["words"] == page.WORDS and [p["id"] for p in shipped["presets"]] == [p["id"] for p in data_presets()]
     rest = script.split(";\n", 1)[1]
-    assert rest == "".join((STATIC / name).read_text() for name in page.SCRIPTS)
+    # each part as shipped: without its comment lines (tests/js/sd-shipped.test.js runs them)
+    assert rest == "".join(page.shipped((STATIC / name).read_text()) for name in page.SCRIPTS)
 
 
 def test_defaults_and_words_have_one_source():
@@ -209,3 +274,11 @@ def test_the_ids_the_markup_uses_are_the_ones_it_declares(built):
     collect = _Collect()
     collect.feed(built[0].html)
     assert set(collect.ids) == base.ELEMENT_IDS["speculative-decoding"]
+
+
+def test_shipped_parts_lose_only_whole_comment_lines():
+    js = "/* header\n * more\n */\nvar a = 1; // kept: code on the line\n  // gone\n  /** one line */\nvar b = '/* not a comment */';\n"
+    assert page.shipped(js) == "var a = 1; // kept: code on the line\nvar b = '/* not a comment */';\n"
+    # anything ambiguous ships as written: code after a comment's end, a template literal
+    for odd in ("/* a */ var x = 1;\n", "/* a\n b */ var x = 1;\n", "var t = `\n// not a comment\n`;\n"):
+        assert page.shipped(odd) == odd

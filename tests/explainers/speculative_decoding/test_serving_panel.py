@@ -332,7 +332,7 @@ def test_the_panel_ships_its_svgs_spec_and_presets(built):
     lazy = assets[url].decode()
     head = "(self.SpeculativeDecoding = self.SpeculativeDecoding || {}).servingPresets = "
     assert json.loads(lazy.split(head, 1)[1].split(";\n", 1)[0]) == json.loads(json.dumps(PRESETS))
-    assert lazy.split(";\n", 1)[1] == "".join((STATIC / name).read_text() for name in page.SERVING_SCRIPTS)
+    assert lazy.split(";\n", 1)[1] == "".join(page.shipped((STATIC / name).read_text()) for name in page.SERVING_SCRIPTS)
 
 
 def test_no_script_part_spells_the_panels_words():

@@ -1,132 +1,40 @@
 /* sd-animation.js: the round animation (left column) and its running tally.
  *
  * Each round is decided up front by the seeded run (SpeculativeDecoding.model.createRun), then
- * played as a timeline of visual steps on a clock measured in target passes:
+ * played as visual steps on a clock measured in target passes:
  *
- *   idle --play/step--> drafting: token j appears at (j+1) c  (sequential)
- *        --> verifying: one batched target pass over every drafted token (1 unit)
- *        --> judging: positions accepted left to right (visual stagger, no cost)
- *              |-- first rejection: marked x, the tail after it dies at once
- *        --> target token: correction (after a rejection) or bonus (all accepted)
- *        --> done: tally updated, round moved to history --playing?--> next round
+ *   worked --play/step--> drafting: word j appears at (j+1) c  (sequential)
+ *     --> verifying: one target pass scores every draft at once (1 unit)
+ *     --> judging: its accept decisions read left to right (visual stagger, no cost);
+ *         the first rejected word struck, the tail after it dies at once
+ *     --> the target's word: correction, or bonus when all were accepted
+ *     --> done: words join the text, tally, history --playing?--> next round
  *
- * Changing alpha, gamma, c or seed starts a fresh run (a link replays the same
- * rounds). "Step" finishes the round in flight, or plays one round instantly.
- * prefers-reduced-motion: the same steps happen, CSS simply drops transitions.
+ * "worked": after load or a reset, the run's first round shown finished, not
+ * counted (as without JavaScript). Words: sd-words.js; plain decoding writes one
+ * word per whole pass, its counter on the same clock. A changed alpha, gamma, c
+ * or seed starts a fresh run (a link replays the same rounds); "Step" finishes
+ * the round in flight or plays one instantly; reduced motion: CSS drops transitions.
  *
- * Cost per frame stays small and bounded: one requestAnimationFrame loop, the
- * elapsed time capped (a background tab resumes where it left off), only the
- * steps that fell due applied; the clocks move with a transform (no layout);
- * token and history nodes are recycled, texts edited in place; nothing reads
- * layout.
- *
- * One part of the widget's script: registers SpeculativeDecoding.animation;
- * the DOM is touched only from create() and the functions it is given nodes for.
+ * Per frame: one requestAnimationFrame loop, elapsed time capped, only the steps
+ * due applied; clocks move by transform; nodes recycled, texts edited in place;
+ * nothing reads layout. Registers SpeculativeDecoding.animation; touches the DOM
+ * only from create() and the functions it is given nodes for.
  */
 (function (root) {
   "use strict";
   var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
   var M = SD.model;
+  var W = SD.words;
+  var T = SD.tokens;
   var setText = SD.readout.setText;
+  var el = T.el, tokenRow = T.tokenRow, setToken = T.setToken, setTarget = T.setTarget, setData = T.setData,
+    renderRound = T.renderRound;
 
   var PASS_MS = 900; // one target pass at speed 1
   var JUDGE_MS = 140; // visual stagger per judged position at speed 1
   var HISTORY = 6;
 
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-
-  var GLYPH = { pending: "·", drafted: "d", accepted: "✓", rejected: "✗", discarded: "–", target: "+1" };
-  var WORDS = {
-    pending: "not drafted yet",
-    drafted: "drafted, waiting for the target",
-    accepted: "accepted",
-    rejected: "rejected by the target",
-    discarded: "discarded: drafted after the rejected token, never tested",
-  };
-
-  function setToken(li, state, label) {
-    li.setAttribute("data-state", state);
-    setText(li.children[0], state === "target" ? (li.getAttribute("data-kind") === "bonus" ? "★" : "↺") : GLYPH[state]);
-    setText(li.children[2], label || WORDS[state] || "");
-  }
-
-  function tokenItem(pos) {
-    var li = el("li", "sd-tok");
-    li.setAttribute("data-pos", String(pos));
-    li.appendChild(el("span", "sd-glyph", "·"));
-    li.appendChild(el("span", "sd-num", String(pos)));
-    li.appendChild(el("span", "sd-vh", ""));
-    li.setAttribute("data-state", "pending");
-    return li;
-  }
-
-  /** Give `ol` exactly gamma draft tokens (pending) and one target item, reusing
-   * the nodes it has. Returns [draft items..., target item]. */
-  function tokenRow(ol, gamma, kind) {
-    var target = ol.lastElementChild && ol.lastElementChild.classList.contains("sd-target") ? ol.lastElementChild : null;
-    var drafts = ol.children.length - (target ? 1 : 0);
-    while (drafts > gamma) {
-      ol.removeChild(target ? target.previousElementSibling : ol.lastElementChild);
-      drafts--;
-    }
-    while (drafts < gamma) {
-      ol.insertBefore(tokenItem(drafts + 1), target);
-      drafts++;
-    }
-    if (!target) target = ol.appendChild(targetItem(kind));
-    else {
-      target.setAttribute("data-kind", kind);
-      setText(target.children[1], kind === "bonus" ? "bonus" : "fix");
-    }
-    var items = Array.prototype.slice.call(ol.children);
-    for (var j = 0; j < gamma; j++) setToken(items[j], "pending");
-    setToken(target, "pending");
-    return items;
-  }
-
-  function setData(ol, round, done) {
-    ol.setAttribute("data-round", String(round.index + 1));
-    ol.setAttribute("data-gamma", String(round.gamma));
-    if (done) {
-      ol.setAttribute("data-accepted", String(round.accepted));
-      ol.setAttribute("data-tokens", String(round.tokens));
-    } else {
-      ol.removeAttribute("data-accepted");
-      ol.removeAttribute("data-tokens");
-    }
-  }
-
-  /** Render a finished round as a compact row (history, or a step), reusing ol's nodes. */
-  function renderRound(round, ol) {
-    var items = tokenRow(ol, round.gamma, round.targetKind);
-    setData(ol, round, true);
-    for (var j = 0; j < round.gamma; j++) {
-      setToken(items[j], j < round.accepted ? "accepted" : j === round.rejectedAt ? "rejected" : "discarded");
-    }
-    setToken(items[round.gamma], "target", targetWords(round));
-    return ol;
-  }
-
-  function targetItem(kind) {
-    var li = el("li", "sd-tok sd-target");
-    li.setAttribute("data-kind", kind);
-    li.appendChild(el("span", "sd-glyph", "·"));
-    li.appendChild(el("span", "sd-num", kind === "bonus" ? "bonus" : "fix"));
-    li.appendChild(el("span", "sd-vh", ""));
-    li.setAttribute("data-state", "pending");
-    return li;
-  }
-
-  function targetWords(round) {
-    return round.targetKind === "bonus"
-      ? "bonus token from the target: every draft was accepted"
-      : "correction token from the target, replacing the rejected draft";
-  }
 
   function fmt(x, d) {
     return isFinite(x) ? x.toFixed(d) : "–";
@@ -145,6 +53,11 @@
     var clockSpec = stage.querySelector(".sd-clock-spec .sd-fill");
     var clockPlain = stage.querySelector(".sd-clock-plain .sd-fill");
     var plainCount = stage.querySelector(".sd-plain-count");
+    var specText = stage.querySelector(".sd-text-spec");
+    var plainText = stage.querySelector(".sd-text-plain");
+    var words = W.stream((SD.data && SD.data.sentences) || { passages: [] });
+    var plainShown = -1; // words the plain lane shows
+    var roundStart = 0; // run time (target passes) when the round in flight began
     var tallyEls = {};
     Array.prototype.forEach.call(rootEl.querySelectorAll("[data-tally]"), function (d) {
       tallyEls[d.getAttribute("data-tally")] = d;
@@ -162,16 +75,44 @@
       round = null;
       steps = [];
       roundTime = 0;
-      if (current.firstChild) current.textContent = "";
-      current.removeAttribute("data-round");
       if (history.firstChild) history.textContent = "";
-      setText(phaseText, "Press play or step to run a round.");
       verifyBar.setAttribute("data-active", "false");
-      if (lane) setText(lane, "Speculative: draft " + s.gamma + " token" + (s.gamma > 1 ? "s" : "") + ", then one target pass");
+      if (lane) setText(lane, "Speculative: draft " + s.gamma + " word" + (s.gamma > 1 ? "s" : "") + ", then one target pass");
       drawSegments();
-      setClock(0);
+      worked();
       updateTally();
       notify();
+    }
+
+    /** The worked round: the first round, from a copy of the run. */
+    function worked() {
+      var s = store.get();
+      var first = M.createRun(s.alpha, s.gamma, s.c, s.seed).nextRound();
+      var w = W.roundWords(words, 0, first.gamma, first.accepted);
+      renderRound(first, current, w);
+      current.setAttribute("data-worked", "true");
+      setText(phaseText, W.summary(0, first.gamma, first.accepted, w));
+      showText(0, first.tokens);
+      showPlain(M.roundCost(s.gamma, s.c));
+      setClock(1);
+    }
+
+    /** The speculative lane's text: `count` words, this round's from `from` on. */
+    function showText(from, count) {
+      var p = W.textParts(words, from, count);
+      specText.setAttribute("data-words", String(count));
+      setText(specText.querySelector(".sd-text-old"), p.old);
+      setText(specText.querySelector(".sd-text-new"), p.fresh);
+    }
+
+    /** The plain lane at `time` target passes. */
+    function showPlain(time) {
+      setText(plainCount, fmt(time, 1));
+      var n = W.plainCount(time);
+      if (n === plainShown) return;
+      plainShown = n;
+      plainText.setAttribute("data-words", String(n));
+      setText(plainText.querySelector(".sd-text-old"), W.text(words, n));
     }
 
     function updateTally() {
@@ -189,8 +130,6 @@
         theory: fmt(theory, 3) + "×",
       };
       for (var k in vals) if (tallyEls[k]) setText(tallyEls[k], vals[k]);
-      // the plain lane: on the same clock, plain decoding makes one token per pass
-      setText(plainCount, fmt(run.time, 1));
     }
 
     function notify() {
@@ -200,51 +139,62 @@
     /** Build the visual timeline of the next round (times in pass units, judge steps in ms). */
     function beginRound() {
       var s = store.get();
+      var start = run.tokens; // the words this round writes follow the text so far
+      roundStart = run.time;
       round = run.nextRound();
       var g = round.gamma;
+      var w = W.roundWords(words, start, g, round.accepted);
       var items = tokenRow(current, g, round.targetKind);
       var target = items.pop();
+      current.removeAttribute("data-worked");
       setData(current, round, false);
+      showText(start, start);
       var t = 0;
       steps = [];
-      setText(phaseText, "Round " + (round.index + 1) + ": the draft proposes " + g + " token" + (g > 1 ? "s" : "") + ", one after another.");
+      setText(phaseText, "Round " + (round.index + 1) + ": the draft proposes " + g + " word" + (g > 1 ? "s" : "") + ", one after another.");
       items.forEach(function (li, idx) {
         t += s.c;
-        steps.push({ t: t, fn: function () { setToken(li, "drafted"); } });
+        steps.push({ t: t, fn: function () { setToken(li, "drafted", w.drafts[idx]); } });
       });
       var draftEnd = t;
       steps.push({ t: draftEnd, fn: function () {
         verifyBar.setAttribute("data-active", "true");
-        setText(phaseText, "The target scores all " + g + " drafts in one batched pass.");
+        items.forEach(function (li) { li.setAttribute("data-scored", "true"); });
+        setText(phaseText, "The target scores all " + g + " drafts at once, in one pass.");
       } });
       t += 1;
       var judgeStart = t;
-      steps.push({ t: judgeStart, fn: function () { verifyBar.setAttribute("data-active", "false"); } });
-      // judging and the target's token cost no extra clock time: they are the
-      // verification pass's result, shown one position at a time for the eye
+      steps.push({ t: judgeStart, fn: function () {
+        verifyBar.setAttribute("data-active", "false");
+        setText(phaseText, "Its accept decisions, read left to right up to the first rejection.");
+      } });
+      // judging and the target's word cost no clock time: they are the pass's
+      // result, shown one position at a time for the eye
       var extra = 0;
       for (var k = 0; k < round.accepted; k++) {
-        (function (li) {
+        (function (li, word) {
           extra += 1;
-          steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () { setToken(li, "accepted"); } });
-        })(items[k]);
+          steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () { setToken(li, "accepted", word); } });
+        })(items[k], w.drafts[k]);
       }
       if (round.rejectedAt >= 0) {
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-          setToken(items[round.rejectedAt], "rejected");
-          setText(phaseText, "Rejected at position " + (round.rejectedAt + 1) + (round.discarded ? (round.discarded === 1 ? ": the token after it is discarded untested." : ": the " + round.discarded + " tokens after it are discarded untested.") : "."));
+          var word = w.drafts[round.rejectedAt];
+          setToken(items[round.rejectedAt], "rejected", word);
+          setText(phaseText, "“" + word + "” is rejected at position " + (round.rejectedAt + 1) + (round.discarded ? (round.discarded === 1 ? ": the word after it dies untested." : ": the " + round.discarded + " words after it die untested.") : "."));
         } });
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-          for (var m = round.rejectedAt + 1; m < g; m++) setToken(items[m], "discarded");
+          for (var m = round.rejectedAt + 1; m < g; m++) setToken(items[m], "discarded", w.drafts[m]);
         } });
       }
       extra += 1.5;
       steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-        setToken(target, "target", targetWords(round));
+        setTarget(target, round, w);
         setData(current, round, true);
-        setText(phaseText, "Round " + (round.index + 1) + ": " + round.accepted + " accepted + 1 from the target = " + round.tokens + " token" + (round.tokens > 1 ? "s" : "") + ".");
+        showText(start, w.next);
+        setText(phaseText, W.summary(round.index, g, round.accepted, w));
       } });
       extra += 3;
       steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: finishRound });
@@ -259,10 +209,11 @@
       // the oldest history row is recycled as the newest
       var item = history.children.length >= HISTORY ? history.lastElementChild : el("li", "sd-history-item");
       var row = item.firstElementChild || item.appendChild(el("ol", "sd-round sd-round-past"));
-      renderRound(done, row);
+      renderRound(done, row, W.roundWords(words, run.tokens - done.tokens, done.gamma, done.accepted));
       row.setAttribute("aria-label", "Round " + (done.index + 1) + ": " + done.tokens + " tokens");
       history.insertBefore(item, history.firstChild);
       updateTally();
+      showPlain(run.time);
       setClock(1);
       notify();
     }
@@ -313,7 +264,10 @@
         steps.shift();
         st.fn();
       }
-      if (round) setClock(Math.min(unitsNow / Math.max(roundTime, 1e-9), 1));
+      if (round) {
+        setClock(Math.min(unitsNow / Math.max(roundTime, 1e-9), 1));
+        showPlain(roundStart + Math.min(unitsNow, roundTime)); // plain decoding on the same clock
+      }
     }
 
     function frame(ts) {
@@ -352,14 +306,21 @@
     function skip(n) {
       pause();
       if (round) while (steps.length) steps.shift().fn();
-      var last = null;
-      for (var i = 0; i < n; i++) last = run.nextRound();
+      var last = null, start = 0;
+      for (var i = 0; i < n; i++) {
+        start = run.tokens;
+        last = run.nextRound();
+      }
       if (last) {
-        renderRound(last, current);
+        var w = W.roundWords(words, start, last.gamma, last.accepted);
+        renderRound(last, current, w);
+        current.removeAttribute("data-worked");
+        showText(start, w.next);
         if (history.firstChild) history.textContent = "";
         setText(phaseText, "Ran " + n + " rounds at once; the last one is shown.");
       }
       updateTally();
+      showPlain(run.time);
       notify();
     }
 
@@ -383,5 +344,5 @@
     };
   }
 
-  SD.animation = { create: create, renderRound: renderRound, targetWords: targetWords, fmt: fmt, GLYPH: GLYPH, WORDS: WORDS };
+  SD.animation = { create: create, renderRound: renderRound, fmt: fmt, GLYPH: T.GLYPH, WORDS: T.WORDS };
 })(typeof self !== "undefined" ? self : this);

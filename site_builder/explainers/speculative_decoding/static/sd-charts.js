@@ -3,12 +3,17 @@
  * Lifecycle of the figure's charts:
  *
  *   static (the <img> SVGs rendered at build time)
- *     --the figure nears the viewport, or the page is idle after `load`-->
+ *     --a control is first used, or (after `load` and first paint) a chart nears
+ *       the viewport (frames.startLazily); never merely because the page is idle-->
  *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip),
  *            the compiled specs (SpeculativeDecoding.specs) and the serving
  *            panel's script (onServing() listeners hear when it is in), then
- *            build the views one per task, those near the viewport first
- *            (frames.buildInTurn); the static SVG stays until its view is in
+ *            build the views one at a time, each in several tasks (frames.buildView):
+ *            those near the viewport first, the curve first of all once a control
+ *            is used (it is the view a slider moves), the rest as they near the
+ *            viewport or when the page is idle (frames.buildInTurn). The static
+ *            SVG stays until its view is drawn; the view is drawn at the box the
+ *            picture had, so the swap moves nothing on the page
  *     --every view built--> live (data-charts="live", data-live on each chart)
  *     --a script fails-->   static (data-charts="static"; the SVGs stay)
  *
@@ -128,19 +133,10 @@
     return [{ alpha: s.alpha, c: s.c, gamma: s.gamma, S: M.speedup(s.alpha, s.gamma, s.c), best: M.optimalDepth(s.alpha, s.c, BEST_SEARCH) }];
   }
 
-  function histRows(run) {
-    var p = M.tokenDistribution(run.alpha, run.gamma);
-    var rows = [];
-    for (var k = 1; k < p.length; k++) {
-      rows.push({ tokens: k, kind: "exact", share: p[k] });
-      rows.push({ tokens: k, kind: "simulated", share: run.rounds ? run.histogram[k] / run.rounds : 0 });
-    }
-    return rows;
-  }
-
   function create(figure, store, animation) {
     var views = {};
     var sets = {}; // view name -> {dataset name: true}
+    var builtHist = null; // the histogram's build-time rows (see sd-model.js histogramRows)
     var shown = {}; // view name -> the state its "current" row shows
     var ready;
     var last = Promise.resolve();
@@ -197,7 +193,7 @@
         var v = views[name], has = sets[name], touched = false;
         if (state && has.curve && setCurve(v, s)) touched = true;
         if (rest && has.current && shown[name] !== key) { v.data("current", currentRow(s)); shown[name] = key; touched = true; }
-        if (rest && has.hist) { v.data("hist", histRows(animation.run())); touched = true; }
+        if (rest && has.hist) { v.data("hist", M.histogramRows(animation.run(), builtHist)); touched = true; }
         if ((rest || servingNow) && has.serving && shown[name] !== servingKey(s)) {
           setServing(v, s);
           shown[name] = servingKey(s);
@@ -227,10 +223,11 @@
       // the static <img> was by its alt: Vega's marks stay out of the tree.
       target.setAttribute("role", "img");
       target.setAttribute("aria-label", spec.description || "");
-      container.appendChild(target);
-      return F.buildView(root, target, spec).then(function (view) {
+      return F.buildView(root, target, spec, function () { return F.pictureSize(container, spec); }).then(function (view) {
         var svg = target.querySelector("svg");
         if (svg) svg.setAttribute("aria-hidden", "true");
+        // in the task that drew it: the picture goes, the view comes, in one frame
+        container.appendChild(target);
         container.setAttribute("data-live", "true");
         return view;
       });
@@ -265,11 +262,12 @@
       else if (scheme.addListener) scheme.addListener(onScheme);
     }
 
-    /** Keep a view as wide as its container (FIT); resizing is rare, so a full re-layout is fine. */
+    /** Keep a view as wide as its container (FIT) once its width changes (the first
+     * size is the static picture's: see embed); resizing is rare, so a full re-layout is fine. */
     function fitToContainer(name, view, container) {
       var fit = FIT[name];
       if (!fit || !("ResizeObserver" in root)) return;
-      var width = 0;
+      var width = Math.floor(container.getBoundingClientRect().width);
       new root.ResizeObserver(function (entries) {
         var available = Math.floor(entries[entries.length - 1].contentRect.width);
         if (!available || available === width) return;
@@ -281,7 +279,18 @@
       }).observe(container);
     }
 
-    function start() {
+    var turn = null; // the views' build queue (frames.buildInTurn), once the runtime is in
+    var wanted = false; // a control was used: the curve is built first
+
+    function curveContainer() { return figure.querySelector("[data-chart=curve]"); }
+
+    /** Load the runtime and build the views (once); reason "use" (a control was
+     * used: the curve first) or "near" (a chart nears the viewport). */
+    function start(reason) {
+      if (reason === "use") {
+        wanted = true;
+        if (turn && curveContainer()) turn.first(curveContainer());
+      }
       if (ready) return ready;
       var runtime = figure.getAttribute("data-vega-src");
       var specs = figure.getAttribute("data-specs-src");
@@ -297,13 +306,14 @@
           var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
             return all[c.getAttribute("data-chart")];
           });
-          return F.buildInTurn(root, containers, function (c) {
+          turn = F.buildInTurn(root, containers, function (c) {
             var name = c.getAttribute("data-chart");
             return embed(c, all[name]).then(function (view) {
               views[name] = view;
               setInks(view);
               fitToContainer(name, view, c);
               sets[name] = {};
+              if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
               ["current", "curve", "hist", "serving"].forEach(function (d) {
                 if (hasData(view, d)) sets[name][d] = true;
               });
@@ -312,6 +322,8 @@
               scheduler.mark("rest");
             });
           });
+          if (wanted && curveContainer()) turn.first(curveContainer());
+          return turn;
         })
         .then(function () { return apply(true, true); })
         .then(function () {
@@ -336,8 +348,12 @@
       if (ready) scheduler.mark("rest");
     });
 
-    // lazily: after load and first paint, when the figure nears the viewport or the page is idle
+    // lazily: on the first use of a control, or when a chart nears the viewport
     F.startLazily(root, figure, start);
+    // a control used after the charts started (a chart was near): the curve goes first
+    F.USE_EVENTS.forEach(function (type) {
+      figure.addEventListener(type, function (e) { if (ready && !wanted && F.isControl(e.target)) start("use"); }, { capture: true, passive: true });
+    });
 
     return {
       start: start,
@@ -364,9 +380,10 @@
     yTop: yTop,
     Y_TOPS: Y_TOPS,
     HEADROOM: HEADROOM,
-    histRows: histRows,
+    histRows: M.histogramRows, // sd-model.js: the tests know it as charts'
     createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
     fitSize: fitSize,
+    pictureFit: F.pictureFit, // sd-frames.js
     FIT: FIT,
     SMOOTH_STEP: SMOOTH_STEP,
     HOLD_MS: F.HOLD_MS,

@@ -151,9 +151,10 @@
     var playBtn = figure.querySelector("[data-action=play]");
     function showPlaying() {
       var on = animation.playing() ? "true" : "false";
-      if (playBtn.getAttribute("aria-pressed") === on && playBtn.firstChild) return; // most calls: a round finished
+      if (playBtn.getAttribute("aria-pressed") === on) return; // most calls: a round finished
+      // both labels are in the button (figure.html): the stylesheet shows the one
+      // aria-pressed names, so the button keeps its width and nothing moves
       playBtn.setAttribute("aria-pressed", on);
-      setText(playBtn, on === "true" ? "❚❚ Pause" : "▶ Play");
     }
     animation.onChange(showPlaying);
     var actions = {

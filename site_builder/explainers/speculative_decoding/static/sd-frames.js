@@ -2,22 +2,35 @@
  *
  *   loadScript(src)         a classic script injected once (the Vega runtime, the specs)
  *   startLazily(root, figure, start)
- *                           start() never before the page has loaded and painted its
- *                           static figure; then when the figure nears the viewport,
- *                           or once the page is idle (whichever comes first)
- *   buildView(root, target, spec)
- *                           a live Vega view of a compiled spec in `target`, built
- *                           with the vendored runtime (vega, vega-interpreter: no eval)
+ *                           start(reason) once, when it is needed: on the first use of any
+ *                           control in the figure (reason "use": pointer, touch, key, focus
+ *                           or input on a control or its label; a touch elsewhere on the
+ *                           figure is a reader scrolling), or, once the page has loaded and painted, when one of
+ *                           its charts nears the viewport (reason "near"). Never merely
+ *                           because the page is idle: a reader who never scrolls to a chart
+ *                           nor touches a control never pays for the runtime
+ *   inTasks(root, steps, value)
+ *                           value -> steps[0] -> steps[1] ..., each step in a task of its own
+ *                           (a step may return a promise; the next waits for it)
+ *   buildView(root, target, spec, size)
+ *                           a live Vega view of a compiled spec, built with the vendored
+ *                           runtime (vega, vega-interpreter: no eval) in four tasks: parse,
+ *                           view, dataflow, then render into `target` (at `size` when given)
+ *   pictureSize(container, spec), pictureFit(spec, naturalW, naturalH, boxW, boxH)
+ *                           the plot size that draws a view at the box its static
+ *                           picture has now (so the swap moves nothing)
  *   buildInTurn(root, containers, build)
  *                           build(container) one at a time, a task each: those near
  *                           the viewport first, the others as they near it or when
- *                           the page is idle (no long task parses every spec at once)
+ *                           the page is idle (no long task parses every spec at once);
+ *                           .first(c) moves c to the head of the queue
  *   createScheduler(env, apply, holdMs)
  *                           one requestAnimationFrame applies whatever was marked
  *                           dirty, however many inputs arrived (see sd-charts.js)
  *
  * One part of the widget's script: registers SpeculativeDecoding.frames.
- * Touches the DOM only when called; the scheduler is tested under node.
+ * Touches the DOM only when called; the scheduler, inTasks, buildInTurn and
+ * startLazily are tested under node with a window whose events they drive.
  */
 (function (root, factory) {
   "use strict";
@@ -96,25 +109,74 @@
     };
   }
 
-  /** A live view of the Vega spec `spec` drawn as SVG into `target`; a promise of the view once run. */
-  function buildView(root, target, spec) {
-    var vega = root.vega;
-    var view = new vega.View(vega.parse(spec, null, { ast: true }), {
-      expr: root.vegaInterpreter.expressionInterpreter, // the interpreter, not eval: CSP-safe
-      renderer: "svg",
-      container: target,
-      hover: true,
-    });
-    // vega-tooltip's own stylesheet would be an injected <style>, which the CSP refuses
-    view.tooltip(new root.vegaTooltip.Handler({ disableDefaultStyle: true, theme: "custom" }).call);
-    return view.runAsync();
+  /** value -> steps[0](value) -> steps[1](...) ..., each step in a new task (a
+   * zero-delay timer: input and painting can come between two steps). */
+  function inTasks(root, steps, value) {
+    return steps.reduce(function (prev, step, i) {
+      return prev.then(function (v) {
+        if (i === 0) return step(v);
+        return new Promise(function (resolve) { root.setTimeout(resolve, 0); }).then(function () { return step(v); });
+      });
+    }, Promise.resolve(value));
+  }
+
+  /** A live view of the Vega spec `spec` drawn as SVG into `target`, a promise of
+   * the view once drawn. The work is cut into tasks (under a 4x slower CPU the
+   * first view costs ~0.35 s, more than any one task should): parsing the spec,
+   * making the view, running its dataflow headless, and last, in one task,
+   * sizing it (size() -> {width, height}, or null for the spec's own size),
+   * attaching it to `target` and drawing it. The caller's then() runs in that
+   * same task, so the static picture and the live view never share a frame. */
+  function buildView(root, target, spec, size) {
+    var vega = root.vega, view;
+    return inTasks(root, [
+      function () { return vega.parse(spec, null, { ast: true }); },
+      function (runtime) {
+        view = new vega.View(runtime, {
+          expr: root.vegaInterpreter.expressionInterpreter, // the interpreter, not eval: CSP-safe
+          renderer: "svg",
+          hover: true,
+        });
+        // vega-tooltip's own stylesheet would be an injected <style>, which the CSP refuses
+        view.tooltip(new root.vegaTooltip.Handler({ disableDefaultStyle: true, theme: "custom" }).call);
+      },
+      function () { return view.runAsync(); }, // the dataflow, nothing drawn yet
+      function () {
+        var box = size ? size() : null;
+        if (box) view.width(box.width).height(box.height);
+        view.initialize(target);
+        return view.runAsync();
+      },
+    ]);
+  }
+
+  /** The plot size (spec width and height) that draws a view whose picture, drawn
+   * from `spec` at naturalW x naturalH, now shows at boxW x boxH: the axes and
+   * titles keep their room, the plot takes the rest. */
+  function pictureFit(spec, naturalW, naturalH, boxW, boxH) {
+    return {
+      width: Math.max(1, Math.round(spec.width + boxW - naturalW)),
+      height: Math.max(1, Math.round(spec.height + boxH - naturalH)),
+    };
+  }
+
+  /** The plot size that makes a view fill the box its static picture has now
+   * in `container` (the picture was drawn from the same spec at its natural
+   * size, so the axes take the same room), or null to keep the spec's own size. */
+  function pictureSize(container, spec) {
+    var img = container.querySelector("picture img");
+    if (!img || typeof spec.width !== "number" || typeof spec.height !== "number") return null;
+    var box = img.getBoundingClientRect();
+    if (!box.width || !box.height) return null;
+    return pictureFit(spec, Number(img.getAttribute("width")), Number(img.getAttribute("height")), box.width, box.height);
   }
 
   /** Build every one of `containers` with build(c) (a promise), one per task; see the header.
    * Settles once all are built, or fails with the first failure. */
   function buildInTurn(root, containers, build) {
     var waiting = containers.slice(), queue = [], busy = false, built = 0;
-    return new Promise(function (resolve, reject) {
+    var take = function () {};
+    var done = new Promise(function (resolve, reject) {
       if (!waiting.length) return resolve();
       function pump() {
         if (busy || !queue.length) return;
@@ -126,13 +188,19 @@
           else root.setTimeout(pump, 0); // yield: input and painting come between views
         }, reject);
       }
-      function take(c) {
+      take = function (c, first) {
         var at = waiting.indexOf(c);
-        if (at < 0) return;
+        if (at < 0) {
+          // already queued: a view the reader needs now goes first
+          var q = queue.indexOf(c);
+          if (first && q > 0) queue.unshift(queue.splice(q, 1)[0]);
+          return;
+        }
         waiting.splice(at, 1);
-        queue.push(c);
+        if (first) queue.unshift(c);
+        else queue.push(c);
         pump();
-      }
+      };
       if ("IntersectionObserver" in root) {
         var io = new root.IntersectionObserver(
           function (entries) {
@@ -156,59 +224,81 @@
         }, { timeout: 1000 });
       })();
     });
+    /** Build `c` next (the curve, once a slider is used), whether or not it is near the viewport. */
+    done.first = function (c) { take(c, true); };
+    return done;
   }
 
-  /** Call start() lazily (see the header); `root` is the window. */
-  function startLazily(root, figure, start) {
-    // never before the page has loaded and painted its static figure (the
-    // runtime is ~520 KB, 186 KB gzip); then when the figure nears the viewport, or once idle
+  /** The events that count as using a control: the runtime starts loading on the
+   * first of them (focus comes first from the keyboard, pointerdown from a mouse). */
+  var USE_EVENTS = ["pointerdown", "touchstart", "keydown", "focusin", "input", "change"];
+
+  /** Whether `el` is (in) a control: an input, select, button or textarea, or a label of one. */
+  function isControl(el) {
+    return !!(el && el.closest && el.closest("input, select, button, textarea, label"));
+  }
+
+  /** Call start(reason) once, when needed (see the header); `root` is the window. */
+  function startLazily(root, figure, start, margin) {
+    var doc = root.document, started = false, io = null;
+    function go(reason) {
+      if (started) return;
+      started = true;
+      USE_EVENTS.forEach(function (type) { figure.removeEventListener(type, onUse, true); });
+      if (io) io.disconnect();
+      start(reason);
+    }
+    // a control, not the figure: a finger scrolling the page across the figure is no use of it
+    function onUse(e) {
+      if (isControl(e && e.target)) go("use");
+    }
+    USE_EVENTS.forEach(function (type) { figure.addEventListener(type, onUse, { capture: true, passive: true }); });
+
+    // a chart near the viewport: never before the page has loaded and painted its
+    // static figure (the runtime is ~540 KB, 187 KB gzip, and its first view
+    // ~0.35 s of work on a slow phone)
     function whenLoaded(fn) {
-      if (document.readyState === "complete") fn();
+      if (doc.readyState === "complete") fn();
       else root.addEventListener("load", fn);
     }
     function afterFirstPaint(fn) {
       var done = false;
-      function go() {
+      function once() {
         if (!done) {
           done = true;
           fn();
         }
       }
       try {
-        if (root.performance.getEntriesByName("first-contentful-paint").length) return go();
+        if (root.performance.getEntriesByName("first-contentful-paint").length) return once();
         var po = new root.PerformanceObserver(function (list) {
           if (list.getEntriesByName("first-contentful-paint").length) {
             po.disconnect();
-            go();
+            once();
           }
         });
         po.observe({ type: "paint", buffered: true });
       } catch (e) {
-        /* no paint timing here: the timeout below starts the charts */
+        /* no paint timing here: the timeout below stands in for it */
       }
-      root.setTimeout(go, 3000);
+      root.setTimeout(once, 3000);
     }
-    whenLoaded(function () { afterFirstPaint(nearOrIdle); });
-    function nearOrIdle() {
-      if ("IntersectionObserver" in root) {
-        var io = new root.IntersectionObserver(
+    whenLoaded(function () {
+      afterFirstPaint(function () {
+        if (started || !("IntersectionObserver" in root)) return; // without one: on first use only
+        io = new root.IntersectionObserver(
           function (entries) {
-            if (entries.some(function (e) { return e.isIntersecting; })) {
-              io.disconnect();
-              start();
-            }
+            if (entries.some(function (e) { return e.isIntersecting; })) go("near");
           },
-          { rootMargin: "300px" }
+          { rootMargin: margin || "300px 0px" }
         );
-        io.observe(figure);
-      }
-      var idle = root.requestIdleCallback || function (fn) { return root.setTimeout(fn, 200); };
-      idle(function () { start(); }, { timeout: 2000 });
-    }
+        Array.prototype.forEach.call(figure.querySelectorAll("[data-chart]"), function (c) { io.observe(c); });
+      });
+    });
   }
 
   return {
     HOLD_MS: HOLD_MS, loadScript: loadScript, startLazily: startLazily, createScheduler: createScheduler,
-    buildView: buildView, buildInTurn: buildInTurn,
+    inTasks: inTasks, buildView: buildView, pictureFit: pictureFit, pictureSize: pictureSize, buildInTurn: buildInTurn, USE_EVENTS: USE_EVENTS, isControl: isControl,
   };
 });

@@ -135,6 +135,27 @@
     return p;
   }
 
+  /** A histogram row as plain data (a Vega tuple's fields, without its id). */
+  function histogramRow(t) {
+    return { tokens: t.tokens, kind: t.kind, share: t.share, alpha: t.alpha, gamma: t.gamma };
+  }
+
+  /** The tokens-per-round chart's rows for a run: the exact law, and simulated
+   * bars only where there are some (the legend names only the series drawn).
+   * Before the run has a round, `built` (the build-time rows, simulated at the
+   * alpha and gamma they carry) stand in at that setting; at another, the exact
+   * law alone. */
+  function histogramRows(run, built) {
+    if (!run.rounds && built && built.length && built[0].alpha === run.alpha && built[0].gamma === run.gamma) return built;
+    var p = tokenDistribution(run.alpha, run.gamma);
+    var rows = [];
+    for (var k = 1; k < p.length; k++) {
+      rows.push({ tokens: k, kind: "exact", share: p[k] });
+      if (run.rounds) rows.push({ tokens: k, kind: "simulated", share: run.histogram[k] / run.rounds });
+    }
+    return rows;
+  }
+
   return {
     TIE_RTOL: TIE_RTOL,
     expectedTokens: expectedTokens,
@@ -147,5 +168,7 @@
     judgeRound: judgeRound,
     createRun: createRun,
     tokenDistribution: tokenDistribution,
+    histogramRow: histogramRow,
+    histogramRows: histogramRows,
   };
 });

@@ -2,7 +2,9 @@
  *
  * A tiny store: get(), set(patch), subscribe(fn). Every value that enters it
  * goes through sanitize(), so neither a junk URL nor a control can put a value
- * there that the model would reject. The state (alpha, gamma, c, seed, and
+ * there that the model would reject: out-of-range numbers are clamped, junk
+ * falls back to the default, and an address holding either is corrected
+ * at once (syncUrl). The state (alpha, gamma, c, seed, and
  * the serving panel's batch, ctx, devices, hw, pair) is mirrored into the
  * query string with history.replaceState (debounced:
  * browsers throttle replaceState), falling back to the hash where the query
@@ -22,18 +24,20 @@
   var SERVING = data.serving; // settings.json: the panel's lists
   // the preset ids (the presets themselves arrive with the panel's lazy script)
   var IDS = data.serving_ids || { hardware: [], pairings: [] };
-  // min/max/step: a number, out of range or off a whole step is junk (the
-  // main figure's keys, as before); clamp: out of range is brought into it
-  // and rounded to a whole number (a batch of 10000 is a batch of 4096);
-  // digits: kept to that many decimals rather than snapped to the slider's
-  // step (a pairing sets c to its P_d / P_t, 0.113818); values: one of a list.
+  // One rule for every key: a value that is not a number (or not a known id)
+  // is junk and falls back; a number is brought into range (gamma=17 is 16,
+  // alpha=1.7 is 1, a batch of 10000 is 4096) and onto the control's grid:
+  // step 1 rounds to a whole number, digits keeps that many decimals rather
+  // than snapping to the slider's step (a pairing sets c to its P_d / P_t,
+  // 0.113818), a list of numbers takes its nearest entry (ties go up, as
+  // Math.round does), a list of ids only its own.
   var LIMITS = {
     alpha: { min: 0, max: 1, step: 0.001 },
     gamma: { min: 1, max: 16, step: 1 },
     c: { min: 0, max: 1, step: 0.001, digits: 6 },
     seed: { min: 0, max: 4294967295, step: 1 },
-    batch: { min: 1, max: SERVING.max_batch, step: 1, clamp: true },
-    ctx: { min: 0, max: SERVING.contexts[SERVING.contexts.length - 1], step: 1, clamp: true },
+    batch: { min: 1, max: SERVING.max_batch, step: 1 },
+    ctx: { min: 0, max: SERVING.contexts[SERVING.contexts.length - 1], step: 1 },
     devices: { values: SERVING.devices },
     hw: { values: IDS.hardware },
     pair: { values: IDS.pairings },
@@ -44,22 +48,29 @@
   // a hash that holds the state (the fallback of syncUrl) is dropped once the query holds it
   var HASH_STATE = new RegExp("^#(" + Object.keys(URL_KEYS).join("|") + ")=.*$");
 
-  /** A value for `key`, snapped to its step, or `fallback` when it is junk. */
+  /** A number from a URL string or a control, or NaN for junk. */
+  function toNumber(value) {
+    if (typeof value === "number") return isFinite(value) ? value : NaN;
+    return typeof value === "string" && NUMBER.test(value) ? Number(value) : NaN; // "1e400" is Infinity: junk
+  }
+
+  /** The entry of a sorted list of numbers nearest to x (ties go to the larger). */
+  function nearest(list, x) {
+    var best = list[0];
+    for (var i = 1; i < list.length; i++) if (Math.abs(list[i] - x) <= Math.abs(best - x)) best = list[i];
+    return best;
+  }
+
+  /** A value for `key`: clamped into range and snapped to its grid, or `fallback` when it is junk. */
   function clean(key, value, fallback) {
     var lim = LIMITS[key];
     var x;
-    if (lim.values) {
-      // a list of numbers takes "8" from a URL as 8; a list of ids takes the string as it is
-      var v = typeof lim.values[0] === "number" && typeof value === "string" && NUMBER.test(value) ? Number(value) : value;
-      return lim.values.indexOf(v) >= 0 ? v : fallback;
-    }
-    if (typeof value === "number") x = value;
-    else if (typeof value === "string" && NUMBER.test(value)) x = Number(value);
-    else return fallback;
+    if (lim.values && typeof lim.values[0] !== "number") return lim.values.indexOf(value) >= 0 ? value : fallback;
+    x = toNumber(value);
     if (!isFinite(x)) return fallback;
-    if (lim.clamp) return Math.round(Math.min(lim.max, Math.max(lim.min, x)));
-    if (x < lim.min || x > lim.max) return fallback;
-    if (lim.step === 1) return Math.round(x) === x ? x : fallback;
+    if (lim.values) return nearest(lim.values, x);
+    x = Math.min(lim.max, Math.max(lim.min, x));
+    if (lim.step === 1) return Math.round(x);
     if (lim.digits) return Number(x.toFixed(lim.digits));
     // snap to the slider's grid so the range input shows exactly this value
     var snapped = Math.round(x / lim.step) * lim.step;
@@ -103,8 +114,9 @@
     };
   }
 
-  /** Parse "?alpha=0.6&gamma=3" or "#alpha=..." (either may be empty). Junk falls back silently. */
-  function parseParams(search, hash) {
+  /** The state's keys as written in "?alpha=0.6&gamma=3" or "#alpha=..." (the
+   * query wins), raw strings. */
+  function rawParams(search, hash) {
     var raw = {};
     [hash, search].forEach(function (part) {
       if (!part) return;
@@ -121,7 +133,21 @@
         for (var key in URL_KEYS) if (URL_KEYS[key] === k) raw[key] = v;
       });
     });
-    return sanitize(raw, DEFAULTS);
+    return raw;
+  }
+
+  /** Parse "?alpha=0.6&gamma=3" or "#alpha=..." (either may be empty): values
+   * clamped into range, junk silently the default. */
+  function parseParams(search, hash) {
+    return sanitize(rawParams(search, hash), DEFAULTS);
+  }
+
+  /** Whether the address holds a state value other than as the store keeps it
+   * (clamped, snapped, junk replaced): then it is rewritten at once. */
+  function needsRewrite(search, hash) {
+    var raw = rawParams(search, hash);
+    var clean = sanitize(raw, DEFAULTS);
+    return Object.keys(raw).some(function (key) { return raw[key] !== String(clean[key]); });
   }
 
   function serialize(state) {
@@ -153,6 +179,8 @@
       if (timer) win.clearTimeout(timer);
       timer = win.setTimeout(write, delay === undefined ? 200 : delay);
     });
+    // a shared link with gamma=17 shows gamma=16 in the address bar too
+    if (needsRewrite(win.location.search, win.location.hash)) write();
     return function flush() {
       if (timer) {
         win.clearTimeout(timer);
@@ -168,6 +196,7 @@
     sanitize: sanitize,
     createStore: createStore,
     parseParams: parseParams,
+    needsRewrite: needsRewrite,
     serialize: serialize,
     syncUrl: syncUrl,
   };

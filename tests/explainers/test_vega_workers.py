@@ -1,0 +1,65 @@
+"""explainers/vega.py: one render for both themes, and when converter workers may start.
+
+The build draws each chart's light and dark SVG from one placeholder render
+when the two specs differ only in plain colours (``vega.one_for_both``); these
+tests hold that to two real renders, byte for byte. That the workers give the
+same page as converting in-process, and die with a killed build:
+``test_sd_page.test_converter_workers_give_the_same_bytes``,
+``test_hardening_kill.test_a_build_killed_while_its_chart_converters_run_leaves_none``.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from site_builder.explainers import vega
+from site_builder.explainers.speculative_decoding import data, page
+
+
+@pytest.fixture(scope="module")
+def themed():
+    page_data = data.page_data()
+    return page.theme_specs(page_data, "light"), page.theme_specs(page_data, "dark")
+
+
+@pytest.mark.parametrize("name", ["curve", "plane", "hist", "lossless", "serving"])
+def test_one_render_gives_both_themes_byte_for_byte(themed, name):
+    light, dark = themed[0][name], themed[1][name]
+    both = vega.one_for_both(light, dark)
+    assert both is not None, f"{name}: its themes differ in more than colours, so it is rendered twice"
+    merged, swaps = both
+    assert swaps, "the themes differ in some colour"
+    files, sizes = vega.static_charts_from(vega.submit_static({name: {"light": light, "dark": dark}}))
+    assert files[f"{name}.svg"].decode() == vega.to_svg(light)
+    assert files[f"{name}-dark.svg"].decode() == vega.to_svg(dark)
+    assert sizes[name] == vega.svg_size(vega.to_svg(light))
+
+
+def test_specs_differing_in_more_than_plain_colours_are_rendered_apart(themed):
+    light = themed[0]["curve"]
+    sized = copy.deepcopy(light)
+    sized["width"] = light["width"] + 1  # a layout change: no placeholder can stand for it
+    assert vega.one_for_both(light, sized) is None
+    named = copy.deepcopy(light)
+    named["background"] = "black"  # a colour, but not a hex one the placeholders stand for
+    assert vega.one_for_both(light, named) is None
+    spread = copy.deepcopy(light)
+    spread["layer"][0]["encoding"]["color"] = {"field": "S", "type": "quantitative", "scale": {"range": ["#000000", "#ffffff"]}}
+    other = copy.deepcopy(spread)
+    other["layer"][0]["encoding"]["color"]["scale"]["range"][1] = "#eeeeee"  # blended into a gradient
+    assert vega.one_for_both(spread, other) is None
+    recoloured = copy.deepcopy(light)
+    recoloured["config"]["axis"]["labelColor"] = "#123456"
+    merged, swaps = vega.one_for_both(light, recoloured)
+    assert list(swaps) == [(light["config"]["axis"]["labelColor"], "#123456")]
+    assert merged["config"]["axis"]["labelColor"] == swaps[(light["config"]["axis"]["labelColor"], "#123456")]
+
+
+def test_no_workers_once_this_process_has_converted():
+    # A child forked after vl-convert's runtime started here would inherit the
+    # runtime without its threads and hang on its first conversion.
+    vega.to_vega({"data": {"values": [{"x": 1}]}, "mark": "point", "encoding": {"x": {"field": "x", "type": "quantitative"}}})
+    assert vega.start_workers(2) is False
+    vega.stop_workers()  # nothing to stop: a no-op
