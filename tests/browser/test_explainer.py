@@ -27,6 +27,9 @@ def open_page(browser, url, **context_args):
 
 
 def wait_live(page):
+    # as a reader would: the curve sits under the sliders, so at some sizes it lies
+    # more than 300 px below the viewport at load, and the runtime waits for it
+    page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({block: 'nearest'})")
     page.wait_for_selector(LIVE, state="attached")
 
 

@@ -32,6 +32,7 @@ def open_page(browser, **context_args):
 def wait_all_live(page):
     """Every chart's live view built (the static SVGs replaced), so that nothing
     but the action under test can move the page."""
+    page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({block: 'nearest'})")  # as a reader does
     page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
     page.evaluate("document.querySelector('.sd-more').scrollIntoView()")
     page.wait_for_function("document.querySelectorAll('.sd-chart[data-live=true]').length === 5")
