@@ -36,6 +36,7 @@ from .explainers import base as explainers
 from .load.config import SiteConfig, load_config
 from .load.preload import Preload
 from .names import NameIndex
+from .outputs import Linker
 from .publish import InPlace, Staging, check_output
 from .render.pages import compile_templates
 from .render.site import site_assets, site_renderer
@@ -173,6 +174,10 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         explainers.release()  # before the render stage forks its workers
 
     if not options.write:
+        # What the preview cards would warn about, found without drawing them.
+        fonts = Linker(config, terms, bodies, backlinks, built, assets).font_problems() if config.makes_previews else []
+        _raise_if_failing(problems + fonts, options.strict)
+        report.warnings += fonts
         report.seconds = time.perf_counter() - started
         return report
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 from .. import parallel
 from ..load.config import SiteConfig
@@ -74,11 +74,12 @@ _shared: tuple | None = None  # what forked workers inherit (see _records)
 
 
 def _records(config: SiteConfig, todo: list[Term], bodies: Mapping[str, RenderedBody],
-             jobs: int, stem: Stemmer) -> dict[str, search_index.Record]:
-    """slug -> index entries of ``todo``, over ``jobs`` forked workers when there are many."""
+             jobs: int, stem: Stemmer) -> dict[str, bytes]:
+    """slug -> index entries of ``todo``, encoded (``_encode``: ~1 KB a page where
+    the dicts would be several), over ``jobs`` forked workers when there are many."""
     global _shared
     if jobs < 2 or len(todo) < PARALLEL_PAGES or not parallel.can_pool():
-        return {t.slug: page_record(config, stem, t, bodies[t.slug]) for t in todo}
+        return {t.slug: _encode(page_record(config, stem, t, bodies[t.slug])) for t in todo}
     _shared = (config, todo, bodies, stem.memo)
     try:
         step = -(-len(todo) // jobs)
@@ -92,11 +93,11 @@ def _records(config: SiteConfig, todo: list[Term], bodies: Mapping[str, Rendered
     return {slug: entries for part, _ in parts for slug, entries in part}
 
 
-def _index_slice(bounds: tuple[int, int]) -> tuple[list[tuple[str, search_index.Record]], dict[str, str]]:
-    """In a forked worker: the entries of one slice of the pages to index, and the stems it made."""
+def _index_slice(bounds: tuple[int, int]) -> tuple[list[tuple[str, bytes]], dict[str, str]]:
+    """In a forked worker: the encoded entries of one slice of the pages to index, and the stems it made."""
     config, todo, bodies, memo = _shared
     stem = Stemmer(config.language, dict(memo))
-    entries = [(t.slug, page_record(config, stem, t, bodies[t.slug])) for t in todo[bounds[0]:bounds[1]]]
+    entries = [(t.slug, _encode(page_record(config, stem, t, bodies[t.slug]))) for t in todo[bounds[0]:bounds[1]]]
     return entries, {w: s for w, s in stem.memo.items() if w not in memo}
 
 
@@ -118,17 +119,16 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
     fill_html(missing)
     stem = Stemmer(config.language, dict(previous.get("stems", {})) if previous.get("settings") == settings else {})
     made = _records(config, [t for t in ordered if keys[t.slug] not in stored], bodies, jobs, stem)
-    records, fresh = [], {}
-    for term in ordered:
-        key = keys[term.slug]
-        if key in stored:
-            records.append(_decode(stored[key]))
-        else:
-            entries = made[term.slug]
-            records.append(entries)
-            fresh[key] = _encode(entries)
-    shards, words = search_index.shards(records)
-    files = search_index.files(shards, [display(config, t, bodies[t.slug]) for t in ordered], records)
+    fresh = {keys[slug]: data for slug, data in made.items()}
+
+    def records() -> Iterator[search_index.Record]:
+        """Each page's entries in doc order, decoded one at a time (not all held at once)."""
+        for term in ordered:
+            key = keys[term.slug]
+            yield _decode(stored[key] if key in stored else fresh[key])
+
+    shards, words, pairs = search_index.assemble(records())
+    files = search_index.files(shards, [display(config, t, bodies[t.slug]) for t in ordered], pairs)
     if store.enabled:
         blobs.put_many({**pending, **fresh}, live=set(keys.values()))
         blobs.close()

@@ -43,7 +43,8 @@ class ExplainerBuild:
     """What an explainer hands back to the build."""
 
     html: str
-    """Markup inserted above the prose. No inline scripts or styles (CSP)."""
+    """Markup placed in the prose: after its opening section, or at its marker
+    (``markup.placement``). No inline scripts or styles (CSP)."""
     files: dict[str, bytes] = field(default_factory=dict)
     """Extra files written beside the page, keyed by name relative to the page's folder."""
     scripts: list[str] = field(default_factory=list)

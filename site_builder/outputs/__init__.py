@@ -133,20 +133,13 @@ class Linker:
             files["robots.txt"] = discovery.robots_txt(config.base_url)
         return files
 
-    def previews(self, cache: MutableMapping[str, bytes] | None = None, jobs: int = 1) -> dict[str, bytes]:
-        """The 1200x630 PNG previews: the explainer's own, else composed when they can
-        be used (``SiteConfig.makes_previews``).
-
-        Each costs ~2 ms (``preview``); ``cache`` (``Painter.key`` -> PNG), when given,
-        is read and updated so unchanged cards are not drawn again. Many to draw and
-        ``jobs`` > 1: forked workers draw them. Characters no installed font has
-        give one warning in ``preview_problems``.
-        """
+    def _wanted_previews(self) -> tuple[dict[str, bytes], list[tuple[str, str, tuple[str, str, str, str]]]]:
+        """The explainers' own previews (path -> PNG), and the cards to compose:
+        (output path, source path, texts)."""
         config = self.config
-        cache = {} if cache is None else cache
         footer = config.base_url.split("://", 1)[-1] if config.base_url else ""
         files: dict[str, bytes] = {}
-        wanted: list[tuple[str, str, tuple[str, str, str, str]]] = []  # (output path, source path, texts)
+        wanted: list[tuple[str, str, tuple[str, str, str, str]]] = []
         for entry in self.entries:
             explainer = self.explainers.get(entry.slug)
             if explainer and explainer.preview_png:
@@ -157,13 +150,40 @@ class Linker:
         if config.makes_previews:
             count = f"{len(self.entries)} term" + ("" if len(self.entries) == 1 else "s")
             wanted.append((PREVIEW, "site.toml", (config.title, config.description, count, footer)))
+        return files, wanted
+
+    def font_problems(self) -> list[Problem]:
+        """What ``previews()`` would warn about (characters no installed font has),
+        without drawing a card: ``check`` reports it as a build would."""
+        _, wanted = self._wanted_previews()
+        if not wanted:
+            return []
+        from . import preview
+
+        painter = preview.painter(self.config.language)
+        painter.fonts.missing.clear()
+        for _, _, texts in wanted:
+            painter.key(*texts)
+        return preview.missing_font_problems(painter.fonts.missing, wanted)
+
+    def previews(self, cache: MutableMapping[str, bytes] | None = None, jobs: int = 1) -> dict[str, bytes]:
+        """The 1200x630 PNG previews: the explainer's own, else composed when they can
+        be used (``SiteConfig.makes_previews``).
+
+        Each costs ~2 ms (``preview``); ``cache`` (``Painter.key`` -> PNG), when given,
+        is read and updated so unchanged cards are not drawn again. Many to draw and
+        ``jobs`` > 1: forked workers draw them. Characters no installed font has
+        give one warning in ``preview_problems``.
+        """
+        cache = {} if cache is None else cache
+        files, wanted = self._wanted_previews()
         if not wanted:
             return files
         from . import preview  # here: it imports numpy and Pillow, which a build without previews never needs
 
-        painter = preview.painter(config.language)
+        painter = preview.painter(self.config.language)
         painter.fonts.missing.clear()
-        keys = [painter.key(*texts) for _, _, texts in wanted]
+        keys = [painter.key(*texts) for _, _, texts in wanted]  # itemising the texts notes what no font has
         todo: dict[str, tuple] = {}
         for key, (_, _, texts) in zip(keys, wanted):
             if key not in cache and key not in todo:

@@ -15,7 +15,7 @@
 
 Doc ids are the pages' places in slug order. Every file is JSON with sorted
 keys and no spaces: the same content gives the same bytes. A full build
-makes the shards from every page's record at once (``shards``); a one-body
+makes the shards from every page's record in one pass (``assemble``); a one-body
 edit changes the ``states`` of the shards it touches (a shard's postings by
 doc, and how many pages hold each of its surface words: ``apply``) and writes
 only those again (``shard_file``).
@@ -58,18 +58,10 @@ def pair_bucket(pair: str) -> int:
     return zlib.crc32(pair.encode("utf-8")) % PAIR_BUCKETS
 
 
-def pair_files(records: list[Record]) -> dict[str, bytes]:
-    """``search/p/<n>.json`` for the buckets some pair is in (doc id = place in ``records``)."""
-    docs: dict[str, list[int]] = {}
-    for doc, entries in enumerate(records):
-        for pair in entries[2]:
-            found = docs.get(pair)
-            if found is None:
-                docs[pair] = [doc]
-            else:
-                found.append(doc)
+def pair_files(pair_docs: dict[str, list[int]]) -> dict[str, bytes]:
+    """``search/p/<n>.json`` for the buckets some pair is in, from pair -> its docs in order."""
     buckets: dict[int, dict[str, list[int]]] = {}
-    for pair, found in docs.items():
+    for pair, found in pair_docs.items():
         buckets.setdefault(pair_bucket(pair), {})[pair] = [b - a for a, b in zip([0, *found], found)]
     return {f"{FOLDER}/p/{bucket}.json": _dumps(gaps) for bucket, gaps in buckets.items()}
 
@@ -78,14 +70,19 @@ def _dumps(data) -> bytes:
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
-def shards(records: list[Record]) -> tuple[dict[str, dict], dict[str, int]]:
-    """For a full build: every shard as its file holds it (``{"p": stem -> flat
-    gap-encoded postings, "w": word -> stem}``, by shard key), and how many pages
-    hold each surface word. Doc id = place in ``records``; docs come in order, so
-    each stem's list is gap-encoded as it grows (no sorting, one step a posting)."""
+def assemble(records: Iterable[Record]) -> tuple[dict[str, dict], dict[str, int], dict[str, list[int]]]:
+    """For a full build, in one pass over every page's record (doc id = its place;
+    ``records`` may be a generator, so the pages' entries need not all be held at
+    once): every shard as its file holds it (``{"p": stem -> flat gap-encoded
+    postings, "w": word -> stem}``, by shard key), how many pages hold each surface
+    word, and each phrase pair's docs. Docs come in order, so each stem's list is
+    gap-encoded as it grows (no sorting, one step a posting)."""
     flat: dict[str, list[int]] = {}
     last: dict[str, int] = {}
-    for doc, (codes, _, _) in enumerate(records):
+    counts: Counter = Counter()
+    stems: dict[str, str] = {}
+    pair_docs: dict[str, list[int]] = {}
+    for doc, (codes, surface, pairs) in enumerate(records):
         for stem, code in codes.items():
             at = last.get(stem)
             if at is None:
@@ -93,16 +90,20 @@ def shards(records: list[Record]) -> tuple[dict[str, dict], dict[str, int]]:
             else:
                 flat[stem] += (doc - at, code)
             last[stem] = doc
-    counts = Counter(chain.from_iterable(entries[1] for entries in records))
-    stems: dict[str, str] = {}
-    for entries in records:
-        stems.update(entries[1])  # a word's stem is the same on every page
+        counts.update(surface.keys())
+        stems.update(surface)  # a word's stem is the same on every page
+        for pair in pairs:
+            found = pair_docs.get(pair)
+            if found is None:
+                pair_docs[pair] = [doc]
+            else:
+                found.append(doc)
     out: dict[str, dict] = {}
     for stem, postings in flat.items():
         out.setdefault(shard_key(stem), {"p": {}, "w": {}})["p"][stem] = postings
     for word, stem in stems.items():
         out.setdefault(shard_key(word), {"p": {}, "w": {}})["w"][word] = stem
-    return out, dict(counts)
+    return out, dict(counts), pair_docs
 
 
 def affected(old: Record, new: Record) -> set[str]:
@@ -163,10 +164,9 @@ def doc_files(docs: list[list]) -> dict[str, bytes]:
             for start in range(0, len(docs), CHUNK)}
 
 
-def files(shard_map: dict[str, dict], docs: list[list], records: list[Record]) -> dict[str, bytes]:
-    """Every file under ``search/``, from the shards (``shards``), the pages' display
-    data and their records (for the phrase pairs)."""
-    pairs = pair_files(records)
+def files(shard_map: dict[str, dict], docs: list[list], pair_docs: dict[str, list[int]]) -> dict[str, bytes]:
+    """Every file under ``search/``, from ``assemble``'s shards and pairs and the pages' display data."""
+    pairs = pair_files(pair_docs)
     buckets = [int(name.rsplit("/", 1)[1][:-len(".json")]) for name in pairs]
     out = {f"{FOLDER}/index.json": manifest(shard_map, len(docs), buckets), **doc_files(docs), **pairs}
     for key, shard in shard_map.items():

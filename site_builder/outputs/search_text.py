@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
+from itertools import chain
 from typing import Iterable
 
 MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
@@ -157,33 +158,38 @@ def record(title: str, aliases: list[str], summary: str, sections: list[str],
     first: dict[str, int] = {}
     for position in range(len(per_section) - 1, -1, -1):
         first.update(dict.fromkeys(per_section[position], position))
-    counts = Counter()
-    for found in per_section:
-        counts.update(found)
+    tally: dict[str, int] = {}
     where: dict[str, int] = {}
-    for word, position in first.items():
+    for word, count in Counter(chain.from_iterable(per_section)).items():
         root = memo.get(word) or stem(word)
-        if root not in where or position < where[root]:
-            where[root] = position
-    for root, count in roots(counts).items():
-        best[root] = min(count, BODY_MAX) + 64 * where[root]
-    for root, count in roots(Counter(words(summary))).items():
+        if root != word:
+            surface[word] = root
+        if root in tally:  # another word with this stem: counts add up, the first section wins
+            tally[root] += count
+            where[root] = min(where[root], first[word])
+        else:
+            tally[root] = count
+            where[root] = first[word]
+    for root, count in tally.items():
+        best[root] = (count if count < BODY_MAX else BODY_MAX) + 64 * where[root]
+    title_words, alias_words, summary_words = words(title), [words(alias) for alias in aliases], words(summary)
+    for root, count in roots(Counter(summary_words)).items():
         best[root] = SUMMARY + min(count, 5)
     for i in range(len(aliases) - 1, -1, -1):  # the first alias a stem is in names it
-        for root in roots(Counter(words(aliases[i]))):
+        for root in roots(Counter(alias_words[i])):
             best[root] = ALIAS + 64 * i
-    for root in roots(Counter(words(title))):
+    for root in roots(Counter(title_words)):
         best[root] = TITLE
-    return best, surface, pairs([title, *aliases, summary], stem)
+    return best, surface, pairs([title_words, *alias_words, summary_words], stem)
 
 
-def pairs(texts: list[str], stem: Stemmer) -> list[str]:
-    """The adjacent word pairs of ``texts`` (each on its own: no pair spans two),
-    as "stem stem", sorted: what a query's words in that order are looked up as
-    (search.js ``phrasePairs``). Only the title, aliases and summary give pairs:
-    those of every body would outweigh the index itself (docs/search.md)."""
+def pairs(texts: list[list[str]], stem: Stemmer) -> list[str]:
+    """The adjacent word pairs of ``texts`` (each a list of ``words``; no pair
+    spans two), as "stem stem", sorted: what a query's words in that order are
+    looked up as (search.js ``pairKeys``). Only the title, aliases and summary
+    give pairs: those of every body would outweigh the index itself (docs/search.md)."""
     found: set[str] = set()
     for text in texts:
-        roots = [stem.memo.get(word) or stem(word) for word in words(text)]
+        roots = [stem.memo.get(word) or stem(word) for word in text]
         found.update(f"{a} {b}" for a, b in zip(roots, roots[1:]))
     return sorted(found)

@@ -405,7 +405,7 @@ CONTRAST = """(selectors) => {
 #: legend, tally, controls, captions, and the live charts' own text
 CONTRAST_TEXT = [
     ".sd-readout dt", ".sd-readout dd", ".sd-verdict", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-tok .sd-num",
-    ".sd-lane-label", ".sd-text-label", ".sd-text-old", ".sd-text-new",
+    ".sd-lane-label", ".sd-text", ".sd-text-old", ".sd-text-new",
     ".sd-phase", ".sd-plain", ".sd-verify", ".sd-legend .sd-key", ".sd-tally dt", ".sd-tally dd", ".sd-hint",
     ".sd-citation", ".sd-seed", ".sd-caption", ".sd-panel-title", ".sd-control label", ".sd-control output",
     ".sd-explainer button", ".sd-explainer legend", "[data-chart] .sd-vega svg text",
@@ -428,7 +428,7 @@ def test_text_contrast(browser, http_server, scheme):
     page.wait_for_timeout(300)
     results = page.evaluate(CONTRAST, CONTRAST_TEXT)
     checked = {r["sel"] for r in results}
-    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-text-new", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
+    assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-text-old", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
                        "[data-chart=serving] .sd-vega svg text", ".sd-readout-serving .sd-verdict"}, checked
     states = page.evaluate("[...new Set([...document.querySelectorAll('.sd-tok')].map(t => t.dataset.state))].sort()")
     assert {"accepted", "rejected", "discarded", "target"} <= set(states), states

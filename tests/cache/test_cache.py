@@ -220,9 +220,12 @@ def test_parallel_page_rendering_incremental_equals_clean(tmp_path: Path):
     # its page, the page linking to it (related card), the page it links to
     # (backlink card), the index and glossary.json: nothing else (no base_url: no previews);
     # in search/, the shards of the summary's new words ("a", "changed"), the manifest
-    # that lists them, and the chunk with the page's summary
+    # that lists them, the chunk with the page's summary, and the phrase pairs' files
+    # of the pairs the summary lost ("summari 3") and gained ("a chang", "chang summari")
+    from site_builder.outputs.search_index import pair_bucket
+    pairs = {f"search/p/{pair_bucket(pair)}.json" for pair in ("summari 3", "a chang", "chang summari")}
     assert changed == {"p0003/index.html", "p0216/index.html", "p0010/index.html", "index.html", "glossary.json",
-                       "search/index.json", "search/t/a.json", "search/t/ch.json", "search/d/0.json"}
+                       "search/index.json", "search/t/a.json", "search/t/ch.json", "search/d/0.json", *pairs}
     assert report.written == len(changed)
     assert report.written + report.unchanged == len(manifest(output))
     assert_same_as_clean(content, output, tmp_path)

@@ -14,10 +14,10 @@ const ROOT = path.resolve(__dirname, "..", "..");
 test("every part loads under node in the build's order, into one namespace", () => {
   assert.equal(typeof document, "undefined");
   const SD = load();
-  for (const key of ["model", "serving", "state", "readout", "words", "animation", "frames", "charts", "servingPanel", "explainer", "init", "boot"]) assert.ok(SD[key], key);
+  for (const key of ["model", "serving", "state", "readout", "words", "tokens", "animation", "frames", "charts", "servingPanel", "explainer", "init", "boot"]) assert.ok(SD[key], key);
   assert.equal(SD.instance, undefined, "no document: nothing booted");
-  assert.deepEqual(Object.keys(SD).sort(), ["animation", "boot", "charts", "data", "explainer", "frames", "init", "model", "readout", "serving", "servingPanel", "servingPresets", "state", "words"]);
-  assert.equal(PARTS.length, 8);
+  assert.deepEqual(Object.keys(SD).sort(), ["animation", "boot", "charts", "data", "explainer", "frames", "init", "model", "readout", "serving", "servingPanel", "servingPresets", "state", "tokens", "words"]);
+  assert.equal(PARTS.length, 9);
   assert.deepEqual(SERVING_PARTS, ["sd-serving.js", "sd-serving-panel.js"]);
 });
 
@@ -82,8 +82,8 @@ test("new seeds stay valid seeds", () => {
 test("the animation's words for the target's token and its number format", () => {
   const SD = load();
   const A = SD.animation;
-  assert.equal(SD.words.spoken("the", "bonus"), "“the”: bonus word from the target, every draft was accepted");
-  assert.equal(SD.words.spoken("keeper", "correction", "guard"), "“keeper”: the target's correction, in place of “guard”");
+  assert.equal(SD.words.spoken("bonus"), "bonus word from the target, every draft was accepted");
+  assert.equal(SD.words.spoken("correction", "guard"), "the target's correction, in place of “guard”");
   assert.equal(A.fmt(1.23456, 3), "1.235");
   assert.equal(A.fmt(NaN, 2), "–");
   assert.equal(A.WORDS.discarded, "discarded: drafted after the rejected word, never tested");

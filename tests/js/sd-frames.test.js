@@ -112,7 +112,9 @@ function fakeFigure(charts) {
     addEventListener: (type, fn) => { (listeners[type] = listeners[type] || []).push(fn); },
     removeEventListener: (type, fn) => { listeners[type] = (listeners[type] || []).filter((f) => f !== fn); },
     querySelectorAll: (sel) => (sel === "[data-chart]" ? charts : []),
-    fire: (type) => (listeners[type] || []).slice().forEach((fn) => fn({ type })),
+    // an event on a control (a slider) or, with onControl false, on the figure's own text
+    fire: (type, onControl = true) => (listeners[type] || []).slice()
+      .forEach((fn) => fn({ type, target: { closest: (sel) => (onControl && sel.includes("input") ? {} : null) } })),
   };
 }
 
@@ -152,6 +154,8 @@ test("startLazily: the first use of a control starts at once, even before the pa
     const reasons = [];
     SD.frames.startLazily(root, figure, (why) => reasons.push(why));
     assert.equal(root.observers.length, 0, "no chart is watched before load");
+    figure.fire(type, false); // a finger scrolling across the figure, not on a control
+    assert.deepEqual(reasons, [], type);
     figure.fire(type);
     figure.fire(type);
     assert.deepEqual(reasons, ["use"], type);

@@ -11,7 +11,9 @@ const words = W.stream(SENTENCES);
 test("the corpus: every passage has a wrong draft word for each of its words, never the word itself", () => {
   assert.ok(SENTENCES.passages.length >= 3);
   for (const p of SENTENCES.passages) {
-    const t = p.text.split(/\s+/), d = p.drafts.split(/\s+/);
+    const t = p.text.split(" "), d = p.drafts.split(" ");
+    assert.deepEqual(t, p.text.split(/\s+/), "one space between words");
+    assert.deepEqual(d, p.drafts.split(/\s+/), "one space between words");
     assert.equal(t.length, d.length, p.text);
     t.forEach((w, i) => assert.notEqual(w.toLowerCase(), d[i].toLowerCase(), `${w} at ${i}`));
   }
@@ -65,15 +67,15 @@ test("the same words, phase lines and spoken text as sentences.py", () => {
     "import json, sys; from site_builder.explainers.speculative_decoding import sentences as s; w = s.stream();"
     + "out = [];\nfor start, g, a in json.load(sys.stdin):\n"
     + "    r = s.round_words(w, start, g, a); out.append([r, s.summary(start, g, a, r), s.text(w, r['next'])[0],"
-    + " [s.spoken(x, 'discarded') for x in r['drafts']], s.spoken(r['target'], 'bonus' if r['replaces'] is None else 'correction', r['replaces'])])\n"
+    + " [s.spoken(x) for x in ('accepted', 'rejected', 'discarded')], s.spoken('bonus' if r['replaces'] is None else 'correction', r['replaces'])])\n"
     + "print(json.dumps(out))", JSON.stringify(cases));
   cases.forEach(([start, gamma, accepted], i) => {
     const r = W.roundWords(words, start, gamma, accepted);
     assert.deepEqual(r, py[i][0]);
     assert.equal(W.summary(start, gamma, accepted, r), py[i][1]);
     assert.equal(W.text(words, r.next), py[i][2]);
-    assert.deepEqual(r.drafts.map((x) => W.spoken(x, "discarded")), py[i][3]);
-    assert.equal(W.spoken(r.target, r.replaces === null ? "bonus" : "correction", r.replaces), py[i][4]);
+    assert.deepEqual(["accepted", "rejected", "discarded"].map((x) => W.spoken(x)), py[i][3]);
+    assert.equal(W.spoken(r.replaces === null ? "bonus" : "correction", r.replaces), py[i][4]);
   });
 });
 
@@ -81,7 +83,7 @@ test("phase lines say what happened in words", () => {
   const w = W.roundWords(words, 0, 5, 2);
   const line = W.summary(0, 5, 2, w);
   assert.match(line, /^Round 1: 2 accepted \+ 1 from the target = 3 tokens\./);
-  assert.ok(line.includes(`“${w.replaces}” was rejected and the target wrote “${w.target}” in its place; the 2 words drafted after it are discarded`), line);
+  assert.ok(line.includes(`“${w.replaces}” was rejected; the target wrote “${w.target}” instead; the 2 words drafted after it are discarded`), line);
   assert.match(W.summary(3, 4, 4, W.roundWords(words, 0, 4, 4)), /^Round 4: 4 accepted \+ 1 from the target = 5 tokens\. Every draft passed, so the target adds a bonus word, “.+”\.$/);
-  assert.match(W.summary(0, 2, 1, W.roundWords(words, 0, 2, 1)), /in its place\.$/);
+  assert.match(W.summary(0, 2, 1, W.roundWords(words, 0, 2, 1)), /instead\.$/);
 });

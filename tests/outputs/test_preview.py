@@ -229,6 +229,12 @@ def test_a_missing_font_fails_a_strict_build_and_writes_nothing(painter, tmp_pat
             build_site(BuildOptions(content=content, output=output, jobs=1, strict=True, cache=cache))
         assert any("no installed font" in p.message and "U+10FFFD" in p.message for p in failed.value.problems)
         assert {path: path.read_bytes() for path in output.rglob("*") if path.is_file()} == before
+    # check draws no card, but finds the same characters: a warning, an error under --strict
+    checked = build_site(BuildOptions(content=content, output=output, write=False))
+    assert [p for p in checked.warnings if "no installed font" in p.message and "U+10FFFD" in p.message]
+    with pytest.raises(BuildFailed) as failed:
+        build_site(BuildOptions(content=content, output=output, write=False, strict=True))
+    assert any("no installed font" in p.message for p in failed.value.problems)
 
 
 def test_previews_are_made_only_where_they_can_be_used(painter, tmp_path):

@@ -40,8 +40,8 @@ from .serving_panel import ratio as _ratio
 STATIC = Path(__file__).with_name("static")
 #: the widget's parts, in the order the build joins them into one classic
 #: script (each registers itself in window.SpeculativeDecoding; see their headers)
-SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-animation.js", "sd-frames.js",
-           "sd-charts.js", "sd-explainer.js"]
+SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-animation.js",
+           "sd-frames.js", "sd-charts.js", "sd-explainer.js"]
 #: the serving panel's parts, joined after its presets into a second script
 #: (``SERVING_SCRIPT``) that loads lazily with the Vega runtime: the panel sits
 #: below the fold, and the first load keeps within its budget
@@ -381,7 +381,7 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     # the ids only: the state checks a URL's hw and pair at once; the rest comes with the panel's script
     ids = {kind: [p["id"] for p in serving_presets[kind]] for kind in ("hardware", "pairings")}
     scripts = [ctx.add_asset(SCRIPT, widget_script({**SETTINGS, "presets": slim_presets, "serving_ids": ids,
-                                                      "sentences": sentences.CORPUS}))]
+                                                      "sentences": {"passages": sentences.CORPUS["passages"]}}))]
     serving_url = ctx.add_asset(SERVING_SCRIPT, serving_script(serving_presets))
     stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
     vega_url = vega.add_runtime(ctx, runtime)

@@ -66,7 +66,7 @@ def summary(index: int, gamma: int, accepted: int, w: dict) -> str:
     tail = gamma - accepted - 1
     rest = (f"; the {_plural(tail, 'word', 'words')} drafted after it {'is' if tail == 1 else 'are'} discarded untested."
             if tail else ".")
-    return head + f"“{w['drafts'][accepted]}” was rejected and the target wrote “{w['target']}” in its place" + rest
+    return head + f"“{w['drafts'][accepted]}” was rejected; the target wrote “{w['target']}” instead" + rest
 
 
 STATES = {
@@ -76,13 +76,11 @@ STATES = {
 }
 
 
-def spoken(word: str, state: str, replaces: str | None = None) -> str:
-    """What a screen reader hears for one token (as sd-words.js spoken)."""
+def spoken(state: str, replaces: str | None = None) -> str:
+    """A token's state in words, read after its word (as sd-words.js spoken)."""
     if state == "bonus":
-        return f"“{word}”: bonus word from the target, every draft was accepted"
-    if state == "correction":
-        return f"“{word}”: the target's correction, in place of “{replaces}”"
-    return f"“{word}”: {STATES[state][1]}"
+        return "bonus word from the target, every draft was accepted"
+    return f"the target's correction, in place of “{replaces}”" if state == "correction" else STATES[state][1]
 
 
 def worked_round(alpha: float, gamma: int, c: float, seed: int) -> dict:
@@ -96,11 +94,11 @@ def worked_round(alpha: float, gamma: int, c: float, seed: int) -> dict:
     drafts = []
     for j, word in enumerate(w["drafts"]):
         state = "accepted" if j < accepted else "rejected" if j == accepted else "discarded"
-        drafts.append({"state": state, "glyph": STATES[state][0], "word": word, "words": spoken(word, state)})
+        drafts.append({"state": state, "glyph": STATES[state][0], "word": word, "words": spoken(state)})
     bonus = accepted == gamma
     kind = "bonus" if bonus else "correction"
     target = {"kind": kind, "glyph": "★" if bonus else "↺", "num": "bonus" if bonus else "fix", "word": w["target"],
-              "words": spoken(w["target"], kind, w["replaces"])}
+              "words": spoken(kind, w["replaces"])}
     cost = 1 + gamma * c
     plain = math.floor(cost + 1e-9)
     return {"accepted": accepted, "all_accepted": bonus, "phase": summary(0, gamma, accepted, w), "drafts": drafts, "target": target,

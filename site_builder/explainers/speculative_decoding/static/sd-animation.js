@@ -1,153 +1,40 @@
 /* sd-animation.js: the round animation (left column) and its running tally.
  *
  * Each round is decided up front by the seeded run (SpeculativeDecoding.model.createRun), then
- * played as a timeline of visual steps on a clock measured in target passes:
+ * played as visual steps on a clock measured in target passes:
  *
  *   worked --play/step--> drafting: word j appears at (j+1) c  (sequential)
- *        --> verifying: one batched target pass scores every draft at once (1 unit)
- *        --> judging: the pass's accept decisions read left to right (visual stagger, no cost)
- *              |-- first rejection: its word struck, the tail after it dies at once
- *        --> target word: correction (after a rejection) or bonus (all accepted)
- *        --> done: words join the text, tally updated, round moved to history
- *              --playing?--> next round
+ *     --> verifying: one target pass scores every draft at once (1 unit)
+ *     --> judging: its accept decisions read left to right (visual stagger, no cost);
+ *         the first rejected word struck, the tail after it dies at once
+ *     --> the target's word: correction, or bonus when all were accepted
+ *     --> done: words join the text, tally, history --playing?--> next round
  *
- * "worked": on load and after any reset, the current row shows the run's first
- * round finished (not yet counted in the tally), as the page without JavaScript
- * does, so the figure explains itself before anyone presses a button. Both lanes
- * write the words of one sentence (sd-words.js); plain decoding writes one word
- * per whole target pass on the same clock, its counter moving with the clock.
+ * "worked": after load or a reset, the run's first round shown finished, not
+ * counted (as without JavaScript). Words: sd-words.js; plain decoding writes one
+ * word per whole pass, its counter on the same clock. A changed alpha, gamma, c
+ * or seed starts a fresh run (a link replays the same rounds); "Step" finishes
+ * the round in flight or plays one instantly; reduced motion: CSS drops transitions.
  *
- * Changing alpha, gamma, c or seed starts a fresh run (a link replays the same
- * rounds). "Step" finishes the round in flight, or plays one round instantly.
- * prefers-reduced-motion: the same steps happen, CSS simply drops transitions.
- *
- * Cost per frame stays small and bounded: one requestAnimationFrame loop, the
- * elapsed time capped (a background tab resumes where it left off), only the
- * steps that fell due applied; the clocks move with a transform (no layout);
- * token and history nodes are recycled, texts edited in place; nothing reads
- * layout.
- *
- * One part of the widget's script: registers SpeculativeDecoding.animation;
- * the DOM is touched only from create() and the functions it is given nodes for.
+ * Per frame: one requestAnimationFrame loop, elapsed time capped, only the steps
+ * due applied; clocks move by transform; nodes recycled, texts edited in place;
+ * nothing reads layout. Registers SpeculativeDecoding.animation; touches the DOM
+ * only from create() and the functions it is given nodes for.
  */
 (function (root) {
   "use strict";
   var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
   var M = SD.model;
   var W = SD.words;
+  var T = SD.tokens;
   var setText = SD.readout.setText;
+  var el = T.el, tokenRow = T.tokenRow, setToken = T.setToken, setTarget = T.setTarget, setData = T.setData,
+    renderRound = T.renderRound;
 
   var PASS_MS = 900; // one target pass at speed 1
   var JUDGE_MS = 140; // visual stagger per judged position at speed 1
   var HISTORY = 6;
 
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-
-  var GLYPH = { pending: "·", drafted: "d", accepted: "✓", rejected: "✗", discarded: "–", target: "+1" };
-  var WORDS = {
-    pending: "not drafted yet",
-    drafted: "drafted, waiting for the target",
-    accepted: W.STATES.accepted,
-    rejected: W.STATES.rejected,
-    discarded: W.STATES.discarded,
-  };
-
-  /** A token's state, its word (none while pending) and what a screen reader hears. */
-  function setToken(li, state, word, label) {
-    li.setAttribute("data-state", state);
-    setText(li.children[0], state === "target" ? (li.getAttribute("data-kind") === "bonus" ? "★" : "↺") : GLYPH[state]);
-    setText(li.children[1], word || "");
-    setText(li.children[3], label || (word ? "“" + word + "”: " : "") + (WORDS[state] || ""));
-  }
-
-  /** glyph, word and number are for the eye; the hidden text says all three in words */
-  function parts(li, num) {
-    ["sd-glyph", "sd-word", "sd-num"].forEach(function (cls, i) {
-      var span = li.appendChild(el("span", cls, i === 0 ? "·" : i === 2 ? num : ""));
-      span.setAttribute("aria-hidden", "true");
-    });
-    li.appendChild(el("span", "sd-vh", ""));
-    li.setAttribute("data-state", "pending");
-    return li;
-  }
-
-  function tokenItem(pos) {
-    var li = el("li", "sd-tok");
-    li.setAttribute("data-pos", String(pos));
-    return parts(li, String(pos));
-  }
-
-  /** Give `ol` exactly gamma draft tokens (pending) and one target item, reusing
-   * the nodes it has. Returns [draft items..., target item]. */
-  function tokenRow(ol, gamma, kind) {
-    var target = ol.lastElementChild && ol.lastElementChild.classList.contains("sd-target") ? ol.lastElementChild : null;
-    var drafts = ol.children.length - (target ? 1 : 0);
-    while (drafts > gamma) {
-      ol.removeChild(target ? target.previousElementSibling : ol.lastElementChild);
-      drafts--;
-    }
-    while (drafts < gamma) {
-      ol.insertBefore(tokenItem(drafts + 1), target);
-      drafts++;
-    }
-    if (!target) target = ol.appendChild(targetItem(kind));
-    else {
-      target.setAttribute("data-kind", kind);
-      setText(target.children[2], kind === "bonus" ? "bonus" : "fix");
-    }
-    var items = Array.prototype.slice.call(ol.children);
-    for (var j = 0; j < gamma; j++) {
-      setToken(items[j], "pending");
-      items[j].removeAttribute("data-scored");
-    }
-    setToken(target, "pending");
-    return items;
-  }
-
-  function setData(ol, round, done) {
-    ol.setAttribute("data-round", String(round.index + 1));
-    ol.setAttribute("data-gamma", String(round.gamma));
-    if (done) {
-      ol.setAttribute("data-accepted", String(round.accepted));
-      ol.setAttribute("data-tokens", String(round.tokens));
-    } else {
-      ol.removeAttribute("data-accepted");
-      ol.removeAttribute("data-tokens");
-    }
-  }
-
-  function draftState(round, j) {
-    return j < round.accepted ? "accepted" : j === round.rejectedAt ? "rejected" : "discarded";
-  }
-
-  /** The target's token: its word, and what it is (a correction says what it replaced). */
-  function setTarget(li, round, w) {
-    setToken(li, "target", w.target, W.spoken(w.target, round.targetKind === "bonus" ? "bonus" : "correction", w.replaces));
-  }
-
-  /** Render a finished round with its words `w` (sd-words.js roundWords) as a row
-   * (history, a step, the worked round), reusing ol's nodes. */
-  function renderRound(round, ol, w) {
-    var items = tokenRow(ol, round.gamma, round.targetKind);
-    setData(ol, round, true);
-    for (var j = 0; j < round.gamma; j++) {
-      var state = draftState(round, j);
-      setToken(items[j], state, w.drafts[j], W.spoken(w.drafts[j], state));
-    }
-    setTarget(items[round.gamma], round, w);
-    return ol;
-  }
-
-  function targetItem(kind) {
-    var li = el("li", "sd-tok sd-target");
-    li.setAttribute("data-kind", kind);
-    return parts(li, kind === "bonus" ? "bonus" : "fix");
-  }
 
   function fmt(x, d) {
     return isFinite(x) ? x.toFixed(d) : "–";
@@ -197,8 +84,7 @@
       notify();
     }
 
-    /** The worked round: the run's first round finished, in a copy of the run
-     * (the tally and the run itself still start from nothing). */
+    /** The worked round: the first round, from a copy of the run. */
     function worked() {
       var s = store.get();
       var first = M.createRun(s.alpha, s.gamma, s.c, s.seed).nextRound();
@@ -211,7 +97,7 @@
       setClock(1);
     }
 
-    /** The speculative lane's text: `count` words, those from `from` on shown as this round's. */
+    /** The speculative lane's text: `count` words, this round's from `from` on. */
     function showText(from, count) {
       var p = W.textParts(words, from, count);
       specText.setAttribute("data-words", String(count));
@@ -219,7 +105,7 @@
       setText(specText.querySelector(".sd-text-new"), p.fresh);
     }
 
-    /** The plain lane at `time` target passes: one word per whole pass, the counter with the clock. */
+    /** The plain lane at `time` target passes. */
     function showPlain(time) {
       setText(plainCount, fmt(time, 1));
       var n = W.plainCount(time);
@@ -272,7 +158,6 @@
       });
       var draftEnd = t;
       steps.push({ t: draftEnd, fn: function () {
-        // one pass scores every draft: all of them light up together
         verifyBar.setAttribute("data-active", "true");
         items.forEach(function (li) { li.setAttribute("data-scored", "true"); });
         setText(phaseText, "The target scores all " + g + " drafts at once, in one pass.");
@@ -281,27 +166,27 @@
       var judgeStart = t;
       steps.push({ t: judgeStart, fn: function () {
         verifyBar.setAttribute("data-active", "false");
-        setText(phaseText, "The pass is done. Its accept decisions are read left to right, up to the first rejection.");
+        setText(phaseText, "Its accept decisions, read left to right up to the first rejection.");
       } });
-      // judging and the target's word cost no extra clock time: they are the
-      // verification pass's result, shown one position at a time for the eye
+      // judging and the target's word cost no clock time: they are the pass's
+      // result, shown one position at a time for the eye
       var extra = 0;
       for (var k = 0; k < round.accepted; k++) {
         (function (li, word) {
           extra += 1;
-          steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () { setToken(li, "accepted", word, W.spoken(word, "accepted")); } });
+          steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () { setToken(li, "accepted", word); } });
         })(items[k], w.drafts[k]);
       }
       if (round.rejectedAt >= 0) {
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
           var word = w.drafts[round.rejectedAt];
-          setToken(items[round.rejectedAt], "rejected", word, W.spoken(word, "rejected"));
+          setToken(items[round.rejectedAt], "rejected", word);
           setText(phaseText, "“" + word + "” is rejected at position " + (round.rejectedAt + 1) + (round.discarded ? (round.discarded === 1 ? ": the word after it dies untested." : ": the " + round.discarded + " words after it die untested.") : "."));
         } });
         extra += 1;
         steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-          for (var m = round.rejectedAt + 1; m < g; m++) setToken(items[m], "discarded", w.drafts[m], W.spoken(w.drafts[m], "discarded"));
+          for (var m = round.rejectedAt + 1; m < g; m++) setToken(items[m], "discarded", w.drafts[m]);
         } });
       }
       extra += 1.5;
@@ -459,5 +344,5 @@
     };
   }
 
-  SD.animation = { create: create, renderRound: renderRound, fmt: fmt, GLYPH: GLYPH, WORDS: WORDS };
+  SD.animation = { create: create, renderRound: renderRound, fmt: fmt, GLYPH: T.GLYPH, WORDS: T.WORDS };
 })(typeof self !== "undefined" ? self : this);

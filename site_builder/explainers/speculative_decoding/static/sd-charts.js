@@ -352,7 +352,7 @@
     F.startLazily(root, figure, start);
     // a control used after the charts started (a chart was near): the curve goes first
     F.USE_EVENTS.forEach(function (type) {
-      figure.addEventListener(type, function () { if (ready && !wanted) start("use"); }, { capture: true, passive: true });
+      figure.addEventListener(type, function (e) { if (ready && !wanted && F.isControl(e.target)) start("use"); }, { capture: true, passive: true });
     });
 
     return {

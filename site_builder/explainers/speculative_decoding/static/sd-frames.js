@@ -4,7 +4,8 @@
  *   startLazily(root, figure, start)
  *                           start(reason) once, when it is needed: on the first use of any
  *                           control in the figure (reason "use": pointer, touch, key, focus
- *                           or input), or, once the page has loaded and painted, when one of
+ *                           or input on a control or its label; a touch elsewhere on the
+ *                           figure is a reader scrolling), or, once the page has loaded and painted, when one of
  *                           its charts nears the viewport (reason "near"). Never merely
  *                           because the page is idle: a reader who never scrolls to a chart
  *                           nor touches a control never pays for the runtime
@@ -232,6 +233,11 @@
    * first of them (focus comes first from the keyboard, pointerdown from a mouse). */
   var USE_EVENTS = ["pointerdown", "touchstart", "keydown", "focusin", "input", "change"];
 
+  /** Whether `el` is (in) a control: an input, select, button or textarea, or a label of one. */
+  function isControl(el) {
+    return !!(el && el.closest && el.closest("input, select, button, textarea, label"));
+  }
+
   /** Call start(reason) once, when needed (see the header); `root` is the window. */
   function startLazily(root, figure, start, margin) {
     var doc = root.document, started = false, io = null;
@@ -242,7 +248,10 @@
       if (io) io.disconnect();
       start(reason);
     }
-    function onUse() { go("use"); }
+    // a control, not the figure: a finger scrolling the page across the figure is no use of it
+    function onUse(e) {
+      if (isControl(e && e.target)) go("use");
+    }
     USE_EVENTS.forEach(function (type) { figure.addEventListener(type, onUse, { capture: true, passive: true }); });
 
     // a chart near the viewport: never before the page has loaded and painted its
@@ -290,6 +299,6 @@
 
   return {
     HOLD_MS: HOLD_MS, loadScript: loadScript, startLazily: startLazily, createScheduler: createScheduler,
-    inTasks: inTasks, buildView: buildView, pictureFit: pictureFit, pictureSize: pictureSize, buildInTurn: buildInTurn, USE_EVENTS: USE_EVENTS,
+    inTasks: inTasks, buildView: buildView, pictureFit: pictureFit, pictureSize: pictureSize, buildInTurn: buildInTurn, USE_EVENTS: USE_EVENTS, isControl: isControl,
   };
 });
