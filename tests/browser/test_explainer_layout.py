@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from conftest_explainer import Watch
+from conftest_explainer import Watch, bring_charts_near
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +32,7 @@ def open_page(browser, **context_args):
 def wait_all_live(page):
     """Every chart's live view built (the static SVGs replaced), so that nothing
     but the action under test can move the page."""
+    bring_charts_near(page)  # the charts load when one nears the viewport (or a control is used)
     page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
     page.evaluate("document.querySelector('.sd-more').scrollIntoView()")
     page.wait_for_function("document.querySelectorAll('.sd-chart[data-live=true]').length === 5")
@@ -87,11 +88,12 @@ def test_phone_shows_the_curve_while_a_slider_moves(browser, http_server, scheme
 # Every layout-shift entry, with its sources. A source inside the animation's own
 # boxes (a token row, the history's rows: newest first, they move down inside
 # their reserved box) is the animation; any other source is the layout moving.
+# the animation's own boxes: the token rows, the history and the text lines the rounds write
 SHIFT_OBSERVER = """() => { window.__shifts = [];
   new PerformanceObserver(list => list.getEntries().forEach(e => window.__shifts.push({
     value: e.value, sources: e.sources.map(s => { const n = s.node, el = n && (n.nodeType === 1 ? n : n.parentElement);
       return { what: el ? el.className + ' ' + (n.textContent || '').slice(0, 30) : '?',
-               animation: !!(el && el.closest('.sd-round, .sd-history')) }; }) }))
+               animation: !!(el && el.closest('.sd-round, .sd-history, .sd-text')) }; }) }))
   ).observe({type: 'layout-shift'}); }"""
 
 # everything from the transport down: its buttons, the stage's parts, the history,

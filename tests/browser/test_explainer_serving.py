@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest_explainer import Watch
+from conftest_explainer import Watch, bring_charts_near
 
 pytestmark = pytest.mark.browser
 
@@ -53,6 +53,7 @@ def test_controls_drive_the_readout_and_the_live_chart(browser, http_server):
     context, page = open_page(browser, viewport={"width": 1280, "height": 900})
     watch = Watch(page, (http_server.url,))
     page.goto(f"{http_server.url}/{PATH}")
+    bring_charts_near(page)
     page.wait_for_selector(LIVE, state="attached")
     page.locator(PANEL).scroll_into_view_if_needed()
     assert page.locator("[data-chart=serving][data-live=true] .sd-vega svg .mark-line path").count() >= 1
@@ -102,6 +103,7 @@ def test_controls_drive_the_readout_and_the_live_chart(browser, http_server):
 def test_at_batch_one_without_kv_the_panel_says_what_the_main_readout_says(browser, http_server, pair):
     context, page = open_page(browser)
     page.goto(f"{http_server.url}/{PATH}?batch=1&ctx=0&pair=llama-3.1-70b-8b")
+    bring_charts_near(page)  # the panel's script loads with the charts, when one nears the viewport
     page.wait_for_selector(SERVING, state="attached")
     # choosing the pairing sets the figure's c to its memory-bound ratio P_d / P_t
     if pair == "llama-3.1-70b-8b":
@@ -123,6 +125,7 @@ def test_at_batch_one_without_kv_the_panel_says_what_the_main_readout_says(brows
 def test_past_the_break_even_the_readout_says_slowdown(browser, http_server):
     context, page = open_page(browser)
     page.goto(f"{http_server.url}/{PATH}")
+    bring_charts_near(page)  # the panel's script loads with the charts, when one nears the viewport
     page.wait_for_selector(SERVING, state="attached")
     be = int(out(page, "serving_break").replace(",", ""))
     assert be == 170
@@ -137,6 +140,7 @@ def test_past_the_break_even_the_readout_says_slowdown(browser, http_server):
     assert page.get_attribute(".sd-readout:not(.sd-readout-serving)", "data-verdict") == "win"
     # a long context with a small-cache draft keeps paying over the whole range
     page.goto(f"{http_server.url}/{PATH}?pair=llama-3.1-70b-3.2-1b&c=0.017516&ctx=32768&batch=32")
+    bring_charts_near(page)  # the panel's script loads with the charts, when one nears the viewport
     page.wait_for_selector(SERVING, state="attached")
     assert "keeps paying over the whole range" in out(page, "serving_verdict")
     context.close()
@@ -145,6 +149,7 @@ def test_past_the_break_even_the_readout_says_slowdown(browser, http_server):
 def test_the_panel_announces_its_own_controls_politely(browser, http_server):
     context, page = open_page(browser)
     page.goto(f"{http_server.url}/{PATH}")
+    bring_charts_near(page)  # the panel's script loads with the charts, when one nears the viewport
     page.wait_for_selector(SERVING, state="attached")
     live = page.locator("[data-announce-serving]")
     assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
@@ -169,6 +174,7 @@ def test_the_panel_announces_its_own_controls_politely(browser, http_server):
 def test_keyboard_moves_along_the_listed_batches(browser, http_server):
     context, page = open_page(browser)
     page.goto(f"{http_server.url}/{PATH}?batch=157")
+    bring_charts_near(page)  # the panel's script loads with the charts, when one nears the viewport
     page.wait_for_selector(SERVING, state="attached")
     assert page.evaluate("SpeculativeDecoding.instance.store.get().batch") == 157
     assert page.inner_text(f"{PANEL} output[data-val=batch]") == "157"
@@ -191,14 +197,17 @@ def test_url_state_of_the_panel_and_junk(browser, built_site):
     base = (built_site / PATH).as_uri()
     context, page = open_page(browser)
     page.goto(base + "?batch=157&ctx=3000&devices=2&hw=mi300x&pair=llama-2-70b-7b")
+    bring_charts_near(page)  # the panel's script loads with the charts, when one nears the viewport
     page.wait_for_selector(SERVING, state="attached")
     state = page.evaluate("SpeculativeDecoding.instance.store.get()")
     assert (state["batch"], state["ctx"], state["devices"], state["hw"], state["pair"]) == (157, 3000, 2, "mi300x", "llama-2-70b-7b")
     assert page.input_value("#sd-hw") == "mi300x" and page.input_value("#sd-devices") == "2"
     page.goto(base + "?batch=abc&ctx=NaN&devices=x&hw=%3Cimg%3E&pair=nope")
+    bring_charts_near(page)  # the panel's script loads with the charts, when one nears the viewport
     page.wait_for_selector(SERVING, state="attached")
     assert page.evaluate("SpeculativeDecoding.instance.store.get()") == page.evaluate("SpeculativeDecoding.state.DEFAULTS")
     page.goto(base + "?batch=999999&ctx=-4&devices=16")  # numbers out of range: clamped, as the main sliders'
+    bring_charts_near(page)  # the panel's script loads with the charts, when one nears the viewport
     page.wait_for_selector(SERVING, state="attached")
     state = page.evaluate("SpeculativeDecoding.instance.store.get()")
     assert (state["batch"], state["ctx"], state["devices"]) == (4096, 0, 8)
