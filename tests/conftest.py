@@ -7,10 +7,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from site_builder.cli import main
 
 from helpers import REPO, manifest, term, write_tree  # noqa: F401  (re-exported for tests)
+
+# Property tests assert behaviour, never speed: Hypothesis's default 200 ms
+# deadline per example fails them on a loaded 2-core machine (seen: a serving
+# property test under load 16). Bounds on run time are the hardening tests'
+# explicit timeouts and the benchmarks' job.
+settings.register_profile("site_builder", deadline=None)
+settings.load_profile("site_builder")
 
 
 @pytest.fixture(scope="session")

@@ -88,11 +88,12 @@ def test_phone_shows_the_curve_while_a_slider_moves(browser, http_server, scheme
 # Every layout-shift entry, with its sources. A source inside the animation's own
 # boxes (a token row, the history's rows: newest first, they move down inside
 # their reserved box) is the animation; any other source is the layout moving.
+# the animation's own boxes: the token rows, the history and the text lines the rounds write
 SHIFT_OBSERVER = """() => { window.__shifts = [];
   new PerformanceObserver(list => list.getEntries().forEach(e => window.__shifts.push({
     value: e.value, sources: e.sources.map(s => { const n = s.node, el = n && (n.nodeType === 1 ? n : n.parentElement);
       return { what: el ? el.className + ' ' + (n.textContent || '').slice(0, 30) : '?',
-               animation: !!(el && el.closest('.sd-round, .sd-history')) }; }) }))
+               animation: !!(el && el.closest('.sd-round, .sd-history, .sd-text')) }; }) }))
   ).observe({type: 'layout-shift'}); }"""
 
 # everything from the transport down: its buttons, the stage's parts, the history,

@@ -63,3 +63,27 @@ def test_no_workers_once_this_process_has_converted():
     vega.to_vega({"data": {"values": [{"x": 1}]}, "mark": "point", "encoding": {"x": {"field": "x", "type": "quantitative"}}})
     assert vega.start_workers(2) is False
     vega.stop_workers()  # nothing to stop: a no-op
+
+
+def test_only_a_fresh_explainer_build_is_prepared(tmp_path):
+    # The prepare stage (workers forked, Altair imported) runs when the
+    # explainer's build is not in the cache; a rebuild that takes it from the
+    # cache pays none of it.
+    import shutil
+
+    from helpers import REPO
+    from site_builder.build import BuildOptions, build_site
+
+    content = tmp_path / "content"
+    shutil.copytree(REPO / "content", content)
+    output = tmp_path / "output"
+    logs: list[list[str]] = []
+    for _ in range(2):
+        lines: list[str] = []
+        build_site(BuildOptions(content=content, output=output), log=lines.append)
+        logs.append(lines)
+        plain = next(p for p in sorted((content / "terms").glob("*.md")) if "explainer:" not in p.read_text())
+        plain.write_text(plain.read_text().replace("summary: ", "summary: Edited. ", 1))  # a full build, not the fast path
+    assert any(line.split()[0] == "prepare" for line in logs[0])
+    assert not any(line.split()[0] == "prepare" for line in logs[1]) and any(line.split()[0] == "compute" for line in logs[1])
+    assert vega._WORKERS is None  # released after the compute stage

@@ -28,7 +28,7 @@ from .serving_panel import fixed
 CORPUS = json.loads(Path(__file__).with_name("sentences.json").read_text(encoding="utf-8"))
 """The passages: ``{"text": ..., "drafts": ...}``, the same number of words in each."""
 
-TEXT_WORDS = 12
+TEXT_WORDS = 6
 """The text lines show at most this many of their latest words (as sd-words.js)."""
 
 

@@ -7,7 +7,7 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  var TEXT_WORDS = 12; // sentences.TEXT_WORDS
+  var TEXT_WORDS = 6; // sentences.TEXT_WORDS
 
   /** [[target word, draft's wrong word], ...] in passage order. */
   function stream(corpus) {
