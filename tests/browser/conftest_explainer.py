@@ -104,3 +104,12 @@ class Watch:
 def copy_tree(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst)
     return dst
+
+
+def bring_charts_near(page) -> None:
+    """Scroll the curve into view, as a reader does: the live charts (the Vega
+    runtime, the serving panel's script) load only when a chart nears the
+    viewport or a control is used (issue 19), and on many screens no chart is
+    near at load."""
+    page.wait_for_selector(".sd-explainer[data-ready]", state="attached")
+    page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({ block: 'center' })")

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from conftest_explainer import Watch
+from conftest_explainer import Watch, bring_charts_near
 
 pytestmark = pytest.mark.browser
 
@@ -27,6 +27,7 @@ def open_page(browser, url, **context_args):
 
 
 def wait_live(page):
+    bring_charts_near(page)  # the charts load when one nears the viewport (or a control is used)
     page.wait_for_selector(LIVE, state="attached")
 
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from conftest_explainer import Watch
+from conftest_explainer import Watch, bring_charts_near
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +32,7 @@ def open_page(browser, **context_args):
 def wait_all_live(page):
     """Every chart's live view built (the static SVGs replaced), so that nothing
     but the action under test can move the page."""
+    bring_charts_near(page)  # the charts load when one nears the viewport (or a control is used)
     page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
     page.evaluate("document.querySelector('.sd-more').scrollIntoView()")
     page.wait_for_function("document.querySelectorAll('.sd-chart[data-live=true]').length === 5")
@@ -85,9 +86,10 @@ def test_phone_shows_the_curve_while_a_slider_moves(browser, http_server, scheme
 # ------------------------------------------------------------ the transport moves nothing
 
 # Every layout-shift entry, with its sources. A source inside the animation's own
-# boxes (a token row, the history's rows: newest first, they move down inside
-# their reserved box) is the animation; any other source is the layout moving.
-# the animation's own boxes: the token rows, the history and the text lines the rounds write
+# boxes (a token row; the history's rows, newest first, moving down inside their
+# reserved box; a lane's text, its words rewritten as the sentence runs on, in
+# its reserved lines) is the animation; any other source is the layout moving.
+# The boxes themselves must not move or change size (BELOW, below).
 SHIFT_OBSERVER = """() => { window.__shifts = [];
   new PerformanceObserver(list => list.getEntries().forEach(e => window.__shifts.push({
     value: e.value, sources: e.sources.map(s => { const n = s.node, el = n && (n.nodeType === 1 ? n : n.parentElement);
@@ -98,7 +100,8 @@ SHIFT_OBSERVER = """() => { window.__shifts = [];
 # everything from the transport down: its buttons, the stage's parts, the history,
 # the histogram beside them, the panels below the figure and the prose after it
 BELOW = """() => { const sel = ['.sd-transport', '.sd-buttons', '[data-action=play]', '[data-action=step]', '[data-action=skip]',
-    '[data-action=reset]', '[data-action=reseed]', '#sd-speed', '.sd-stage', '.sd-lane-spec', '.sd-verify', '.sd-clock-spec', '.sd-lane-plain',
+    '[data-action=reset]', '[data-action=reseed]', '#sd-speed', '.sd-stage', '.sd-phase', '.sd-round-current', '.sd-lane-spec', '.sd-verify',
+    '.sd-clock-spec', '.sd-text-spec', '.sd-lane-plain', '.sd-text-plain', '.sd-plain',
     '.sd-history', '.sd-legend', '.sd-col-anim > .sd-panel', '.sd-tally', '.sd-more', '.sd-panel-serving'];
   const out = {};
   for (const s of sel) { const e = document.querySelector(s); const r = e.getBoundingClientRect();

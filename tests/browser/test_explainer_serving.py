@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest_explainer import Watch
+from conftest_explainer import Watch, bring_charts_near
 
 pytestmark = pytest.mark.browser
 
@@ -18,6 +18,13 @@ LIVE = ".sd-explainer[data-charts=live]"
 #: the panel's script loads lazily with the charts; its controls work from then on
 SERVING = ".sd-explainer[data-serving=ready]"
 PANEL = ".sd-panel-serving"
+
+
+def wait_serving(page):
+    """The panel's script in: a reader scrolls to the panel, which starts the
+    runtime (no chart may be near the viewport at load)."""
+    page.evaluate("document.querySelector('.sd-panel-serving').scrollIntoView({block: 'nearest'})")
+    page.wait_for_selector(SERVING, state="attached")
 
 
 def open_page(browser, **context_args):
@@ -53,6 +60,7 @@ def test_controls_drive_the_readout_and_the_live_chart(browser, http_server):
     context, page = open_page(browser, viewport={"width": 1280, "height": 900})
     watch = Watch(page, (http_server.url,))
     page.goto(f"{http_server.url}/{PATH}")
+    bring_charts_near(page)
     page.wait_for_selector(LIVE, state="attached")
     page.locator(PANEL).scroll_into_view_if_needed()
     assert page.locator("[data-chart=serving][data-live=true] .sd-vega svg .mark-line path").count() >= 1
@@ -102,7 +110,7 @@ def test_controls_drive_the_readout_and_the_live_chart(browser, http_server):
 def test_at_batch_one_without_kv_the_panel_says_what_the_main_readout_says(browser, http_server, pair):
     context, page = open_page(browser)
     page.goto(f"{http_server.url}/{PATH}?batch=1&ctx=0&pair=llama-3.1-70b-8b")
-    page.wait_for_selector(SERVING, state="attached")
+    wait_serving(page)
     # choosing the pairing sets the figure's c to its memory-bound ratio P_d / P_t
     if pair == "llama-3.1-70b-8b":
         page.select_option("#sd-pair", "llama-2-70b-7b")
@@ -123,7 +131,7 @@ def test_at_batch_one_without_kv_the_panel_says_what_the_main_readout_says(brows
 def test_past_the_break_even_the_readout_says_slowdown(browser, http_server):
     context, page = open_page(browser)
     page.goto(f"{http_server.url}/{PATH}")
-    page.wait_for_selector(SERVING, state="attached")
+    wait_serving(page)
     be = int(out(page, "serving_break").replace(",", ""))
     assert be == 170
     assert "a server this busy should switch speculation off" in out(page, "serving_verdict")
@@ -137,7 +145,7 @@ def test_past_the_break_even_the_readout_says_slowdown(browser, http_server):
     assert page.get_attribute(".sd-readout:not(.sd-readout-serving)", "data-verdict") == "win"
     # a long context with a small-cache draft keeps paying over the whole range
     page.goto(f"{http_server.url}/{PATH}?pair=llama-3.1-70b-3.2-1b&c=0.017516&ctx=32768&batch=32")
-    page.wait_for_selector(SERVING, state="attached")
+    wait_serving(page)
     assert "keeps paying over the whole range" in out(page, "serving_verdict")
     context.close()
 
@@ -145,7 +153,7 @@ def test_past_the_break_even_the_readout_says_slowdown(browser, http_server):
 def test_the_panel_announces_its_own_controls_politely(browser, http_server):
     context, page = open_page(browser)
     page.goto(f"{http_server.url}/{PATH}")
-    page.wait_for_selector(SERVING, state="attached")
+    wait_serving(page)
     live = page.locator("[data-announce-serving]")
     assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
     assert page.get_attribute(".sd-readout-serving", "aria-live") is None, "the visible readout must not chatter"
@@ -169,7 +177,7 @@ def test_the_panel_announces_its_own_controls_politely(browser, http_server):
 def test_keyboard_moves_along_the_listed_batches(browser, http_server):
     context, page = open_page(browser)
     page.goto(f"{http_server.url}/{PATH}?batch=157")
-    page.wait_for_selector(SERVING, state="attached")
+    wait_serving(page)
     assert page.evaluate("SpeculativeDecoding.instance.store.get().batch") == 157
     assert page.inner_text(f"{PANEL} output[data-val=batch]") == "157"
     page.focus("#sd-batch")
@@ -191,15 +199,15 @@ def test_url_state_of_the_panel_and_junk(browser, built_site):
     base = (built_site / PATH).as_uri()
     context, page = open_page(browser)
     page.goto(base + "?batch=157&ctx=3000&devices=2&hw=mi300x&pair=llama-2-70b-7b")
-    page.wait_for_selector(SERVING, state="attached")
+    wait_serving(page)
     state = page.evaluate("SpeculativeDecoding.instance.store.get()")
     assert (state["batch"], state["ctx"], state["devices"], state["hw"], state["pair"]) == (157, 3000, 2, "mi300x", "llama-2-70b-7b")
     assert page.input_value("#sd-hw") == "mi300x" and page.input_value("#sd-devices") == "2"
     page.goto(base + "?batch=abc&ctx=NaN&devices=x&hw=%3Cimg%3E&pair=nope")
-    page.wait_for_selector(SERVING, state="attached")
+    wait_serving(page)
     assert page.evaluate("SpeculativeDecoding.instance.store.get()") == page.evaluate("SpeculativeDecoding.state.DEFAULTS")
     page.goto(base + "?batch=999999&ctx=-4&devices=16")  # numbers out of range: clamped, as the main sliders'
-    page.wait_for_selector(SERVING, state="attached")
+    wait_serving(page)
     state = page.evaluate("SpeculativeDecoding.instance.store.get()")
     assert (state["batch"], state["ctx"], state["devices"]) == (4096, 0, 8)
     assert page.input_value("#sd-devices") == "8" and "batch=4096" in page.evaluate("location.search")
