@@ -26,7 +26,7 @@ from .. import __version__
 
 
 OUTPUT_DEPENDENCIES = ("markdown", "jinja2", "latex2mathml", "pyyaml", "markupsafe", "numpy",
-                       "altair", "vl-convert-python", "snowballstemmer")
+                       "altair", "vl-convert-python", "snowballstemmer", "rjsmin")
 """Packages whose version can change the bytes we write."""
 
 

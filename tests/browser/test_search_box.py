@@ -63,6 +63,21 @@ def test_the_search_script_loads_only_when_the_box_is_used(browser, csp_server):
     context.close()
 
 
+@pytest.mark.parametrize("width", [390, 1280])
+def test_showing_the_box_moves_nothing_on_the_page(browser, csp_server, width):
+    # the box is revealed by site.js after the first paint; the place it takes
+    # is held from the start, so the content under the header never moves
+    tops = {}
+    for scripts in (False, True):
+        context = browser.new_context(viewport={"width": width, "height": 844}, java_script_enabled=scripts)
+        page = context.new_page()
+        page.goto(csp_server.url + "/model/index.html", wait_until="load")
+        assert page.is_visible("#search-input") is scripts
+        tops[scripts] = page.evaluate("document.querySelector('main').getBoundingClientRect().top")
+        context.close()
+    assert tops[True] == tops[False], tops
+
+
 def test_a_phrase_only_in_a_body_finds_its_term_and_the_heading_it_is_under(watched):
     page, _ = watched
     titles = _search(page, "memory-bound")

@@ -1,5 +1,5 @@
-// The widget as the page gets it: page.shipped() drops each part's comment lines
-// (a third of the bytes). Loaded under node, the shipped parts must give the same
+// The widget as the page gets it: page.shipped() minifies each part (rjsmin)
+// (about half the bytes). Loaded under node, the shipped parts must give the same
 // namespace, with the same functions computing the same values, as the sources.
 "use strict";
 const test = require("node:test");
