@@ -56,16 +56,17 @@ ROOT = Path(__file__).resolve().parent.parent
 MAKE_CORPUS = ROOT / "benchmarks" / "make_corpus.py"
 
 
-def tree_rss_kib(pid: int) -> int:
-    """Resident memory of ``pid`` and all its descendants, in KiB."""
+def tree_kib(pid: int, source: str = "status", field: str = "VmRSS:") -> int:
+    """One memory figure (``field`` of ``/proc/PID/<source>``, in KiB) summed over
+    ``pid`` and all its descendants: resident memory by default."""
     total = 0
     stack = [pid]
     while stack:
         current = stack.pop()
         try:
-            with open(f"/proc/{current}/status") as handle:
+            with open(f"/proc/{current}/{source}") as handle:
                 for line in handle:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(field):
                         total += int(line.split()[1])
                         break
             with open(f"/proc/{current}/task/{current}/children") as handle:
@@ -73,6 +74,11 @@ def tree_rss_kib(pid: int) -> int:
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
     return total
+
+
+def tree_rss_kib(pid: int) -> int:
+    """Resident memory of ``pid`` and all its descendants, in KiB."""
+    return tree_kib(pid)
 
 
 def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:

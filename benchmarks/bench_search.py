@@ -57,21 +57,9 @@ def corpus(n: int, work: Path, search: bool) -> Path:
 
 
 def tree_pss_kib(pid: int) -> int:
-    """Proportional set size of ``pid`` and all its descendants, in KiB."""
-    total, stack = 0, [pid]
-    while stack:
-        current = stack.pop()
-        try:
-            with open(f"/proc/{current}/smaps_rollup") as handle:
-                for line in handle:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
-                        break
-            with open(f"/proc/{current}/task/{current}/children") as handle:
-                stack.extend(int(c) for c in handle.read().split())
-        except (FileNotFoundError, ProcessLookupError, PermissionError):
-            continue
-    return total
+    """Proportional set size of ``pid`` and all its descendants, in KiB (pages
+    shared with forked workers counted once)."""
+    return bench_build.tree_kib(pid, "smaps_rollup", "Pss:")
 
 
 def run(command: list[str]) -> tuple[float, float, int, int]:
