@@ -110,10 +110,11 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
     ordered = sorted(terms, key=lambda t: t.slug)
     settings = _settings(config)
     keys = {t.slug: entry_key(settings, t, body_keys.get(t.slug, "")) for t in ordered}
+    live = set(keys.values())
     blobs = cache.BlobStore(store.folder / BLOBS if store.enabled else None, store.fail)
-    stored = blobs.get_many(sorted(set(keys.values()))) if store.enabled else {}
+    stored = blobs.get_many(sorted(live)) if store.enabled else {}
     previous = store.table(TABLE) if store.enabled else {}
-    pending = {k: v for k, v in previous.get("pending", {}).items() if k in set(keys.values())}
+    pending = {k: v for k, v in previous.get("pending", {}).items() if k in live}
     stored.update(pending)  # what fast paths indexed since: moved into the store below
     missing = [t.slug for t in ordered if keys[t.slug] not in stored]
     fill_html(missing)
@@ -130,7 +131,7 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
     shards, words, pairs = search_index.assemble(records())
     files = search_index.files(shards, [display(config, t, bodies[t.slug]) for t in ordered], pairs)
     if store.enabled:
-        blobs.put_many({**pending, **fresh}, live=set(keys.values()))
+        blobs.put_many({**pending, **fresh}, live=live)
         blobs.close()
         table = {"settings": settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,
                  "stems": stem.memo}  # every word the stemmer was asked about (never a guess)

@@ -46,9 +46,10 @@ _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _CUT = "\x02"  # where the split was, kept through _tidy (not whitespace, so never stripped)
 
 
-def has_marker(text: str) -> bool:
-    """A cheap necessary condition for ``mark`` to find anything (most bodies have no marker)."""
-    return "explainer" in text and "<!--" in text
+def has_marker(line: str) -> bool:
+    """A cheap necessary condition for ``mark`` to find anything on ``line`` (a
+    marker is looked for line by line, and most bodies have none)."""
+    return "explainer" in line and "<!--" in line
 
 
 def mark(lines: list[str], first_line: int) -> tuple[int | None, list[tuple[int, str]]]:

@@ -119,7 +119,7 @@ class _SourcePass(Preprocessor):
         state.source = lines
         out, scan = prepare_source(lines, state.first_line, self.md.htmlStash.store, state.names.resolve)
         state.result.problems.extend(scan.problems)
-        if placement.has_marker("\n".join(out)):
+        if any(placement.has_marker(line) for line in out):
             state.result.marker_line, found = placement.mark(out, state.first_line)
             state.result.problems.extend(found)
         state.link_lines = scan.link_lines

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import zlib
 from collections import Counter
-from itertools import chain
 from typing import Iterable
 
 FOLDER = "search"

@@ -103,7 +103,6 @@ def test_phrase_pairs_are_adjacent_stems_in_order_within_each_of_title_aliases_s
 
 
 def test_pair_buckets_spread_pairs_and_a_multiword_title_is_found_together(tmp_path):
-    assert search_index.pair_bucket("draft model") == search_index.pair_bucket("draft model")
     assert len({search_index.pair_bucket(f"w{i} x") for i in range(500)}) == search_index.PAIR_BUCKETS
     content(tmp_path / "content")
     out = built(tmp_path)
@@ -113,9 +112,8 @@ def test_pair_buckets_spread_pairs_and_a_multiword_title_is_found_together(tmp_p
     assert names == {f"{n}.json" for n in index["pairs"]}
     bucket = json.loads((out / "search" / "p" / f"{search_index.pair_bucket('draft model')}.json").read_text())
     assert bucket["draft model"] == [1]                  # doc 1, gap-encoded from 0
-    nucleus = search_index.pair_bucket("nucleus sampl")
-    assert "nucleus sampl" not in json.loads((out / "search" / "p" / f"{nucleus}.json").read_text()) \
-        if nucleus in index["pairs"] else True           # a body phrase is not a pair
+    # a body phrase is not a pair, in whichever file it would fall
+    assert not any("nucleus sampl" in json.loads(f.read_text()) for f in (out / "search" / "p").iterdir())
 
 
 def test_the_index_is_sharded_by_prefix_and_lists_stems_and_surface_words(tmp_path):
