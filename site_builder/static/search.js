@@ -171,14 +171,7 @@
   /** search_index.pair_bucket: the CRC-32 (zlib's) of the pair's UTF-8 bytes, modulo buckets. */
   function pairBucket(pair, buckets) {
     var crc = 0xffffffff;
-    function add(byte) { crc = CRC[(crc ^ byte) & 255] ^ (crc >>> 8); }
-    Array.from(pair).forEach(function (ch) {
-      var n = ch.codePointAt(0);
-      if (n < 0x80) add(n);
-      else if (n < 0x800) { add(0xc0 | (n >> 6)); add(0x80 | (n & 63)); }
-      else if (n < 0x10000) { add(0xe0 | (n >> 12)); add(0x80 | ((n >> 6) & 63)); add(0x80 | (n & 63)); }
-      else { add(0xf0 | (n >> 18)); add(0x80 | ((n >> 12) & 63)); add(0x80 | ((n >> 6) & 63)); add(0x80 | (n & 63)); }
-    });
+    new TextEncoder().encode(pair).forEach(function (byte) { crc = CRC[(crc ^ byte) & 255] ^ (crc >>> 8); });
     return ((crc ^ 0xffffffff) >>> 0) % buckets;
   }
 

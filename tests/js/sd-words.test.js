@@ -66,7 +66,7 @@ test("the same words, phase lines and spoken text as sentences.py", () => {
   const py = python(
     "import json, sys; from site_builder.explainers.speculative_decoding import sentences as s; w = s.stream();"
     + "out = [];\nfor start, g, a in json.load(sys.stdin):\n"
-    + "    r = s.round_words(w, start, g, a); out.append([r, s.summary(start, g, a, r), s.text(w, r['next'])[0],"
+    + "    r = s.round_words(w, start, g, a); out.append([r, s.summary(start, g, a, r), s.text(w, r['next']),"
     + " [s.spoken(x) for x in ('accepted', 'rejected', 'discarded')], s.spoken('bonus' if r['replaces'] is None else 'correction', r['replaces'])])\n"
     + "print(json.dumps(out))", JSON.stringify(cases));
   cases.forEach(([start, gamma, accepted], i) => {

@@ -47,11 +47,10 @@ def round_words(words: list[tuple[str, str]], start: int, gamma: int, accepted: 
             "replaces": at[accepted][1] if accepted < gamma else None, "next": start + accepted + 1}
 
 
-def text(words: list[tuple[str, str]], count: int) -> tuple[str, int]:
-    """(the last ``TEXT_WORDS`` of the first ``count`` words of the stream, joined;
-    how many words came before them)."""
-    first = max(0, count - TEXT_WORDS)
-    return " ".join(words[k % len(words)][0] for k in range(first, count)), first
+def text(words: list[tuple[str, str]], count: int) -> str:
+    """The last ``TEXT_WORDS`` of the first ``count`` words of the stream, joined
+    (as sd-words.js text)."""
+    return " ".join(words[k % len(words)][0] for k in range(max(0, count - TEXT_WORDS), count))
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -101,7 +100,6 @@ def worked_round(alpha: float, gamma: int, c: float, seed: int) -> dict:
               "words": spoken(kind, w["replaces"])}
     cost = 1 + gamma * c
     plain = math.floor(cost + 1e-9)
-    return {"accepted": accepted, "all_accepted": bonus, "phase": summary(0, gamma, accepted, w), "drafts": drafts, "target": target,
-            "replaces": w["replaces"], "tokens": accepted + 1,
-            "text": text(words, accepted + 1)[0], "new": accepted + 1,
-            "plain_text": text(words, plain)[0], "plain_words": plain, "plain_count": fixed(cost, 1)}
+    return {"accepted": accepted, "phase": summary(0, gamma, accepted, w), "drafts": drafts, "target": target,
+            "tokens": accepted + 1, "text": text(words, accepted + 1),
+            "plain_text": text(words, plain), "plain_count": fixed(cost, 1)}

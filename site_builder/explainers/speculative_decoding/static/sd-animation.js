@@ -344,5 +344,5 @@
     };
   }
 
-  SD.animation = { create: create, renderRound: renderRound, fmt: fmt, GLYPH: T.GLYPH, WORDS: T.WORDS };
+  SD.animation = { create: create, fmt: fmt, WORDS: T.WORDS };
 })(typeof self !== "undefined" ? self : this);

@@ -239,7 +239,7 @@
   }
 
   /** Call start(reason) once, when needed (see the header); `root` is the window. */
-  function startLazily(root, figure, start, margin) {
+  function startLazily(root, figure, start) {
     var doc = root.document, started = false, io = null;
     function go(reason) {
       if (started) return;
@@ -290,7 +290,7 @@
           function (entries) {
             if (entries.some(function (e) { return e.isIntersecting; })) go("near");
           },
-          { rootMargin: margin || "300px 0px" }
+          { rootMargin: "300px 0px" }
         );
         Array.prototype.forEach.call(figure.querySelectorAll("[data-chart]"), function (c) { io.observe(c); });
       });
