@@ -99,6 +99,15 @@ def pool(jobs: int, initializer: Callable[..., None] | None = None, initargs: tu
                                initargs=(os.getpid(), initializer, initargs))
 
 
+def kill(workers: "ProcessPoolExecutor") -> None:
+    """End a ``pool`` at once: its processes killed mid-task, queued work
+    cancelled. ``ProcessPoolExecutor`` has no public way to stop a running
+    task, so this reads its process table, here beside the pool it made."""
+    for process in list((getattr(workers, "_processes", None) or {}).values()):
+        process.kill()
+    workers.shutdown(wait=True, cancel_futures=True)
+
+
 def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs: tuple) -> None:
     guard(parent)
     if initializer is not None:

@@ -97,9 +97,9 @@ def stop_workers(kill: bool = False) -> None:
     if workers is None:
         return
     if kill:
-        for process in list(getattr(workers, "_processes", {}).values()):
-            process.kill()
-    workers.shutdown(wait=True, cancel_futures=True)
+        parallel.kill(workers)
+    else:
+        workers.shutdown(wait=True, cancel_futures=True)
 
 
 class _Done:
