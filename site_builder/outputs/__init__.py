@@ -152,19 +152,21 @@ class Linker:
             wanted.append((PREVIEW, "site.toml", (config.title, config.description, count, footer)))
         return files, wanted
 
+    def _keyed(self, wanted: list) -> tuple[object, list[str], list[Problem]]:
+        """The painter, each wanted card's key, and what no installed font has
+        (itemising a card's texts for its key notes the characters)."""
+        from . import preview  # here: it imports numpy and Pillow, which a build without previews never needs
+
+        painter = preview.painter(self.config.language)
+        painter.fonts.missing.clear()
+        keys = [painter.key(*texts) for _, _, texts in wanted]
+        return painter, keys, preview.missing_font_problems(painter.fonts.missing, wanted)
+
     def font_problems(self) -> list[Problem]:
         """What ``previews()`` would warn about (characters no installed font has),
         without drawing a card: ``check`` reports it as a build would."""
         _, wanted = self._wanted_previews()
-        if not wanted:
-            return []
-        from . import preview
-
-        painter = preview.painter(self.config.language)
-        painter.fonts.missing.clear()
-        for _, _, texts in wanted:
-            painter.key(*texts)
-        return preview.missing_font_problems(painter.fonts.missing, wanted)
+        return self._keyed(wanted)[2] if wanted else []
 
     def previews(self, cache: MutableMapping[str, bytes] | None = None, jobs: int = 1) -> dict[str, bytes]:
         """The 1200x630 PNG previews: the explainer's own, else composed when they can
@@ -179,11 +181,9 @@ class Linker:
         files, wanted = self._wanted_previews()
         if not wanted:
             return files
-        from . import preview  # here: it imports numpy and Pillow, which a build without previews never needs
+        from . import preview
 
-        painter = preview.painter(self.config.language)
-        painter.fonts.missing.clear()
-        keys = [painter.key(*texts) for _, _, texts in wanted]  # itemising the texts notes what no font has
+        painter, keys, self.preview_problems = self._keyed(wanted)
         todo: dict[str, tuple] = {}
         for key, (_, _, texts) in zip(keys, wanted):
             if key not in cache and key not in todo:
@@ -192,5 +192,4 @@ class Linker:
             cache[key] = png
         for key, (path, _, _) in zip(keys, wanted):
             files[path] = cache[key]
-        self.preview_problems = preview.missing_font_problems(painter.fonts.missing, wanted)
         return files
