@@ -219,27 +219,14 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
 
 
 def _stored(store: cache.BuildCache, key: str) -> bytes | None:
-    """A page's entries as the last full build stored them, read without writing.
-
-    Opened read-only and immutable: no journal, lock or shared-memory file is
-    made, so this works on a full disk (where opening the store to write fails
-    and the fast path would step aside). The store is content-addressed, so an
-    entry a write-ahead log left unmerged can only be missing here (the full
-    build then runs), never wrong."""
-    import sqlite3
-
-    path = store.folder / BLOBS
-    if not path.is_file():
-        return None
+    """A page's entries as the last full build stored them, read without
+    writing (``BlobStore(read_only=True)``: this works on a full disk, where
+    opening the store to write fails and the fast path would step aside)."""
+    blobs = cache.BlobStore(store.folder / BLOBS, read_only=True)
     try:
-        db = sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True)
-        try:
-            row = db.execute("SELECT value FROM blobs WHERE key = ?", (key,)).fetchone()
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return None
-    return row[0] if row else None
+        return blobs.get_many([key]).get(key)
+    finally:
+        blobs.close()
 
 
 def _state(data: bytes, words: Mapping[str, int]) -> dict:

@@ -224,16 +224,29 @@ class BlobStore:
     not the size of the whole store (a pickle of every page's HTML would be
     read and rewritten in full on each rebuild)."""
 
-    def __init__(self, path: Path | None, on_failure: Callable[[Exception], None] = lambda error: None):
+    def __init__(self, path: Path | None, on_failure: Callable[[Exception], None] = lambda error: None,
+                 read_only: bool = False):
         self.path = path
         self.on_failure = on_failure
         """Told when the store cannot be opened at all; it then stores nothing."""
+        self.read_only = read_only
+        """Read without writing: opened immutable, so no journal, lock or
+        shared-memory file is made and it works on a full disk. The store is
+        content-addressed, so an entry a write-ahead log left unmerged can only
+        be missing then, never wrong."""
         self._db: sqlite3.Connection | None = None
 
     def _connect(self) -> sqlite3.Connection | None:
         if self.path is None:
             return None
-        if self._db is None:
+        if self._db is None and self.read_only:
+            try:
+                self._db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro&immutable=1", uri=True) \
+                    if self.path.is_file() else None
+            except sqlite3.Error as error:
+                self.path = None
+                self.on_failure(error)
+        elif self._db is None:
             try:
                 try:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
