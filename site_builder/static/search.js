@@ -544,15 +544,6 @@
         if (!list.hidden && shown.length) go(active >= 0 ? active : 0);
       }
     });
-    document.addEventListener("keydown", function (event) {
-      if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
-      var target = event.target;
-      var tag = target && target.tagName;
-      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable)) return;
-      event.preventDefault();
-      input.focus();
-      input.select();
-    });
     if (offline) form.classList.add("offline");
     if (input.value) update(); // typed while this script was loading (site.js loads it on focus)
   }

@@ -87,11 +87,12 @@
     box.hidden = false;
     input.addEventListener("focus", load);
     document.addEventListener("keydown", function (event) {
-      if (loaded || event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
       var tag = event.target && event.target.tagName;
       if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (event.target && event.target.isContentEditable)) return;
       event.preventDefault();
-      input.focus(); // loads it
+      input.focus(); // loads search.js the first time
+      input.select();
     });
   }
 
