@@ -314,11 +314,9 @@
           return loaded(stemKeys(expansions)).then(function (all) {
             expansions = qwords.map(function (w) { return expand(w, all); });
             var hits = rank(expansions, all);
-            return (qwords.length > 1 && hits.length > 1 ? together(text, expansions) : Promise.resolve([]))
-              .then(function (pairDocs) { return pairDocs.length ? phraseRank(hits, pairDocs) : hits; })
-              .then(function (hits) { return { hits: hits, expansions: expansions }; });
-          }).then(function (found) {
-            var hits = found.hits, expansions = found.expansions;
+            if (qwords.length < 2 || hits.length < 2) return hits;
+            return together(text, expansions).then(function (pairDocs) { return phraseRank(hits, pairDocs); });
+          }).then(function (hits) {
             var top = hits.slice(0, RESULTS);
             return Promise.all(top.map(function (hit) { return chunk(Math.floor(hit.doc / manifest.chunk)); }))
               .then(function (files) {
