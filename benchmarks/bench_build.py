@@ -76,37 +76,39 @@ def tree_kib(pid: int, source: str = "status", field: str = "VmRSS:") -> int:
     return total
 
 
-def tree_rss_kib(pid: int) -> int:
-    """Resident memory of ``pid`` and all its descendants, in KiB."""
-    return tree_kib(pid)
-
-
-def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
+def run(command: list[str], cwd: Path | None = None, sample: bool = True, pss: bool = False) -> tuple[float, int]:
     """Run ``command`` (in ``cwd``); return (wall seconds, peak tree RSS in MiB).
-    Its CPU time (user + system, the process and its workers) is left in ``run.cpu``."""
+    Its CPU time (user + system, the process and its workers) is left in
+    ``run.cpu``; with ``pss``, the peak proportional set size (pages shared with
+    forked workers counted once) in ``run.pss``. ``sample=False``: no sampler
+    thread beside a short build, and peaks of 0."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
-    peak = 0
+    peaks = [0, 0]
     done = threading.Event()
 
-    def sample():
-        nonlocal peak
+    def watch():
         while not done.is_set():
-            peak = max(peak, tree_rss_kib(process.pid))
+            peaks[0] = max(peaks[0], tree_kib(process.pid))
+            if pss:
+                peaks[1] = max(peaks[1], tree_kib(process.pid, "smaps_rollup", "Pss:"))
             time.sleep(0.01)
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    sampler = threading.Thread(target=watch, daemon=True)
+    if sample:
+        sampler.start()
     _, err = process.communicate()
     elapsed = time.perf_counter() - start
     done.set()
-    sampler.join()
+    if sample:
+        sampler.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the process and its workers are reaped by now
     run.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    run.pss = peaks[1] // 1024
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{err.decode()[-2000:]}")
-    return elapsed, peak // 1024
+    return elapsed, peaks[0] // 1024
 
 
 def median_of(runs: int, command) -> tuple[float, int]:

@@ -28,22 +28,18 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-import bench_build  # noqa: E402  (MAKE_CORPUS, tree_rss_kib)
+import bench_build  # noqa: E402  (MAKE_CORPUS, run)
 
 STAGE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms$", re.M)
 
@@ -56,53 +52,14 @@ def corpus(n: int, work: Path, search: bool) -> Path:
     return folder
 
 
-def tree_pss_kib(pid: int) -> int:
-    """Proportional set size of ``pid`` and all its descendants, in KiB (pages
-    shared with forked workers counted once)."""
-    return bench_build.tree_kib(pid, "smaps_rollup", "Pss:")
-
-
-def run(command: list[str]) -> tuple[float, float, int, int]:
-    """(wall s, CPU s of the process and its workers, peak tree RSS MiB, peak tree PSS MiB)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=ROOT)
-    peaks, done = [0, 0], threading.Event()
-
-    def sample() -> None:
-        while not done.is_set():
-            peaks[0] = max(peaks[0], bench_build.tree_rss_kib(process.pid))
-            peaks[1] = max(peaks[1], tree_pss_kib(process.pid))
-            time.sleep(0.01)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    process.wait()
-    elapsed = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if process.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, cpu, peaks[0] // 1024, peaks[1] // 1024
-
-
 def build(content: Path, output: Path, *flags: str, sample: bool = True) -> tuple[float, float, int, dict[str, float], int]:
     """(wall s, CPU s, peak RSS MiB, stage -> ms, peak PSS MiB) of one build."""
     log = output.parent / "log.txt"
     output.parent.mkdir(parents=True, exist_ok=True)
     command = ["sh", "-c", f'"{sys.executable}" -m site_builder build --content "{content}" --output "{output}" '
                + " ".join(flags) + f' > "{log}" 2>&1']
-    if sample:
-        seconds, cpu, rss, pss = run(command)
-    else:  # the edits: no sampler thread beside a build of a second or so
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, check=True)
-        seconds = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu, rss, pss = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 0, 0
+    seconds, rss = bench_build.run(command, cwd=ROOT, sample=sample, pss=True)  # sample=False: the edits, a second or so
+    cpu, pss = bench_build.run.cpu, bench_build.run.pss
     stages = {name: float(ms) for name, ms in STAGE.findall(log.read_text())}
     return seconds, cpu, rss, stages, pss
 
