@@ -110,7 +110,7 @@ LIVE_PATH_START = """() => {
 LIVE_PATH_WAIT = """() => new Promise(resolve => {
   const follows = () => {
     const h = window.SpeculativeDecoding.instance, s = h.store.get(), v = h.views.curve;
-    if (!v || s.alpha === 0.8) return false;
+    if (!v || s.alpha === SpeculativeDecoding.state.DEFAULTS.alpha) return false; // not moved yet
     const row = v.data('curve').find(r => r.gamma === s.gamma);
     return !!row && Math.abs(row.S - SpeculativeDecoding.model.speedup(s.alpha, s.gamma, s.c)) < 1e-12
       && !!document.querySelector('[data-chart=curve][data-live=true] .sd-vega svg .mark-line path');
