@@ -145,7 +145,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
 
     # A fresh explainer build waits on workers and imports: start them now,
     # so they run while the build validates and renders the bodies.
-    fresh = explainer_cache.uncached(terms, store)
+    fresh = explainer_cache.uncached(terms, store, config.makes_previews)
     if fresh:
         with _stage("prepare", log):
             explainers.prepare(fresh, options.jobs or default_jobs())
@@ -170,7 +170,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
 
     assets = site_assets()
     with _stage("compute", log):
-        built = {term.slug: explainer_cache.build_cached(term, assets, store) for term in terms if term.explainer}
+        built = {term.slug: explainer_cache.build_cached(term, assets, store, config.makes_previews)
+                 for term in terms if term.explainer}
         explainers.release()  # before the render stage forks its workers
 
     if not options.write:
@@ -246,7 +247,8 @@ def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfi
         writer = InPlace(options.output) if options.in_place else Staging(options.output)
         try:
             result = incremental.rebuild(store, config, loaded.terms, edited, writer,
-                                         lambda term, assets: explainer_cache.build_cached(term, assets, store),
+                                         lambda term, assets: explainer_cache.build_cached(
+                                             term, assets, store, config.makes_previews),
                                          options.strict, log, reserved)
         except BaseException:
             writer.abort()

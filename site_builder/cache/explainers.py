@@ -1,7 +1,8 @@
 """The compute stage, memoised: an explainer's build is kept by code version.
 
 An explainer's output depends only on the code (its version is part of
-``store.code_version``) and the page it sits on, so those are its key; the
+``store.code_version``), the page it sits on and whether the site makes
+preview images, so those are its key; the
 assets it added are kept with it and replayed on a hit.
 """
 
@@ -16,21 +17,25 @@ TABLE = "explainers"
 """Cache table: key -> (the explainer's build, the assets it added)."""
 
 
-def _key(term: Term) -> str:
-    return cache.key(cache.code_version(), term.explainer, term.slug)
+def _key(term: Term, previews: bool) -> str:
+    # previews: a build without them has no preview image to keep for one with them
+    return cache.key(cache.code_version(), term.explainer, term.slug, "previews" if previews else "")
 
 
-def uncached(terms: list[Term], store: cache.BuildCache) -> set[str]:
+def uncached(terms: list[Term], store: cache.BuildCache, previews: bool) -> set[str]:
     """The explainers some term names whose build is not in the cache: the ones
     ``build_cached`` will run (what ``explainers.prepare`` gets ready)."""
     table = store.table(TABLE)
-    return {term.explainer for term in terms if term.explainer and _key(term) not in table}
+    return {term.explainer for term in terms if term.explainer and _key(term, previews) not in table}
 
 
-def build_cached(term: Term, assets: AssetStore, store: cache.BuildCache) -> explainers.ExplainerBuild:
-    """Build the explainer ``term`` names (or take it from the cache), adding its assets to ``assets``."""
+def build_cached(term: Term, assets: AssetStore, store: cache.BuildCache,
+                 previews: bool) -> explainers.ExplainerBuild:
+    """Build the explainer ``term`` names (or take it from the cache), adding its
+    assets to ``assets``; ``previews``: whether the site makes preview images
+    (``ExplainerContext.previews``)."""
     table = store.table(TABLE)
-    entry_key = _key(term)
+    entry_key = _key(term, previews)
     hit = table.get(entry_key)
     if hit is not None:
         built, added = hit
@@ -43,7 +48,7 @@ def build_cached(term: Term, assets: AssetStore, store: cache.BuildCache) -> exp
         added[name] = data
         return assets.add(name, data)
 
-    context = explainers.ExplainerContext(slug=term.slug, root="../", add_asset=add_asset)
+    context = explainers.ExplainerContext(slug=term.slug, root="../", add_asset=add_asset, previews=previews)
     built = explainers.build(term.explainer, context)
     store.save_table(TABLE, {**table, entry_key: (built, added)})
     return built

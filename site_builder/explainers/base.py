@@ -36,6 +36,10 @@ class ExplainerContext:
     add_asset: Callable[[str, bytes], str]
     """``add_asset(name, data)`` stores a file under ``assets/`` with a content
     hash in its name and returns its URL relative to the site root."""
+    previews: bool = True
+    """Whether the site makes social previews (``SiteConfig.makes_previews``:
+    an absolute ``base_url``, or ``previews = true``). False: the build writes
+    no preview image, so the explainer need not draw its ``preview_png``."""
 
 
 @dataclass

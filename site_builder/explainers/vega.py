@@ -115,13 +115,16 @@ class _Done:
 
 def convert(kind: str, payload):
     """One conversion: ``"vega"`` (Vega-Lite dict to Vega dict), ``"svg"``
-    (Vega-Lite dict to SVG text, stable ids) or ``"png"`` (SVG text to PNG bytes)."""
+    (Vega-Lite dict to SVG text, stable ids), ``"png"`` (SVG text to PNG bytes)
+    or ``"themed"`` (``themed(*payload)``: one chart's Vega and SVGs)."""
     if kind == "vega":
         return _vlc().vegalite_to_vega(payload)
     if kind == "svg":
         return stable_svg(_vlc().vegalite_to_svg(payload))
     if kind == "png":
         return _vlc().svg_to_png(payload)
+    if kind == "themed":
+        return themed(*payload)
     raise ValueError(f"unknown conversion {kind!r}")
 
 
@@ -237,10 +240,7 @@ class _Recoloured:
 
     def result(self) -> str:
         """The SVG with its placeholders replaced by this side's colours."""
-        svg = self._job.result()
-        for pair, placeholder in self._swaps.items():
-            svg = svg.replace(placeholder, pair[self._side])
-        return svg
+        return _replace(self._job.result(), self._swaps, self._side)
 
 
 def submit_static(specs: dict[str, dict[str, dict]]) -> dict[str, tuple]:
@@ -268,6 +268,68 @@ def static_charts_from(pending: dict[str, tuple]) -> tuple[dict[str, bytes], dic
         files[f"{name}-dark.svg"] = dark_job.result().encode("utf-8")
         sizes[name] = svg_size(light)
     return files, sizes
+
+
+def recolour(spec, values: dict[str, str]):
+    """A copy of ``spec`` with every string leaf that is a key of ``values``
+    replaced by its value (a placeholder colour by a theme's)."""
+    if isinstance(spec, dict):
+        return {key: recolour(value, values) for key, value in spec.items()}
+    if isinstance(spec, list):
+        return [recolour(value, values) for value in spec]
+    if isinstance(spec, str):
+        return values.get(spec, spec)
+    return spec
+
+
+def themed(spec: dict, palettes: dict[str, dict[str, str]], live: str) -> tuple[dict, str, str]:
+    """One Vega-Lite spec whose themed colours are placeholder strings, compiled
+    once: (the Vega spec recoloured with ``palettes[live]``, the light SVG, the
+    dark SVG), the static SVGs drawn from the compiled spec recoloured with
+    ``palettes["light"]`` and ``palettes["dark"]`` (once for both when
+    ``one_for_both`` can).
+
+    Vega-Lite copies a colour as it is, wherever it goes, so compiling
+    placeholders and recolouring gives the specs compiling each theme would;
+    ``test_vega_workers`` holds every chart of the built-in explainer to that
+    (the Vega spec and both SVGs byte for byte). A spec where a colour would
+    steer the compile (a placeholder in an expression, say) is not for this:
+    compile it per theme (``submit_static``, ``to_vega``)."""
+    compiled = _vlc().vegalite_to_vega(spec)
+    light, dark = recolour(compiled, palettes["light"]), recolour(compiled, palettes["dark"])
+    both = one_for_both(light, dark)
+    if both is None:
+        svgs = stable_svg(_vlc().vega_to_svg(light)), stable_svg(_vlc().vega_to_svg(dark))
+    else:
+        svg = stable_svg(_vlc().vega_to_svg(both[0]))
+        svgs = tuple(_replace(svg, both[1], side) for side in (0, 1))
+    return recolour(compiled, palettes[live]), svgs[0], svgs[1]
+
+
+def _replace(svg: str, swaps: dict[tuple[str, str], str], side: int) -> str:
+    """A placeholder render (``one_for_both``) with light (0) or dark (1) colours."""
+    for pair, placeholder in swaps.items():
+        svg = svg.replace(placeholder, pair[side])
+    return svg
+
+
+class _Part:
+    """One item of a pending conversion's result (a future-like ``result()``)."""
+
+    def __init__(self, job, index: int):
+        self._job, self._index = job, index
+
+    def result(self):
+        """That item, once the conversion is done."""
+        return self._job.result()[self._index]
+
+
+def submit_themed(spec: dict, palettes: dict[str, dict[str, str]], live: str = "live") -> tuple:
+    """Start ``themed(spec, palettes, live)`` (on a worker when they run): one
+    conversion per chart, one Vega-Lite compile. Returns (live Vega, light SVG,
+    dark SVG) futures; the two SVG ones fit ``static_charts_from``."""
+    job = submit("themed", (spec, palettes, live))
+    return _Part(job, 0), _Part(job, 1), _Part(job, 2)
 
 
 def js_data(namespace: str, key: str, value, comment: str) -> bytes:

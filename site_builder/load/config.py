@@ -37,7 +37,7 @@ SITE_FIELDS = (
     Field("previews", AUTO_BOOL, "auto",
           help='A 1200x630 social preview PNG per page (og:image), ~2 ms each. "auto": only when '
                "base_url is an absolute URL (social sites ignore a relative og:image). True: always. "
-               "False: never; an explainer's own preview is kept."),
+               "False: never, an explainer's own preview neither."),
     Field("search", BOOL, True,
           help="True: a search box in every page's header and its index under ``search/`` (docs/search.md). "
                "False: neither."),
@@ -54,8 +54,8 @@ class SiteConfig(schema.settings_class("SiteConfig", SITE_SCHEMA, __name__)):
 
     @property
     def makes_previews(self) -> bool:
-        """Whether composed preview images are made: ``previews = true``, or "auto"
-        (the default) with an absolute ``base_url``."""
+        """Whether preview images are made (composed cards and explainers' own):
+        ``previews = true``, or "auto" (the default) with an absolute ``base_url``."""
         if self.previews == "auto":
             return bool(re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", self.base_url))
         return bool(self.previews)

@@ -74,8 +74,9 @@ class Linker:
         return self.config.base_url + path if self.config.base_url else ""
 
     def _has_preview(self, slug: str | None) -> bool:
-        if slug is not None and self.explainers.get(slug) and self.explainers[slug].preview_png:
-            return True
+        # an explainer's own preview too only when previews are made: its
+        # build was told so (ExplainerContext.previews), and one that drew it
+        # anyway is not written
         return self.config.makes_previews
 
     def _image(self, slug: str | None) -> str | None:
@@ -135,8 +136,10 @@ class Linker:
 
     def _wanted_previews(self) -> tuple[dict[str, bytes], list[tuple[str, str, tuple[str, str, str, str]]]]:
         """The explainers' own previews (path -> PNG), and the cards to compose:
-        (output path, source path, texts)."""
+        (output path, source path, texts); none when the site makes no previews."""
         config = self.config
+        if not config.makes_previews:
+            return {}, []
         footer = config.base_url.split("://", 1)[-1] if config.base_url else ""
         files: dict[str, bytes] = {}
         wanted: list[tuple[str, str, tuple[str, str, str, str]]] = []
@@ -144,12 +147,11 @@ class Linker:
             explainer = self.explainers.get(entry.slug)
             if explainer and explainer.preview_png:
                 files[f"{entry.slug}/{PREVIEW}"] = explainer.preview_png
-            elif config.makes_previews:
+            else:
                 wanted.append((f"{entry.slug}/{PREVIEW}", self.terms[entry.slug].path,
                                (entry.title, entry.summary, config.title, footer)))
-        if config.makes_previews:
-            count = f"{len(self.entries)} term" + ("" if len(self.entries) == 1 else "s")
-            wanted.append((PREVIEW, "site.toml", (config.title, config.description, count, footer)))
+        count = f"{len(self.entries)} term" + ("" if len(self.entries) == 1 else "s")
+        wanted.append((PREVIEW, "site.toml", (config.title, config.description, count, footer)))
         return files, wanted
 
     def _keyed(self, wanted: list) -> tuple[object, list[str], list[Problem]]:

@@ -30,13 +30,27 @@ EXPLAINER = Explainer(
 
 def prepare(jobs: int):
     """Before a fresh build of the page: fork vl-convert's workers (they start
-    their runtimes at once, ~0.5 s of CPU each), then import the page builder
-    (numpy, Altair: ~0.5 s) here meanwhile. The release stops the workers."""
+    their runtimes at once, ~0.5 s of CPU each), import the page builder
+    (numpy, Altair: ~0.5 s) here meanwhile, then compute the page data and
+    hand every chart to the workers (``page_charts.start``): they convert
+    while this process imports the rest and renders the markdown. The release forgets the charts
+    and stops the workers (kills them, when the build failed)."""
     from .. import vega
 
     vega.start_workers(jobs)
-    importlib.import_module(f"{__name__}.page")
-    return lambda failed=False: vega.stop_workers(kill=failed)
+    try:
+        charts = importlib.import_module(f"{__name__}.page_charts")
+        charts.start()
+        importlib.import_module(f"{__name__}.page")  # the rest of the build step's imports, while they convert
+    except BaseException:
+        vega.stop_workers(kill=True)  # no release will run: the build never got one
+        raise
+
+    def release(failed: bool = False) -> None:
+        charts.forget()
+        vega.stop_workers(kill=failed)
+
+    return release
 
 _LAZY = {
     "TIE_RTOL": "model", "expected_tokens": "model", "optimal_depth": "model", "pays_off": "model",

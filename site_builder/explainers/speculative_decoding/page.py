@@ -3,16 +3,18 @@
 ``build(ctx)`` is the explainer contract (see ``explainers.base``). Stages,
 each timed in ``LAST_TIMINGS``:
 
-1. data: ``data.page_data()`` (numpy), written beside the page as data.json;
-2. charts: Altair charts (``charts.py``, built without re-checking Altair's
-   schema: ``themed_specs``) compiled to Vega for the live views and rendered
-   to light and dark SVGs for the static first paint, each conversion handed
-   to ``vega.submit`` (vl-convert's worker processes, started by ``prepare``
-   while the build loads) as soon as its chart's specs exist;
-3. runtime: the vendored Vega runtime (``vega.runtime``: vega, vega-interpreter
+1. data and charts (``page_charts``, usually started by ``prepare`` before
+   the markdown stage): ``data.page_data()`` (numpy), written beside the page
+   as data.json; Altair charts (``charts.py``) built once each, without
+   re-checking Altair's schema, and handed to vl-convert's worker processes
+   as soon as each exists: one compile per chart, recoloured for the live
+   view and the light and dark SVGs (``vega.themed``);
+2. runtime: the vendored Vega runtime (``vega.runtime``: vega, vega-interpreter
    for expressions without eval, vega-tooltip), the one asset all explainers share;
-4. assets: the parts under ``static/`` joined into one classic script after
-   the page data (``settings.json`` and the presets), and the stylesheet, hashed.
+3. assets: the parts under ``static/`` joined into one classic script after
+   the page data (``settings.json`` and the presets), and the stylesheet, hashed;
+4. vl-convert: the charts collected, and the social preview drawn from the
+   light curve when the site makes previews (``ctx.previews``).
 
 Delivery (works from file://, under a strict CSP): classic deferred scripts
 only, data in scripts (the page data at the head of the widget's script,
@@ -29,11 +31,11 @@ from pathlib import Path
 
 import rjsmin
 
-from altair.utils.schemapi import debug_mode
-
 from .. import base, vega
 from .. import markup as explainer_markup
-from . import charts, data, sentences, serving_charts, serving_panel
+from . import charts, sentences, serving_panel
+# start and forget are the prepare step's; the rest as this module's since the charts moved out
+from .page_charts import HIST_INDEX, THEMES, forget, preview_png, start, started, theme_specs, themed_specs  # noqa: F401
 from .model import expected_tokens, optimal_depth, pays_off, speedup
 from .sampler import simulate_rounds
 from .serving_panel import fixed as _fixed
@@ -58,8 +60,6 @@ written into the script as SpeculativeDecoding.data for the browser."""
 DEFAULTS = SETTINGS["defaults"]
 #: the readout's words (templates filled here by describe(), in the browser by sd-readout.js)
 WORDS = SETTINGS["words"]
-#: the histogram of data.py drawn by the same run the page starts with
-HIST_INDEX = 0
 
 LAST_TIMINGS: dict[str, float] = {}
 COMMENT = "speculative decoding explainer"
@@ -132,54 +132,6 @@ def describe(alpha: float, gamma: int, c: float) -> dict:
         best_text = w["best_at"].format(best=best, best_s=_fixed(best_s, 2)) + (w["best_deeper"] if best > 16 else "")
     return {"E": e, "cost": cost, "S": s, "best": best, "best_s": best_s, "finite": finite, "kind": kind,
             "verdict": verdict, "best_text": best_text}
-
-
-# ---------------------------------------------------------------- charts
-
-
-THEMES = ("live", "light", "dark")
-
-
-def themed_specs(page: dict):
-    """Each chart as soon as it is built, in page order: (name, {theme: Vega-Lite dict}).
-
-    Altair builds each chart once, in the "slots" theme (placeholders for the themed
-    colours), recoloured per theme by ``charts.themed``: the dicts of three Altair builds
-    at a third of the cost. Altair's schema checks are off (``debug_mode(False)`` as
-    objects are made, none in ``to_dict``): same dicts, several times faster; the test
-    ``test_sd_page.test_specs_are_schema_valid`` checks them against the schema and
-    Altair's own build in each theme, checks on."""
-    a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
-    parts = {**charts.chart_parts(page, a, c, g, HIST_INDEX), "serving": serving_charts.parts(DEFAULTS)}
-    descriptions = {**charts.DESCRIPTIONS, "serving": serving_charts.DESCRIPTION}
-    for name, (make, datasets) in parts.items():
-        with debug_mode(False):
-            slotted = make("slots").to_dict(validate=False)  # as charts.spec, datasets joined after
-        yield name, charts.themed(slotted, THEMES, datasets, descriptions[name])
-
-
-def theme_specs(page: dict, theme: str) -> dict[str, dict]:
-    """name -> Vega-Lite dict of every chart, for one theme (``themed_specs``)."""
-    return {name: by_theme[theme] for name, by_theme in themed_specs(page)}
-
-
-def preview_png(curve_svg: str, alpha: float, gamma: int, c: float) -> bytes:
-    """The 1200x630 social preview: the light curve centred on a titled card."""
-    w, h = vega.svg_size(curve_svg)
-    pw, ph = base.PREVIEW_SIZE
-    scale = min((pw - 120) / w, (ph - 150) / h)
-    cw, ch = w * scale, h * scale
-    inner = curve_svg.split(">", 1)[1].rsplit("</svg>", 1)[0]
-    card = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="{pw}" height="{ph}" viewBox="0 0 {pw} {ph}">'
-        f'<rect width="{pw}" height="{ph}" fill="#ffffff"/>'
-        f'<text x="60" y="70" font-family="sans-serif" font-size="40" font-weight="bold" fill="#1b1b1b">Speculative decoding</text>'
-        f'<text x="60" y="110" font-family="sans-serif" font-size="24" fill="#555555">'
-        f'Speedup against draft depth, α = {alpha}, c = {c}: where it pays off, and where it turns over</text>'
-        f'<svg x="{(pw - cw) / 2:.1f}" y="130" width="{cw:.1f}" height="{ch:.1f}" viewBox="0 0 {w} {h}">{inner}</svg>'
-        "</svg>"
-    )
-    return vega.svg_to_png(card)
 
 
 # ---------------------------------------------------------------- markup
@@ -330,21 +282,11 @@ def serving_script(presets: dict) -> bytes:
 
 
 def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
-    """The contract: markup, files beside the page, hashed scripts and stylesheet."""
+    """The contract: markup, files beside the page, hashed scripts and stylesheet;
+    the preview image only when the site makes previews (``ctx.previews``)."""
     t0 = time.perf_counter()
-    timings: dict[str, float] = {}
-    page = data.page_data()
-    data_json = data.page_data_json(page)
-    timings["data"] = time.perf_counter() - t0
-
-    # Each chart's conversions start (on vega's workers, when running) as soon
-    # as its specs exist, so vl-convert draws while Altair builds the next chart.
-    t = time.perf_counter()
-    static, compiled = {}, {}
-    for name, by_theme in themed_specs(page):
-        static.update(vega.submit_static({name: by_theme}))
-        compiled[name] = vega.submit("vega", by_theme["live"])
-    timings["altair"] = time.perf_counter() - t
+    page, data_json, pending, timings = started()
+    timings = dict(timings)
 
     # What needs no chart is done while the worker converts: the runtime, the scripts, the stylesheet.
     t = time.perf_counter()
@@ -367,9 +309,11 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     timings["assets"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    svgs, sizes = vega.static_charts_from(static)
-    png = preview_png(svgs["curve.svg"].decode("utf-8"), DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"])
-    vega_specs = {name: job.result() for name, job in compiled.items()}
+    svgs, sizes = vega.static_charts_from({name: jobs[1:] for name, jobs in pending.items()})
+    png = None
+    if ctx.previews:  # else no one would see it: social sites ignore a relative og:image
+        png = preview_png(svgs["curve.svg"].decode("utf-8"), DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"])
+    vega_specs = {name: jobs[0].result() for name, jobs in pending.items()}
     files: dict[str, bytes] = {"data.json": data_json, **svgs}
     timings["vl-convert"] = time.perf_counter() - t
 
