@@ -306,6 +306,7 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     serving_url = ctx.add_asset(SERVING_SCRIPT, serving_script(serving_presets))
     stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
     vega_url = vega.add_runtime(ctx, runtime)
+    explainer_markup.compile_now(__package__, "figure.html")  # while the charts convert, not after
     timings["assets"] = time.perf_counter() - t
 
     t = time.perf_counter()
