@@ -1,4 +1,5 @@
-"""explainers/vega.py: one render for both themes, and when converter workers may start.
+"""explainers/vega.py: one render for both themes, one compile for every theme,
+and when converter workers may start.
 
 The build draws each chart's light and dark SVG from one placeholder render
 when the two specs differ only in plain colours (``vega.one_for_both``); these
@@ -11,11 +12,12 @@ same page as converting in-process, and die with a killed build:
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
 from site_builder.explainers import vega
-from site_builder.explainers.speculative_decoding import data, page
+from site_builder.explainers.speculative_decoding import data, page, page_charts
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +37,36 @@ def test_one_render_gives_both_themes_byte_for_byte(themed, name):
     assert files[f"{name}.svg"].decode() == vega.to_svg(light)
     assert files[f"{name}-dark.svg"].decode() == vega.to_svg(dark)
     assert sizes[name] == vega.svg_size(vega.to_svg(light))
+
+
+@pytest.mark.parametrize("name", ["curve", "plane", "hist", "lossless", "serving"])
+def test_one_compile_gives_what_compiling_each_theme_gives(name):
+    # The build compiles each chart once, with placeholder colours, and
+    # recolours the Vega (vega.themed); the reader must see what compiling the
+    # live, light and dark Vega-Lite specs one by one gives, byte for byte.
+    page_data = data.page_data()
+    slotted = dict(page_charts.slotted_specs(page_data))[name]
+    by_theme = dict(page_charts.themed_specs(page_data))[name]
+    live, light_svg, dark_svg = vega.themed(slotted, page_charts.PALETTES, "live")
+    assert json.dumps(live) == json.dumps(vega.to_vega(by_theme["live"]))
+    assert light_svg == vega.to_svg(by_theme["light"])
+    assert dark_svg == vega.to_svg(by_theme["dark"])
+    assert light_svg != dark_svg
+
+
+def test_one_compile_renders_each_theme_apart_when_one_render_cannot_serve_both():
+    # A named colour is not one a placeholder stands for (one_for_both gives
+    # None): the light and dark SVGs are then rendered one by one, still from one compile.
+    spec = {"data": {"values": [{"x": 1}, {"x": 2}]}, "background": "BG",
+            "mark": {"type": "point", "color": "INK"}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    palettes = {"live": {"BG": "transparent", "INK": "currentColor"},
+                "light": {"BG": "white", "INK": "#000000"}, "dark": {"BG": "black", "INK": "#ffffff"}}
+    live, light_svg, dark_svg = vega.themed(spec, palettes, "live")
+    assert vega.one_for_both(vega.recolour(spec, palettes["light"]), vega.recolour(spec, palettes["dark"])) is None
+    for theme, got in (("light", light_svg), ("dark", dark_svg)):
+        assert got == vega.to_svg(vega.recolour(spec, palettes[theme]))
+    assert json.dumps(live) == json.dumps(vega.to_vega(vega.recolour(spec, palettes["live"])))
+    assert live["background"] == "transparent"
 
 
 def test_specs_differing_in_more_than_plain_colours_are_rendered_apart(themed):

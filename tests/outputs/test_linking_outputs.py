@@ -329,7 +329,7 @@ def test_hostile_text_is_drawn_as_text_in_the_preview():
     assert all(painter.line_width(line, 36, False) <= 1008 for line in lines)
 
 
-def test_explainer_preview_replaces_the_composed_one(tmp_path: Path):
+def test_explainer_preview_replaces_the_composed_one_when_previews_are_made(tmp_path: Path):
     from site_builder.render.assets import AssetStore
     from site_builder.load.config import SiteConfig
     from site_builder.load.content import load_terms
@@ -342,13 +342,20 @@ def test_explainer_preview_replaces_the_composed_one(tmp_path: Path):
     assert not problems
     bodies = {t.slug: RenderedBody(html="") for t in terms}
     own = b"\x89PNG explainer preview"
-    config = SiteConfig(base_url=BASE, previews=False)
-    linker = Linker(config, terms, bodies, {t.slug: [] for t in terms},
-                    {"inference": ExplainerBuild(html="", preview_png=own)}, AssetStore())
-    assert linker.previews() == {"inference/preview.png": own}
-    tags = dict((key, value) for _, key, value in linker.page_extras(terms[1])["meta_tags"])
+    made = Linker(SiteConfig(base_url=BASE), terms, bodies, {t.slug: [] for t in terms},
+                  {"inference": ExplainerBuild(html="", preview_png=own)}, AssetStore())
+    previews = made.previews()
+    assert previews["inference/preview.png"] == own
+    assert png_size(previews["model/preview.png"]) == (1200, 630)  # the others composed
+    tags = dict((key, value) for _, key, value in made.page_extras(terms[1])["meta_tags"])
     assert tags["og:image"] == BASE + "inference/preview.png"
-    assert "og:image" not in dict((k, v) for _, k, v in linker.page_extras(terms[2])["meta_tags"])
+    # Previews off: an explainer's own preview is not written either (its build
+    # was told, ExplainerContext.previews; one drawn anyway is dropped).
+    for config in (SiteConfig(base_url=BASE, previews=False), SiteConfig()):
+        off = Linker(config, terms, bodies, {t.slug: [] for t in terms},
+                     {"inference": ExplainerBuild(html="", preview_png=own)}, AssetStore())
+        assert off.previews() == {}
+        assert "og:image" not in dict((k, v) for _, k, v in off.page_extras(terms[1])["meta_tags"])
 
 
 # hover-card data and CSP
