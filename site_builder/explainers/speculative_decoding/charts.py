@@ -368,15 +368,20 @@ DESCRIPTIONS = {
 numbers are in the readout and the captions, which read better than marks."""
 
 
+def curve_part(alpha: float, c: float, gamma: int) -> tuple:
+    """The curve's (theme -> Altair chart, its named datasets): it needs no page data."""
+    rows = curve_rows(alpha, c, gamma)
+    top = y_top(rows)
+    return (lambda theme: curve_chart(theme, top)), {"curve": rows}
+
+
 def chart_parts(page: dict, alpha: float, c: float, gamma: int, hist_index: int) -> dict[str, tuple]:
     """name -> (theme -> Altair chart, its named datasets) for every chart of
     the page but the serving panel's, in page order: the rows are the same in
     every theme, so they are computed once."""
     hist = page["histograms"][hist_index]
-    rows = curve_rows(alpha, c, gamma)
-    top = y_top(rows)
     return {
-        "curve": (lambda theme: curve_chart(theme, top), {"curve": rows}),
+        "curve": curve_part(alpha, c, gamma),
         "plane": (plane_chart, plane_datasets(page["plane"], alpha, c, gamma)),
         "hist": (hist_chart, {"hist": hist_rows(hist)}),
         "lossless": (lambda theme: lossless_chart(page["lossless"], theme), lossless_datasets(page["lossless"])),

@@ -33,29 +33,39 @@ PALETTES = {theme: charts.theme_values(theme) for theme in THEMES}
 """theme -> placeholder -> colour, for ``vega.themed``."""
 
 
-def _slotted(page: dict):
-    """Each chart built once with Altair in the "slots" theme, in page order:
-    (name, its ``to_dict``, its datasets, its description).
+DESCRIPTIONS = {**charts.DESCRIPTIONS, "serving": serving_charts.DESCRIPTION}
+"""What a screen reader announces for each live chart."""
+
+
+def _parts(page: dict) -> dict[str, tuple]:
+    """name -> (theme -> Altair chart, its named datasets) of every chart, in page order."""
+    a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
+    return {**charts.chart_parts(page, a, c, g, HIST_INDEX), "serving": serving_charts.parts(DEFAULTS)}
+
+
+def _slotted(make) -> dict:
+    """A chart built with Altair in the "slots" theme, as ``to_dict`` gives it.
 
     Altair's schema checks are off (``debug_mode(False)`` as objects are made,
     none in ``to_dict``): same dicts, several times faster; the test
     ``test_sd_page.test_specs_are_schema_valid`` checks them against the schema
     and Altair's own build in each theme, checks on."""
-    a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
-    parts = {**charts.chart_parts(page, a, c, g, HIST_INDEX), "serving": serving_charts.parts(DEFAULTS)}
-    descriptions = {**charts.DESCRIPTIONS, "serving": serving_charts.DESCRIPTION}
-    for name, (make, datasets) in parts.items():
-        with debug_mode(False):
-            slotted = make("slots").to_dict(validate=False)  # as charts.spec, datasets joined after
-        yield name, slotted, datasets, descriptions[name]
+    with debug_mode(False):
+        return make("slots").to_dict(validate=False)  # as charts.spec, datasets joined after
+
+
+def _slotted_spec(name: str, part: tuple) -> dict:
+    """A chart in the "slots" theme with its datasets and description attached."""
+    make, datasets = part
+    return {**_slotted(make), "datasets": datasets, "description": DESCRIPTIONS[name]}
 
 
 def themed_specs(page: dict):
     """Each chart as soon as it is built, in page order: (name, {theme: Vega-Lite dict}),
     the "slots" build recoloured per theme by ``charts.themed``: the dicts of three
     Altair builds at a third of the cost."""
-    for name, slotted, datasets, description in _slotted(page):
-        yield name, charts.themed(slotted, THEMES, datasets, description)
+    for name, (make, datasets) in _parts(page).items():
+        yield name, charts.themed(_slotted(make), THEMES, datasets, DESCRIPTIONS[name])
 
 
 def theme_specs(page: dict, theme: str) -> dict[str, dict]:
@@ -67,8 +77,8 @@ def slotted_specs(page: dict):
     """Each chart as one Vega-Lite dict with placeholders for its themed colours,
     datasets and description attached, in page order: (name, spec), for
     ``vega.themed`` with ``PALETTES`` (one compile for every theme)."""
-    for name, slotted, datasets, description in _slotted(page):
-        yield name, {**slotted, "datasets": datasets, "description": description}
+    for name, part in _parts(page).items():
+        yield name, _slotted_spec(name, part)
 
 
 _STARTED: tuple | None = None
@@ -80,14 +90,24 @@ def begin() -> tuple[dict, bytes, dict[str, tuple], dict[str, float]]:
     of every chart (``vega.submit_themed``: on vega's workers when they run, each
     as soon as its spec exists, so vl-convert draws while Altair builds the next
     chart), and how long the data and the specs took."""
-    t0 = time.perf_counter()
+    t = time.perf_counter()
+    # The curve and the serving chart need no page data: they go to the worker
+    # before it is computed, which the worker would otherwise wait on.
+    a, g, c = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"]
+    early = {"curve": charts.curve_part(a, c, g), "serving": serving_charts.parts(DEFAULTS)}
+    pending = {name: vega.submit_themed(_slotted_spec(name, part), PALETTES) for name, part in early.items()}
+    timings = {"altair": time.perf_counter() - t}
+    t = time.perf_counter()
     page = data.page_data()
     data_json = data.page_data_json(page)
-    timings = {"data": time.perf_counter() - t0}
+    timings["data"] = time.perf_counter() - t
     t = time.perf_counter()
-    pending = {name: vega.submit_themed(spec, PALETTES) for name, spec in slotted_specs(page)}
-    timings["altair"] = time.perf_counter() - t
-    return page, data_json, pending, timings
+    parts = {**charts.chart_parts(page, a, c, g, HIST_INDEX), **early}  # the page's order, as _parts
+    for name, part in parts.items():
+        if name not in pending:
+            pending[name] = vega.submit_themed(_slotted_spec(name, part), PALETTES)
+    timings["altair"] += time.perf_counter() - t
+    return page, data_json, {name: pending[name] for name in parts}, timings
 
 
 def start() -> None:
