@@ -108,3 +108,22 @@ def test_serve_prints_a_header_before_its_stage_lines_and_watches_a_config_elsew
         no_traceback(running)
     finally:
         running.close()
+
+
+def test_the_process_entry_returns_mains_status_and_skips_the_last_collection(tmp_path: Path):
+    # cli.run (``site-builder``, ``python -m site_builder``) is main, then
+    # gc.freeze() before the process exits: the interpreter's last collection
+    # would walk every object the build left (~0.2 s with Altair loaded).
+    import os
+    import subprocess
+    import sys
+
+    from helpers import REPO
+
+    code = ("import gc, sys\nfrom site_builder import cli\n"
+            "sys.argv = ['site-builder', 'check', '--quiet', '--content', sys.argv[1]]\n"
+            "status = cli.run()\nprint(status, gc.get_freeze_count() > 0)\n")
+    (tmp_path / "content").mkdir()
+    run = subprocess.run([sys.executable, "-c", code, str(tmp_path / "content")], capture_output=True, text=True,
+                         cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    assert run.stdout.split() == ["1", "True"], run.stderr
