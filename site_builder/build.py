@@ -147,8 +147,14 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     # so they run while the build validates and renders the bodies.
     fresh = explainer_cache.uncached(terms, store, config.makes_previews)
     if fresh:
-        with _stage("prepare", log):
+        # The prepare steps import large libraries (Altair: tens of thousands of
+        # objects, no cyclic garbage) that live until the end, as what was loaded:
+        # the collector walked them ~100 ms. Frozen before it runs again, or its
+        # first young collection walks them all. (Workers forked meanwhile start
+        # with it paused: they are short-lived.)
+        with _stage("prepare", log), cache.collector_paused():
             explainers.prepare(fresh, options.jobs or default_jobs())
+            gc.freeze()
 
     with _stage("validate", log):
         problems += validate.check_terms(terms)
