@@ -15,7 +15,9 @@ workers (one core, no fork, or this process already started a runtime, which
 a forked child could not use) ``submit`` converts in this process. Either way
 the bytes are the same: SVG ids are renumbered after rendering (``stable_svg``).
 A chart whose light and dark specs differ only in plain colours is rendered
-once, with placeholder colours, and recoloured (``one_for_both``).
+once, with placeholder colours, and recoloured (``one_for_both``); one built
+with placeholder strings for its themed colours is compiled once for every
+theme (``themed``).
 """
 
 from __future__ import annotations

@@ -30,11 +30,11 @@ EXPLAINER = Explainer(
 
 def prepare(jobs: int):
     """Before a fresh build of the page: fork vl-convert's workers (they start
-    their runtimes at once, ~0.5 s of CPU each), import the page builder
-    (numpy, Altair: ~0.5 s) here meanwhile, then compute the page data and
-    hand every chart to the workers (``page_charts.start``): they convert
-    while this process imports the rest and renders the markdown. The release forgets the charts
-    and stops the workers (kills them, when the build failed)."""
+    their runtimes at once, ~0.5 s of CPU each), import numpy and Altair here
+    meanwhile (~0.5 s), then compute the page data and hand every chart to the
+    workers (``page_charts.start``): they convert while this process imports
+    the rest of the page builder and renders the markdown. The release forgets
+    the charts and stops the workers (kills them, when the build failed)."""
     from .. import vega
 
     vega.start_workers(jobs)
