@@ -120,3 +120,28 @@ def test_a_failed_build_leaves_nothing_started(tmp_path):
         build_site(BuildOptions(content=content, output=tmp_path / "output", jobs=2), log=lines.append)
     assert any(line.split()[0] == "prepare" for line in lines), "the build failed before its prepare stage"
     assert page_charts._STARTED is None and vega._WORKERS is None
+
+
+def test_a_fresh_explainer_build_indexes_search_while_its_charts_convert(tmp_path):
+    """With the explainer to build afresh, the search stage comes before the
+    compute stage (it needs nothing from it, and the compute stage mostly waits
+    for the converter); otherwise after the render stage, as always. Either way
+    the same search files."""
+    content = tmp_path / "content"
+    shutil.copytree(REPO / "content", content)
+
+    def build(output: Path, *cache: bool) -> list[str]:
+        lines: list[str] = []
+        build_site(BuildOptions(content=content, output=output, cache=bool(cache)), log=lines.append)
+        return [line.split()[0] for line in lines]
+
+    cold = build(tmp_path / "a", True)
+    assert cold.index("prepare") < cold.index("search") < cold.index("compute") < cold.index("render"), cold
+    # a new term: a full build, with the explainer's build cached (no wait to fill)
+    (content / "terms" / "zz-extra.md").write_text("---\ntitle: Zz extra\nsummary: One more term.\n---\nA body.\n", encoding="utf-8")
+    warm = build(tmp_path / "a", True)
+    assert "prepare" not in warm and warm.index("render") < warm.index("search"), warm
+    again = build(tmp_path / "b")  # no cache: the explainer fresh again, the same terms
+    assert again.index("search") < again.index("compute")
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a" / "search").rglob("*") if p.is_file())
+    assert files and all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes() for f in files)
