@@ -40,7 +40,7 @@ new MutationObserver(() => document.querySelectorAll('[data-chart]').forEach(cha
   const view = chart.querySelector('.sd-vega'), shown = chart.querySelector('picture img').getBoundingClientRect().height > 0;
   const live = chart.dataset.live === 'true';
   if (live && !window.__swaps.includes(chart.dataset.chart)) window.__swaps.push(chart.dataset.chart);
-  if (live ? !(view && view.querySelector('svg path') && !shown) : (view || !shown))
+  if (live ? !(view && view.querySelector('svg path, canvas') && !shown) : (view || !shown))
     window.__between.push({ chart: chart.dataset.chart, live, view: !!view, shown });
 })).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-live'] });"""
 
@@ -96,7 +96,7 @@ def test_no_runtime_until_a_control_is_used_then_the_curve_follows(browser, http
     page.keyboard.press("ArrowLeft")  # alpha 0.80 -> 0.79
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
     assert curve_follows(page, 0.79)
-    assert page.locator("[data-chart=curve][data-live=true] .sd-vega svg .mark-line path").count() == 1
+    assert page.locator("[data-chart=curve][data-live=true] .sd-vega canvas").count() == 1
     page.keyboard.press("PageDown")  # 0.79 -> 0.7 (onto the 0.1 grid)
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
     assert curve_follows(page, 0.7)
@@ -128,7 +128,7 @@ def test_a_chart_nearing_the_viewport_loads_the_runtime_and_the_swap_moves_nothi
     assert shifts == [], shifts
     # and the live curve sits where its picture was, as wide
     box = page.evaluate("""() => { const c = document.querySelector('[data-chart=curve]');
-        return [c.querySelector('.sd-vega svg').getBoundingClientRect().width, c.getBoundingClientRect().width]; }""")
+        return [c.querySelector('.sd-vega > svg, .sd-vega > canvas').getBoundingClientRect().width, c.getBoundingClientRect().width]; }""")
     assert abs(box[0] - box[1]) <= 1, box
     watch.assert_clean()
     context.close()

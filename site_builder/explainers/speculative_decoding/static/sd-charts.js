@@ -37,6 +37,12 @@
  * The curve is the one view a drag must move every frame; repainting the plane
  * (hundreds of cells) for its marker would cost more than the curve itself, and
  * the serving chart follows the main sliders once they rest for the same reason.
+ * For the same reason the curve is drawn on a canvas (CANVAS): one element to
+ * repaint, where Vega's SVG renderer edits, restyles and re-lays out dozens of
+ * nodes a frame. A canvas cannot take the page's text colour from
+ * "currentColor" (the live theme's ink, which SVG inherits), so its spec gets
+ * the figure's computed colour instead (inked), and the view is built afresh
+ * when the colour scheme changes.
  *
  * One part of the widget's script: registers SpeculativeDecoding.charts. The
  * DOM is touched only from create(); the pure parts are tested under node.
@@ -64,6 +70,8 @@
     plane: { min: 180, max: 300, ratio: 0.87, minH: 156, maxH: 260 },
     serving: { min: 200, max: 520, ratio: 0.62, minH: 180, maxH: 300 },
   };
+  // views drawn on a canvas (see the header); the others stay SVG
+  var CANVAS = { curve: true };
   // the state the serving chart draws, and the part of it its own controls set
   var SERVING_KEYS = ["alpha", "gamma", "c", "batch", "ctx", "devices", "hw", "pair"];
   var SERVING_OWN = ["batch", "ctx", "devices", "hw", "pair"];
@@ -71,6 +79,19 @@
   /** The serving chart's state, as one string: a view redraws only when it changes. */
   function servingKey(s) {
     return SERVING_KEYS.map(function (k) { return s[k]; }).join("/");
+  }
+
+  /** A copy of the compiled spec `spec` with every "currentColor" replaced by
+   * `ink` (a CSS colour): what a canvas view draws its text and axes in. */
+  function inked(spec, ink) {
+    if (spec === "currentColor") return ink;
+    if (Array.isArray(spec)) return spec.map(function (x) { return inked(x, ink); });
+    if (spec && typeof spec === "object") {
+      var out = {};
+      Object.keys(spec).forEach(function (k) { out[k] = inked(spec[k], ink); });
+      return out;
+    }
+    return spec;
   }
 
   /** Rows of the curve for (alpha, c): whole depths (points) and a smooth line. */
@@ -216,18 +237,29 @@
       apply
     );
 
-    function embed(container, spec) {
+    /** The view of `spec` in `container`, drawn where its static picture is (or,
+     * `replacing` an older view's element, at that view's size), a promise of it. */
+    function embed(container, spec, replacing) {
+      var name = container.getAttribute("data-chart");
+      var renderer = CANVAS[name] ? "canvas" : "svg";
+      if (renderer === "canvas") spec = inked(spec, root.getComputedStyle(container).color); // what its SVG would inherit
       var target = document.createElement("div");
       target.className = "sd-vega";
       // One image to assistive technology, named by the spec's description, as
       // the static <img> was by its alt: Vega's marks stay out of the tree.
       target.setAttribute("role", "img");
       target.setAttribute("aria-label", spec.description || "");
-      return F.buildView(root, target, spec, function () { return F.pictureSize(container, spec); }).then(function (view) {
-        var svg = target.querySelector("svg");
-        if (svg) svg.setAttribute("aria-hidden", "true");
-        // in the task that drew it: the picture goes, the view comes, in one frame
-        container.appendChild(target);
+      var size = replacing
+        ? function () { return { width: replacing.view.width(), height: replacing.view.height() }; }
+        : function () { return F.pictureSize(container, spec); };
+      return F.buildView(root, target, spec, size, renderer).then(function (view) {
+        var drawn = target.querySelector("svg, canvas");
+        if (drawn) drawn.setAttribute("aria-hidden", "true");
+        // in the task that drew it: the picture (or the older view) goes, the view comes, in one frame
+        if (replacing) {
+          container.replaceChild(target, replacing.element);
+          replacing.view.finalize();
+        } else container.appendChild(target);
         container.setAttribute("data-live", "true");
         return view;
       });
@@ -251,11 +283,26 @@
       });
       return touched;
     }
+    /** Build the canvas view `name` afresh, in the page's colours now (see the header). */
+    function reink(name) {
+      var container = figure.querySelector('[data-chart="' + name + '"]');
+      var old = { view: views[name], element: container && container.querySelector(".sd-vega") };
+      var spec = (root.SpeculativeDecoding.specs || {})[name];
+      if (!old.element || !spec) return;
+      embed(container, spec, old).then(function (view) {
+        views[name] = view;
+        setInks(view);
+        shown[name] = null;
+        scheduler.mark("state");
+        scheduler.mark("rest");
+      });
+    }
     if (root.matchMedia) {
       var scheme = root.matchMedia("(prefers-color-scheme: dark)");
       var onScheme = function () {
         Object.keys(views).forEach(function (name) {
-          if (setInks(views[name])) views[name].runAsync();
+          if (CANVAS[name]) reink(name);
+          else if (setInks(views[name])) views[name].runAsync();
         });
       };
       if (scheme.addEventListener) scheme.addEventListener("change", onScheme);
@@ -264,7 +311,7 @@
 
     /** Keep a view as wide as its container (FIT) once its width changes (the first
      * size is the static picture's: see embed); resizing is rare, so a full re-layout is fine. */
-    function fitToContainer(name, view, container) {
+    function fitToContainer(name, container) {
       var fit = FIT[name];
       if (!fit || !("ResizeObserver" in root)) return;
       var width = Math.floor(container.getBoundingClientRect().width);
@@ -272,8 +319,11 @@
         var available = Math.floor(entries[entries.length - 1].contentRect.width);
         if (!available || available === width) return;
         width = available;
-        var svg = container.querySelector(".sd-vega svg");
-        var extra = svg ? Number(svg.getAttribute("width")) - view.width() : 60;
+        var view = views[name]; // the one drawn now (a canvas view is rebuilt on a scheme change)
+        var drawn = container.querySelector(".sd-vega svg, .sd-vega canvas");
+        // the view's whole width: an SVG's own width, a canvas's CSS width (its pixels are scaled)
+        var whole = drawn ? (drawn.tagName.toLowerCase() === "canvas" ? parseFloat(drawn.style.width) : Number(drawn.getAttribute("width"))) : NaN;
+        var extra = whole ? whole - view.width() : 60;
         var size = fitSize(fit, available, extra);
         if (size.width !== view.width() || size.height !== view.height()) view.width(size.width).height(size.height).runAsync();
       }).observe(container);
@@ -311,7 +361,7 @@
             return embed(c, all[name]).then(function (view) {
               views[name] = view;
               setInks(view);
-              fitToContainer(name, view, c);
+              fitToContainer(name, c);
               sets[name] = {};
               if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
               ["current", "curve", "hist", "serving"].forEach(function (d) {
@@ -383,6 +433,8 @@
     histRows: M.histogramRows, // sd-model.js: the tests know it as charts'
     createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
     fitSize: fitSize,
+    inked: inked,
+    CANVAS: CANVAS,
     pictureFit: F.pictureFit, // sd-frames.js
     FIT: FIT,
     SMOOTH_STEP: SMOOTH_STEP,

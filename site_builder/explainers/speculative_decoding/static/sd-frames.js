@@ -12,10 +12,11 @@
  *   inTasks(root, steps, value)
  *                           value -> steps[0] -> steps[1] ..., each step in a task of its own
  *                           (a step may return a promise; the next waits for it)
- *   buildView(root, target, spec, size)
+ *   buildView(root, target, spec, size, renderer)
  *                           a live Vega view of a compiled spec, built with the vendored
  *                           runtime (vega, vega-interpreter: no eval) in four tasks: parse,
- *                           view, dataflow, then render into `target` (at `size` when given)
+ *                           view, dataflow, then render into `target` (at `size` when given;
+ *                           "svg" unless `renderer` says "canvas")
  *   pictureSize(container, spec), pictureFit(spec, naturalW, naturalH, boxW, boxH)
  *                           the plot size that draws a view at the box its static
  *                           picture has now (so the swap moves nothing)
@@ -120,21 +121,21 @@
     }, Promise.resolve(value));
   }
 
-  /** A live view of the Vega spec `spec` drawn as SVG into `target`, a promise of
-   * the view once drawn. The work is cut into tasks (under a 4x slower CPU the
+  /** A live view of the Vega spec `spec` drawn into `target` (as SVG, or on a
+   * canvas when `renderer` is "canvas"), a promise of the view once drawn. The work is cut into tasks (under a 4x slower CPU the
    * first view costs ~0.35 s, more than any one task should): parsing the spec,
    * making the view, running its dataflow headless, and last, in one task,
    * sizing it (size() -> {width, height}, or null for the spec's own size),
    * attaching it to `target` and drawing it. The caller's then() runs in that
    * same task, so the static picture and the live view never share a frame. */
-  function buildView(root, target, spec, size) {
+  function buildView(root, target, spec, size, renderer) {
     var vega = root.vega, view;
     return inTasks(root, [
       function () { return vega.parse(spec, null, { ast: true }); },
       function (runtime) {
         view = new vega.View(runtime, {
           expr: root.vegaInterpreter.expressionInterpreter, // the interpreter, not eval: CSP-safe
-          renderer: "svg",
+          renderer: renderer || "svg",
           hover: true,
         });
         // vega-tooltip's own stylesheet would be an injected <style>, which the CSP refuses
