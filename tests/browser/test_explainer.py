@@ -89,6 +89,38 @@ def test_csp_holds_and_charts_render(browser, csp_server):
     context.close()
 
 
+def test_the_canvas_curve_follows_a_change_of_colour_scheme(browser, http_server):
+    """The curve is drawn on a canvas, which cannot inherit the page's text colour
+    as SVG does: its ink is the chart's computed colour, and the view is rebuilt in
+    the new colours when the reader's scheme changes, still following the sliders."""
+    context, page = open_page(browser, "", color_scheme="light", viewport={"width": 1280, "height": 900})
+    watch = Watch(page, (http_server.url,))
+    page.goto(f"{http_server.url}/{PATH}")
+    wait_live(page)
+    ink = "getComputedStyle(document.querySelector('[data-chart=curve]')).color"
+
+    def title_fill():
+        texts = scene_items(page, "curve", "text")
+        return next(t["fill"] for t in texts if t["text"] == "Speedup against draft depth")
+
+    light = page.evaluate(ink)
+    assert title_fill() == light
+    page.emulate_media(color_scheme="dark")
+    dark = page.evaluate(ink)
+    assert dark != light
+    page.wait_for_function(f"""() => {{ const v = SpeculativeDecoding.instance.views.curve; let fill = null;
+        (function walk(m) {{ for (const it of m.items || []) {{ if (m.marktype === 'text' && it.text === 'Speedup against draft depth') fill = it.fill;
+          if (m.marktype === 'group') (it.items || []).forEach(walk); }} }})(v.scenegraph().root);
+        return fill === {ink}; }}""")
+    assert page.locator("[data-chart=curve] .sd-vega").count() == 1, "the old view went with its canvas"
+    set_range(page, "alpha", 0.4)
+    page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
+    row = curve_current(page)[0]
+    assert abs(row["S"] - page.evaluate(f"SpeculativeDecoding.model.speedup(0.4, {row['gamma']}, SpeculativeDecoding.instance.store.get().c)")) < 1e-12
+    watch.assert_clean()
+    context.close()
+
+
 def test_controls_drive_readout_and_chart(browser, http_server):
     context, page = open_page(browser, "")
     page.goto(f"{http_server.url}/{PATH}")

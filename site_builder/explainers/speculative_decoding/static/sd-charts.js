@@ -5,9 +5,8 @@
  *   static (the <img> SVGs rendered at build time)
  *     --a control is first used, or (after `load` and first paint) a chart nears
  *       the viewport (frames.startLazily); never merely because the page is idle-->
- *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip),
- *            the compiled specs (SpeculativeDecoding.specs) and the serving
- *            panel's script (onServing() listeners hear when it is in), then
+ *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip)
+ *            and the compiled specs (SpeculativeDecoding.specs), then
  *            build the views one at a time, each in several tasks (frames.buildView):
  *            those near the viewport first, the curve first of all once a control
  *            is used (it is the view a slider moves), the rest as they near the
@@ -16,6 +15,13 @@
  *            picture had, so the swap moves nothing on the page
  *     --every view built--> live (data-charts="live", data-live on each chart)
  *     --a script fails-->   static (data-charts="static"; the SVGs stay)
+ *
+ * The serving panel's script (its presets, model and controls) loads on its
+ * own, the same way but for the panel alone: when a control in it is used or
+ * the panel nears the viewport (onServing() listeners hear when it is in). The
+ * panel sits far below the figure's top, so a reader who never scrolls there
+ * never pays for it; its live view may be built before, and follows the state
+ * once the script is in.
  *
  * Views are built with the AST expression interpreter (ast: true): nothing is
  * eval'd and a strict CSP holds.
@@ -196,7 +202,7 @@
 
     /** Bring the serving view to state s (a new state only): its rows, marks and y axis. */
     function setServing(view, s) {
-      var d = root.SpeculativeDecoding.serving.chartRows(s); // the lazy script: loaded before any view
+      var d = root.SpeculativeDecoding.serving.chartRows(s); // the panel's lazy script (apply() waits for it)
       var top = yTop(d.serving);
       if (view.signal("ymax") !== top) view.signal("ymax", top);
       view.data("serving", d.serving);
@@ -215,7 +221,8 @@
         if (state && has.curve && setCurve(v, s)) touched = true;
         if (rest && has.current && shown[name] !== key) { v.data("current", currentRow(s)); shown[name] = key; touched = true; }
         if (rest && has.hist) { v.data("hist", M.histogramRows(animation.run(), builtHist)); touched = true; }
-        if ((rest || servingNow) && has.serving && shown[name] !== servingKey(s)) {
+        // the serving rows come from the panel's own script: until it is in, the view keeps its build-time rows
+        if ((rest || servingNow) && has.serving && root.SpeculativeDecoding.serving && shown[name] !== servingKey(s)) {
           setServing(v, s);
           shown[name] = servingKey(s);
           touched = true;
@@ -345,12 +352,7 @@
       var runtime = figure.getAttribute("data-vega-src");
       var specs = figure.getAttribute("data-specs-src");
       figure.setAttribute("data-charts", "loading");
-      // the panel works once its own script is in, whether or not the runtime loads
-      var src = figure.getAttribute("data-serving-src");
-      var serving = (src ? F.loadScript(src) : Promise.resolve()).then(function () {
-        onServing.forEach(function (fn) { fn(); });
-      });
-      ready = Promise.all([F.loadScript(runtime), F.loadScript(specs), serving])
+      ready = Promise.all([F.loadScript(runtime), F.loadScript(specs)])
         .then(function () {
           var all = root.SpeculativeDecoding.specs || {}; // set by sd-specs.js
           var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
@@ -388,6 +390,26 @@
       return ready;
     }
 
+    var servingIn = null;
+    /** The serving panel's script, loaded once; the panel works once it is in,
+     * whether or not the runtime loads. */
+    function loadServing() {
+      if (servingIn) return servingIn;
+      var src = figure.getAttribute("data-serving-src");
+      servingIn = (src ? F.loadScript(src) : Promise.resolve()).then(function () {
+        onServing.forEach(function (fn) { fn(); });
+        if (ready) { // a serving view built before the script came follows the state now
+          scheduler.mark("state");
+          scheduler.mark("rest");
+        }
+      });
+      return servingIn;
+    }
+    var servingPanel = figure.querySelector("[data-chart=serving]");
+    servingPanel = servingPanel && servingPanel.closest("section");
+    // the whole panel: on a phone its controls come a screen before its chart
+    if (servingPanel) F.startLazily(root, servingPanel, loadServing, [servingPanel]);
+
     store.subscribe(function (s, changed) {
       if (!ready) return;
       if (changed.some(function (k) { return SERVING_OWN.indexOf(k) >= 0; })) servingNow = true;
@@ -407,8 +429,9 @@
 
     return {
       start: start,
+      loadServing: loadServing,
       views: views,
-      /** fn() once the serving panel's script has loaded (with the runtime, lazily). */
+      /** fn() once the serving panel's script has loaded (lazily, see the header). */
       onServing: function (fn) { onServing.push(fn); },
       curveRows: curveRows,
       /** A promise settled once every marked update has reached the views (tests, benchmark). */
