@@ -26,9 +26,9 @@ from .model import expected_tokens, optimal_depth, speedup
 
 GAMMA_MAX = 16
 BEST_SEARCH = 64
-"""Depths searched for the best one, as the readout (page.BEST_SEARCH, sd-charts.js BEST_SEARCH)."""
-SMOOTH_STEP = 0.5  # as SMOOTH_STEP in static/sd-charts.js
-#: the curve's y axis tops, as Y_TOPS in static/sd-charts.js: the lowest one with room
+"""Depths searched for the best one, as the readout (page.BEST_SEARCH, sd-curve.js BEST_SEARCH)."""
+SMOOTH_STEP = 0.5  # as SMOOTH_STEP in static/sd-curve.js
+#: the curve's y axis tops, as Y_TOPS in static/sd-curve.js: the lowest one with room
 #: (HEADROOM) above the highest S. A stepped domain keeps the axis still while a
 #: slider moves, so most updates redraw the marks only.
 Y_TOPS = (1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20)
@@ -145,7 +145,7 @@ def themed(slotted: dict, themes, datasets: dict, description: str) -> dict[str,
 
 
 def curve_rows(alpha: float, c: float, gamma: int) -> list[dict]:
-    """The ``curve`` rows, as sd-charts.js curveRows() computes them in the browser."""
+    """The ``curve`` rows, as sd-curve.js curveRows() computes them in the browser."""
     g = np.round(np.arange(0, GAMMA_MAX + 1e-9, SMOOTH_STEP), 6)
     whole = np.isclose(g, np.round(g))
     s = speedup(alpha, g, c)
