@@ -511,6 +511,8 @@ def test_vega_runtime_is_lazy_and_the_first_load_small(browser, http_server):
     context, page = open_page(browser, "", viewport={"width": 1280, "height": 900})
     page.goto(f"{http_server.url}/{PATH}")
     wait_live(page)
+    page.evaluate("document.querySelector('.sd-panel-serving').scrollIntoView({block: 'nearest'})")  # its script's turn
+    page.wait_for_selector(".sd-explainer[data-serving=ready]", state="attached")
     timing = page.evaluate("""() => {
         const nav = performance.getEntriesByType('navigation')[0];
         const paint = Object.fromEntries(performance.getEntriesByType('paint').map(p => [p.name, p.startTime]));

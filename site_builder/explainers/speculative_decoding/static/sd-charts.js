@@ -227,7 +227,7 @@
       if (!old.element || !spec) return;
       embed(container, spec, old).then(function (view) {
         views[name] = view;
-        setInks(view);
+        if (setInks(view)) view.runAsync(); // drawn in the page's scheme now, not at the next update
         shown[name] = null;
         scheduler.mark("state");
         scheduler.mark("rest");
@@ -291,7 +291,7 @@
             var name = c.getAttribute("data-chart");
             return embed(c, all[name]).then(function (view) {
               views[name] = view;
-              setInks(view);
+              if (setInks(view)) view.runAsync(); // drawn in the page's scheme now, not at the next update
               fitToContainer(name, c);
               sets[name] = {};
               if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
