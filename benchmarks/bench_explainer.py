@@ -167,6 +167,9 @@ def live_path(browser, url: str, rate: float = 4) -> None:
 def measure(browser, url: str, n: int, rate: float = 1) -> None:
     context, pg = throttled_page(browser, {"width": 1280, "height": 900}, rate)
     pg.goto(url)
+    # at 1280 x 900 the curve sits just below the fold: a reader scrolls to it
+    pg.wait_for_selector(".sd-explainer[data-ready]", state="attached")
+    pg.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({block: 'center'})")
     pg.wait_for_selector(".sd-explainer[data-charts=live]", state="attached", timeout=30_000)
     pg.wait_for_timeout(300)
     pg.evaluate(OBSERVE)

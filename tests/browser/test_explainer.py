@@ -113,6 +113,15 @@ def test_the_canvas_curve_follows_a_change_of_colour_scheme(browser, http_server
           if (m.marktype === 'group') (it.items || []).forEach(walk); }} }})(v.scenegraph().root);
         return fill === {ink}; }}""")
     assert page.locator("[data-chart=curve] .sd-vega").count() == 1, "the old view went with its canvas"
+    # two changes in a row (rebuilds overlapping): one view, in the last scheme's ink
+    page.emulate_media(color_scheme="light")
+    page.emulate_media(color_scheme="dark")
+    page.wait_for_timeout(500)
+    page.wait_for_function(f"""() => {{ const v = SpeculativeDecoding.instance.views.curve; let fill = null;
+        (function walk(m) {{ for (const it of m.items || []) {{ if (m.marktype === 'text' && it.text === 'Speedup against draft depth') fill = it.fill;
+          if (m.marktype === 'group') (it.items || []).forEach(walk); }} }})(v.scenegraph().root);
+        return fill === {ink}; }}""")
+    assert page.locator("[data-chart=curve] .sd-vega").count() == 1
     set_range(page, "alpha", 0.4)
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
     row = curve_current(page)[0]

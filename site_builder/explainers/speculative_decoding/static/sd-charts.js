@@ -47,7 +47,7 @@
  * repaint, where Vega's SVG renderer edits, restyles and re-lays out dozens of
  * nodes a frame. A canvas cannot take the page's text colour from
  * "currentColor" (the live theme's ink, which SVG inherits), so its spec gets
- * the figure's computed colour instead (inked), and the view is built afresh
+ * the chart's computed colour instead (inked), and the view is built afresh
  * when the colour scheme changes.
  *
  * One part of the widget's script: registers SpeculativeDecoding.charts. The
@@ -174,7 +174,7 @@
     );
 
     /** The view of `spec` in `container`, drawn where its static picture is (or,
-     * `replacing` an older view's element, at that view's size), a promise of it. */
+     * `replacing` the view drawn there now, at that view's size), a promise of it. */
     function embed(container, spec, replacing) {
       var name = container.getAttribute("data-chart");
       var renderer = CANVAS[name] ? "canvas" : "svg";
@@ -186,15 +186,18 @@
       target.setAttribute("role", "img");
       target.setAttribute("aria-label", spec.description || "");
       var size = replacing
-        ? function () { return { width: replacing.view.width(), height: replacing.view.height() }; }
+        ? function () { return { width: views[name].width(), height: views[name].height() }; }
         : function () { return F.pictureSize(container, spec); };
       return F.buildView(root, target, spec, size, renderer).then(function (view) {
         var drawn = target.querySelector("svg, canvas");
         if (drawn) drawn.setAttribute("aria-hidden", "true");
         // in the task that drew it: the picture (or the older view) goes, the view comes, in one frame
         if (replacing) {
-          container.replaceChild(target, replacing.element);
-          replacing.view.finalize();
+          // whichever view is drawn there by now (two scheme changes may overlap)
+          var before = views[name];
+          container.replaceChild(target, container.querySelector(".sd-vega"));
+          views[name] = view;
+          if (before) before.finalize();
         } else container.appendChild(target);
         container.setAttribute("data-live", "true");
         return view;
@@ -222,11 +225,9 @@
     /** Build the canvas view `name` afresh, in the page's colours now (see the header). */
     function reink(name) {
       var container = figure.querySelector('[data-chart="' + name + '"]');
-      var old = { view: views[name], element: container && container.querySelector(".sd-vega") };
       var spec = (root.SpeculativeDecoding.specs || {})[name];
-      if (!old.element || !spec) return;
-      embed(container, spec, old).then(function (view) {
-        views[name] = view;
+      if (!container || !container.querySelector(".sd-vega") || !spec) return;
+      embed(container, spec, true).then(function (view) {
         if (setInks(view)) view.runAsync(); // drawn in the page's scheme now, not at the next update
         shown[name] = null;
         scheduler.mark("state");
