@@ -128,8 +128,9 @@
   }
 
   /** A live view of the Vega spec `spec` drawn into `target` (as SVG, or on a
-   * canvas when `renderer` is "canvas"), a promise of the view once drawn. The work is cut into tasks (under a 4x slower CPU the
-   * first view costs ~0.35 s, more than any one task should): parsing the spec,
+   * canvas when `renderer` is "canvas"), a promise of the view once drawn. The
+   * work is cut into tasks (under a 4x slower CPU the first view costs ~0.35 s,
+   * more than any one task should): parsing the spec,
    * making the view, running its dataflow headless, and last, in one task,
    * sizing it (size() -> {width, height}, or null for the spec's own size),
    * attaching it to `target` and drawing it. The caller's then() runs in that
