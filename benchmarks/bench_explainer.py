@@ -55,7 +55,13 @@ from site_builder.explainers.speculative_decoding import page as sd_page  # noqa
 
 MEASURE_INPUTS = """async (n) => {
   const h = window.SpeculativeDecoding.instance, input = document.querySelector('#sd-alpha');
-  const line = () => document.querySelector('[data-chart=curve] .mark-line path').getAttribute('d');
+  // the line as drawn: the SVG path, or the canvas view's line items (Vega draws its scenegraph in the same task)
+  const line = () => {
+    if (!document.querySelector('[data-chart=curve] .sd-vega canvas')) return document.querySelector('[data-chart=curve] .mark-line path').getAttribute('d');
+    let ys = '';
+    (function walk(m) { for (const it of m.items || []) { if (m.marktype === 'line') ys += it.y + ','; if (m.marktype === 'group') (it.items || []).forEach(walk); } })(h.views.curve.scenegraph().root);
+    return ys;
+  };
   const frame = () => new Promise(r => requestAnimationFrame(r));
   const nextTask = () => new Promise(r => { const ch = new MessageChannel(); ch.port1.onmessage = () => r(performance.now()); ch.port2.postMessage(0); });
   if (h.charts.flushed) await h.charts.flushed();
@@ -113,7 +119,7 @@ LIVE_PATH_WAIT = """() => new Promise(resolve => {
     if (!v || s.alpha === SpeculativeDecoding.state.DEFAULTS.alpha) return false; // not moved yet
     const row = v.data('curve').find(r => r.gamma === s.gamma);
     return !!row && Math.abs(row.S - SpeculativeDecoding.model.speedup(s.alpha, s.gamma, s.c)) < 1e-12
-      && !!document.querySelector('[data-chart=curve][data-live=true] .sd-vega svg .mark-line path');
+      && !!document.querySelector('[data-chart=curve][data-live=true] .sd-vega :is(canvas, svg)');
   };
   const tick = t => {
     if (follows()) {
@@ -161,6 +167,9 @@ def live_path(browser, url: str, rate: float = 4) -> None:
 def measure(browser, url: str, n: int, rate: float = 1) -> None:
     context, pg = throttled_page(browser, {"width": 1280, "height": 900}, rate)
     pg.goto(url)
+    # at 1280 x 900 the curve sits just below the fold: a reader scrolls to it
+    pg.wait_for_selector(".sd-explainer[data-ready]", state="attached")
+    pg.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({block: 'center'})")
     pg.wait_for_selector(".sd-explainer[data-charts=live]", state="attached", timeout=30_000)
     pg.wait_for_timeout(300)
     pg.evaluate(OBSERVE)

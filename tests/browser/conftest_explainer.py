@@ -113,3 +113,41 @@ def bring_charts_near(page) -> None:
     near at load."""
     page.wait_for_selector(".sd-explainer[data-ready]", state="attached")
     page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({ block: 'center' })")
+
+
+#: What a canvas view draws, read from its Vega scenegraph (a canvas has no DOM
+#: to query): every item of the given mark type, each with its text, colours and
+#: box in page pixels, in drawing order. The root group's own offset is the
+#: view's origin plus its padding; a nested group (an axis, a title) adds its x and y.
+SCENE_ITEMS = """([name, marktype]) => {
+  const view = SpeculativeDecoding.instance.views[name];
+  const canvas = document.querySelector(`[data-chart=${name}] .sd-vega canvas`);
+  if (!view || !canvas) return null;
+  // where the root group starts on the canvas: the view's origin (axes, title) plus its padding
+  const r = canvas.getBoundingClientRect(), k = r.width / parseFloat(canvas.style.width), pad = view.padding();
+  const ox = view.origin()[0] + (pad.left || 0), oy = view.origin()[1] + (pad.top || 0);
+  const out = [];
+  (function walk(mark, dx, dy) {
+    for (const item of mark.items || []) {
+      const b = item.bounds;
+      if (mark.marktype === marktype && b && !b.empty()) {
+        out.push({ mark: mark.name || mark.role, role: mark.role, text: item.text == null ? null : String(item.text),
+                   fill: item.fill == null ? null : String(item.fill),
+                   stroke: item.stroke == null ? null : String(item.stroke),
+                   opacity: item.opacity == null ? 1 : item.opacity, fillOpacity: item.fillOpacity == null ? 1 : item.fillOpacity,
+                   x: item.x == null ? null : r.left + (ox + dx + item.x) * k, y: item.y == null ? null : r.top + (oy + dy + item.y) * k,
+                   left: r.left + (ox + dx + b.x1) * k, right: r.left + (ox + dx + b.x2) * k,
+                   top: r.top + (oy + dy + b.y1) * k, bottom: r.top + (oy + dy + b.y2) * k });
+      }
+      if (mark.marktype === 'group') {
+        for (const child of item.items || []) walk(child, dx + (item.x || 0), dy + (item.y || 0));
+      }
+    }
+  })(view.scenegraph().root, 0, 0);
+  return out;
+}"""
+
+
+def scene_items(page, name: str, marktype: str) -> list[dict] | None:
+    """The items of ``marktype`` the canvas view ``name`` draws (``SCENE_ITEMS``), or None when it has no canvas."""
+    return page.evaluate(SCENE_ITEMS, [name, marktype])

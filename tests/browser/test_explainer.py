@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from conftest_explainer import Watch, bring_charts_near
+from conftest_explainer import Watch, bring_charts_near, scene_items
 
 pytestmark = pytest.mark.browser
 
@@ -75,18 +75,58 @@ def test_csp_holds_and_charts_render(browser, csp_server):
     page.wait_for_timeout(100)
     assert page.evaluate("window.__csp") == []
     watch.assert_clean()
-    assert page.locator("[data-chart=curve] .sd-vega svg .mark-line path").count() >= 1
+    assert len(scene_items(page, "curve", "line")) >= 2, "the live curve draws its line"
     # The vendored vega-tooltip: hovering a point of the curve shows its values, styled
     # by the site's stylesheet (its own injected <style> would break the CSP).
-    point = page.locator("[data-chart=curve] .sd-vega svg .mark-symbol path").first
-    point.scroll_into_view_if_needed()
-    box = point.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({block: 'center'})")
+    point = next(p for p in scene_items(page, "curve", "symbol") if p["fill"] and p["fill"] != "transparent")
+    page.mouse.move(point["x"], point["y"])
     page.wait_for_selector("#vg-tooltip-element.visible")
     shown = page.inner_text("#vg-tooltip-element")
     assert "depth γ" in shown and "speedup S" in shown, shown
     assert page.evaluate("document.querySelectorAll('style').length") == 0, "no injected stylesheet"
     assert page.evaluate("window.__csp") == []
+    context.close()
+
+
+def test_the_canvas_curve_follows_a_change_of_colour_scheme(browser, http_server):
+    """The curve is drawn on a canvas, which cannot inherit the page's text colour
+    as SVG does: its ink is the chart's computed colour, and the view is rebuilt in
+    the new colours when the reader's scheme changes, still following the sliders."""
+    context, page = open_page(browser, "", color_scheme="light", viewport={"width": 1280, "height": 900})
+    watch = Watch(page, (http_server.url,))
+    page.goto(f"{http_server.url}/{PATH}")
+    wait_live(page)
+    ink = "getComputedStyle(document.querySelector('[data-chart=curve]')).color"
+
+    def title_fill():
+        texts = scene_items(page, "curve", "text")
+        return next(t["fill"] for t in texts if t["text"] == "Speedup against draft depth")
+
+    light = page.evaluate(ink)
+    assert title_fill() == light
+    page.emulate_media(color_scheme="dark")
+    dark = page.evaluate(ink)
+    assert dark != light
+    page.wait_for_function(f"""() => {{ const v = SpeculativeDecoding.instance.views.curve; let fill = null;
+        (function walk(m) {{ for (const it of m.items || []) {{ if (m.marktype === 'text' && it.text === 'Speedup against draft depth') fill = it.fill;
+          if (m.marktype === 'group') (it.items || []).forEach(walk); }} }})(v.scenegraph().root);
+        return fill === {ink}; }}""")
+    assert page.locator("[data-chart=curve] .sd-vega").count() == 1, "the old view went with its canvas"
+    # two changes in a row (rebuilds overlapping): one view, in the last scheme's ink
+    page.emulate_media(color_scheme="light")
+    page.emulate_media(color_scheme="dark")
+    page.wait_for_timeout(500)
+    page.wait_for_function(f"""() => {{ const v = SpeculativeDecoding.instance.views.curve; let fill = null;
+        (function walk(m) {{ for (const it of m.items || []) {{ if (m.marktype === 'text' && it.text === 'Speedup against draft depth') fill = it.fill;
+          if (m.marktype === 'group') (it.items || []).forEach(walk); }} }})(v.scenegraph().root);
+        return fill === {ink}; }}""")
+    assert page.locator("[data-chart=curve] .sd-vega").count() == 1
+    set_range(page, "alpha", 0.4)
+    page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
+    row = curve_current(page)[0]
+    assert abs(row["S"] - page.evaluate(f"SpeculativeDecoding.model.speedup(0.4, {row['gamma']}, SpeculativeDecoding.instance.store.get().c)")) < 1e-12
+    watch.assert_clean()
     context.close()
 
 
@@ -289,7 +329,7 @@ def test_wide_screen_two_columns(browser, http_server):
     box = page.evaluate("""() => { const r = s => document.querySelector(s).getBoundingClientRect();
         const rem = parseFloat(getComputedStyle(document.documentElement).fontSize);
         return { rem, fig: r('.sd-explainer').width, prose: r('.prose').width, anim: r('.sd-col-anim'), curve: r('.sd-col-curve'),
-                 chart: r('[data-chart=curve] .sd-vega svg').width }; }""")
+                 chart: r('[data-chart=curve] .sd-vega canvas').width }; }""")
     rem = box["rem"]
     assert box["fig"] >= 60 * rem and box["fig"] <= 72 * rem + 1, box
     assert box["prose"] <= 42 * rem + 1, box  # the prose keeps its reading measure
@@ -348,7 +388,7 @@ def test_every_control_shows_focus(browser, http_server):
     context.close()
 
 
-CONTRAST = """(selectors) => {
+COLOURS = """
   const cv = document.createElement('canvas'); cv.width = cv.height = 1;
   const ctx = cv.getContext('2d', {willReadFrequently: true});
   function rgba(css) {
@@ -388,6 +428,10 @@ CONTRAST = """(selectors) => {
     const L1 = lum(fg), L2 = lum(bg);
     return { ratio: (Math.max(L1, L2) + 0.05) / (Math.min(L1, L2) + 0.05), fg, bg };
   }
+"""
+
+CONTRAST = """(selectors) => {
+""" + COLOURS + """
   const out = [];
   for (const sel of selectors) {
     const els = [...document.querySelectorAll(sel)].filter(e => e.textContent.trim() && e.getClientRects().length);
@@ -397,6 +441,37 @@ CONTRAST = """(selectors) => {
     }
   }
   return out;
+}"""
+
+#: The text a canvas view draws (its scenegraph's text items), each against the
+#: chart's backdrop and any filled shape drawn under it before it (the shaded
+#: slowdown region), as CONTRAST does for SVG text.
+CANVAS_CONTRAST = """(name) => {
+""" + COLOURS + """
+  const view = SpeculativeDecoding.instance.views[name];
+  const canvas = document.querySelector(`[data-chart=${name}] .sd-vega canvas`);
+  if (!view || !canvas) return null;
+  const base = effective(canvas).bg, shapes = [], texts = [];
+  (function walk(mark, dx, dy) {
+    for (const it of mark.items || []) {
+      const b = it.bounds, box = b && { x1: b.x1 + dx, x2: b.x2 + dx, y1: b.y1 + dy, y2: b.y2 + dy };
+      if (mark.marktype === 'rect' && it.fill) shapes.push({ box, fill: it.fill, alpha: (it.opacity ?? 1) * (it.fillOpacity ?? 1), order: shapes.length + texts.length });
+      if (mark.marktype === 'text' && it.text != null && String(it.text).trim()) texts.push({ box, text: String(it.text), fill: it.fill || '#000', alpha: (it.opacity ?? 1) * (it.fillOpacity ?? 1), order: shapes.length + texts.length });
+      if (mark.marktype === 'group') (it.items || []).forEach(m => walk(m, dx + (it.x || 0), dy + (it.y || 0)));
+    }
+  })(view.scenegraph().root, 0, 0);
+  return texts.map(t => {
+    const x = (t.box.x1 + t.box.x2) / 2, y = (t.box.y1 + t.box.y2) / 2;
+    let bg = base;
+    for (const sh of shapes) {
+      if (sh.order > t.order || x < sh.box.x1 || x > sh.box.x2 || y < sh.box.y1 || y > sh.box.y2) continue;
+      const f = rgba(sh.fill); bg = over([f[0], f[1], f[2], f[3] * sh.alpha], bg);
+    }
+    const c = rgba(t.fill), fg = over([c[0], c[1], c[2], c[3] * t.alpha], bg);
+    const L1 = lum(fg), L2 = lum(bg);
+    return { sel: name + ' canvas text', text: t.text.slice(0, 30), ratio: Math.round((Math.max(L1, L2) + 0.05) / (Math.min(L1, L2) + 0.05) * 100) / 100,
+             fg: fg.slice(0, 3), bg: bg.slice(0, 3) };
+  });
 }"""
 
 #: text of the figure: readout, tokens (every state, the history included), lanes,
@@ -425,6 +500,10 @@ def test_text_contrast(browser, http_server, scheme):
     page.evaluate("document.querySelector('.sd-more').scrollIntoView()")  # the lower charts render
     page.wait_for_timeout(300)
     results = page.evaluate(CONTRAST, CONTRAST_TEXT)
+    canvas_text = page.evaluate(CANVAS_CONTRAST, "curve")  # the curve is drawn on a canvas
+    assert canvas_text and {"Speedup against draft depth", "below 1: slowdown"} <= {r["text"] for r in canvas_text}, canvas_text
+    assert any(r["text"] == "8" for r in canvas_text), "the axis labels are read too"
+    results += canvas_text
     checked = {r["sel"] for r in results}
     assert checked >= {".sd-readout dd", ".sd-tok .sd-glyph", ".sd-tok .sd-word", ".sd-text-old", ".sd-tok .sd-num", "[data-chart] .sd-vega svg text", ".sd-caption",
                        "[data-chart=serving] .sd-vega svg text", ".sd-readout-serving .sd-verdict"}, checked
@@ -441,6 +520,8 @@ def test_vega_runtime_is_lazy_and_the_first_load_small(browser, http_server):
     context, page = open_page(browser, "", viewport={"width": 1280, "height": 900})
     page.goto(f"{http_server.url}/{PATH}")
     wait_live(page)
+    page.evaluate("document.querySelector('.sd-panel-serving').scrollIntoView({block: 'nearest'})")  # its script's turn
+    page.wait_for_selector(".sd-explainer[data-serving=ready]", state="attached")
     timing = page.evaluate("""() => {
         const nav = performance.getEntriesByType('navigation')[0];
         const paint = Object.fromEntries(performance.getEntriesByType('paint').map(p => [p.name, p.startTime]));

@@ -70,7 +70,7 @@ def test_phone_shows_the_curve_while_a_slider_moves(browser, http_server, scheme
             page.keyboard.press(press)
             page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
             assert page.evaluate("document.activeElement.id") == f"sd-{key}"
-            slider, curve = box(page, f"#sd-{key}"), box(page, "[data-chart=curve] .sd-vega svg")
+            slider, curve = box(page, f"#sd-{key}"), box(page, "[data-chart=curve] .sd-vega canvas")
             numbers = box(page, ".sd-readout .sd-numbers")
             for name, b in (("slider", slider), ("live curve", curve), ("readout", numbers)):
                 assert _inside(b, PHONE), f"{key} after {press}: the {name} leaves the viewport: {b}"
@@ -249,11 +249,27 @@ def test_heat_map_none_is_distinct(browser, http_server, scheme):
 
 
 def _key_gap(page, chart, before, after):
-    """Pixels between the end of `before` and the start of `after` in a chart's rendered key."""
+    """Pixels between the end of `before` and the start of `after` in a chart's rendered key:
+    from the SVG's glyph extents, or for a canvas view from Vega's own text metrics of the
+    item it draws (the font and size the canvas uses)."""
     return page.evaluate(
         """([chart, before, after]) => {
+          const has = t => typeof t === 'string' && t.includes(before) && t.includes(after);
+          const canvas = document.querySelector(`[data-chart=${chart}] .sd-vega canvas`);
+          if (canvas) {
+            let found = null;
+            (function walk(mark) {
+              for (const it of mark.items || []) {
+                if (mark.marktype === 'text' && has(it.text)) found = it;
+                if (mark.marktype === 'group') (it.items || []).forEach(walk);
+              }
+            })(SpeculativeDecoding.instance.views[chart].scenegraph().root);
+            const s = found.text, i = s.indexOf(before) + before.length, j = s.indexOf(after);
+            const k = canvas.getBoundingClientRect().width / parseFloat(canvas.style.width);
+            return (vega.textMetrics.width(found, s.slice(0, j)) - vega.textMetrics.width(found, s.slice(0, i))) * k;
+          }
           const texts = [...document.querySelectorAll(`[data-chart=${chart}] .sd-vega svg text`)];
-          const t = texts.find(e => e.textContent.includes(before) && e.textContent.includes(after));
+          const t = texts.find(e => has(e.textContent));
           const s = t.textContent, i = s.indexOf(before) + before.length - 1, j = s.indexOf(after);
           const a = t.getExtentOfChar(i), b = t.getExtentOfChar(j);
           return b.x - (a.x + a.width); }""",
@@ -271,7 +287,7 @@ def test_chart_keys_keep_their_items_apart(browser, http_server, viewport):
     assert _key_gap(page, "curve", "your depth", "dashed") >= 8
     assert _key_gap(page, "serving", "first slowdown", "dotted") >= 8
     for chart in ("curve", "serving"):  # and the key fits its chart
-        svg, fig = box(page, f"[data-chart={chart}] .sd-vega svg"), box(page, f"[data-chart={chart}]")
+        svg, fig = box(page, f"[data-chart={chart}] .sd-vega > :is(svg, canvas)"), box(page, f"[data-chart={chart}]")
         assert svg["right"] <= fig["right"] + 0.5, chart
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     context.close()

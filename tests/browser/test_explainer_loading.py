@@ -40,7 +40,7 @@ new MutationObserver(() => document.querySelectorAll('[data-chart]').forEach(cha
   const view = chart.querySelector('.sd-vega'), shown = chart.querySelector('picture img').getBoundingClientRect().height > 0;
   const live = chart.dataset.live === 'true';
   if (live && !window.__swaps.includes(chart.dataset.chart)) window.__swaps.push(chart.dataset.chart);
-  if (live ? !(view && view.querySelector('svg path') && !shown) : (view || !shown))
+  if (live ? !(view && view.querySelector('svg path, canvas') && !shown) : (view || !shown))
     window.__between.push({ chart: chart.dataset.chart, live, view: !!view, shown });
 })).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-live'] });"""
 
@@ -82,7 +82,7 @@ def test_no_runtime_until_a_control_is_used_then_the_curve_follows(browser, http
     assert page.evaluate("document.querySelector('.sd-explainer').dataset.charts") is None
     # the curve is far below the fold: nothing but the use of a control can start the runtime
     top = page.evaluate("document.querySelector('[data-chart=curve]').getBoundingClientRect().top")
-    assert top > PHONE["height"] + 300, top
+    assert top > PHONE["height"] + 100, top
     # everything the phone loaded before any interaction, at its gzip size (the test server sends it plain)
     loaded = sorted({u.split("?")[0] for u in requests if u.startswith(http_server.url)})
     files = [built_site / (u[len(http_server.url) + 1:] or "index.html") for u in loaded]
@@ -92,15 +92,70 @@ def test_no_runtime_until_a_control_is_used_then_the_curve_follows(browser, http
     assert before <= BEFORE_INTERACTION, (before, loaded)
     page.focus("#sd-alpha")  # a keyboard user tabbing to the first slider
     page.wait_for_function("SpeculativeDecoding.instance.views.curve !== undefined")
-    assert {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)} == {"vega-runtime", "sd-specs", "sd-serving"}
+    # the runtime and the specs: the serving panel's script waits for its panel (the next test)
+    assert {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)} == {"vega-runtime", "sd-specs"}
     page.keyboard.press("ArrowLeft")  # alpha 0.80 -> 0.79
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
     assert curve_follows(page, 0.79)
-    assert page.locator("[data-chart=curve][data-live=true] .sd-vega svg .mark-line path").count() == 1
+    assert page.locator("[data-chart=curve][data-live=true] .sd-vega canvas").count() == 1
     page.keyboard.press("PageDown")  # 0.79 -> 0.7 (onto the 0.1 grid)
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
     assert curve_follows(page, 0.7)
     watch.assert_clean()
+    context.close()
+
+
+def test_the_serving_panel_script_waits_for_its_panel(browser, http_server):
+    """The serving panel's script (its presets and model) loads only when its
+    panel nears the viewport, not with the runtime; its controls then work, and
+    its readout shows the setting the reader made before it came."""
+    url = f"{http_server.url}/{PATH}"
+    context, page, requests = open_phone(browser, url)
+    watch = Watch(page, (http_server.url,))
+    page.goto(url)
+    page.wait_for_load_state("load")
+    page.focus("#sd-alpha")
+    page.keyboard.press("PageDown")  # alpha 0.8 -> 0.7, the runtime loads
+    page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
+    page.wait_for_timeout(1500)  # idle: the views not yet built are built now, the panel's script still waits
+    assert not any("sd-serving." in u for u in requests)
+    assert page.evaluate("document.querySelector('.sd-explainer').dataset.serving") is None
+    assert page.locator(".sd-panel-serving fieldset[disabled]").count() == 1
+    page.evaluate("document.querySelector('.sd-panel-serving').scrollIntoView({block: 'nearest'})")
+    page.wait_for_selector(".sd-explainer[data-serving=ready]", state="attached")
+    assert any("sd-serving." in u for u in requests)
+    assert page.locator(".sd-panel-serving fieldset[disabled]").count() == 0
+    want = page.evaluate("SpeculativeDecoding.serving.describe(SpeculativeDecoding.instance.store.get()).text.serving_S")
+    page.wait_for_function("w => document.querySelector('.sd-readout-serving [data-out=serving_S]').textContent === w", arg=want)
+    assert page.evaluate("SpeculativeDecoding.instance.store.get().alpha") == 0.7
+    # and its live view draws the rows of that setting
+    page.wait_for_function("""() => { const v = SpeculativeDecoding.instance.views.serving; if (!v) return false;
+        const want = SpeculativeDecoding.serving.chartRows(SpeculativeDecoding.instance.store.get()).serving;
+        return JSON.stringify(v.data('serving').map(r => r.S)) === JSON.stringify(want.map(r => r.S)); }""")
+    watch.assert_clean()
+    context.close()
+
+
+def test_a_desktop_page_loads_no_runtime_before_any_interaction(browser, http_server, built_site):
+    """At 1280 x 900 the curve sits just below the fold: nothing lazy loads until
+    the reader scrolls or uses a control, and what did load keeps the budget."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(f"{http_server.url}/{PATH}")
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(2500)
+    assert lazy_requests(requests) == []
+    loaded = sorted({u.split("?")[0] for u in requests if u.startswith(http_server.url)})
+    files = [built_site / (u[len(http_server.url) + 1:] or "index.html") for u in loaded]
+    files = [f / "index.html" if f.is_dir() else f for f in files]
+    before = sum(gz(f) for f in files if f.is_file())
+    print(f"\nbefore any interaction at 1280x900: {len(files)} files, {before} B gzip")
+    assert before <= BEFORE_INTERACTION, (before, loaded)
+    page.mouse.wheel(0, 400)  # a reader scrolling the curve into view
+    page.wait_for_selector("[data-chart=curve][data-live=true]", state="attached")
+    assert {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)} == {"vega-runtime", "sd-specs"}
     context.close()
 
 
@@ -128,7 +183,7 @@ def test_a_chart_nearing_the_viewport_loads_the_runtime_and_the_swap_moves_nothi
     assert shifts == [], shifts
     # and the live curve sits where its picture was, as wide
     box = page.evaluate("""() => { const c = document.querySelector('[data-chart=curve]');
-        return [c.querySelector('.sd-vega svg').getBoundingClientRect().width, c.getBoundingClientRect().width]; }""")
+        return [c.querySelector('.sd-vega > svg, .sd-vega > canvas').getBoundingClientRect().width, c.getBoundingClientRect().width]; }""")
     assert abs(box[0] - box[1]) <= 1, box
     watch.assert_clean()
     context.close()
@@ -141,7 +196,9 @@ def test_at_a_desktop_width_the_swap_moves_nothing_either(browser, http_server):
     page.add_init_script(SHIFTS)
     page.goto(f"{http_server.url}/{PATH}")
     page.wait_for_load_state("load")
-    page.wait_for_selector("[data-chart=curve][data-live=true]", state="attached")  # on screen: it loads by itself
+    page.wait_for_timeout(500)
+    page.evaluate("window.scrollBy(0, 400)")  # the curve comes on screen (a scroll, not an input)
+    page.wait_for_selector("[data-chart=curve][data-live=true]", state="attached")
     shifts = page.evaluate("window.__shifts")
     assert page.evaluate("window.__swaps[0]") == "curve"
     assert page.evaluate("window.__between") == [], "each picture shown until its view comes in, drawn"

@@ -119,8 +119,10 @@ def test_a_finished_round_on_load_with_javascript_the_same_as_without(browser, b
     assert live["specWords"] == live["tokens"] and live["plainWords"] == 1
     assert [(t["state"], t["word"], t["spoken"]) for t in live["tok"]] == \
         [(t["state"], t["word"], t["spoken"]) for t in static["tok"]]
-    # another setting: the worked round is that setting's first round, until the reader runs rounds
+    # another setting: the worked round is that setting's first round (once the slider
+    # rests: see the next test), until the reader runs rounds
     page.evaluate("() => { const i = document.querySelector('#sd-gamma'); i.value = '9'; i.dispatchEvent(new Event('input', {bubbles: true})); }")
+    page.wait_for_function("document.querySelector('.sd-round-current').dataset.gamma === '9'")
     row = page.evaluate(ROW)
     assert row["worked"] == "true"
     assert_finished(row, 9)
@@ -128,6 +130,52 @@ def test_a_finished_round_on_load_with_javascript_the_same_as_without(browser, b
     row = page.evaluate(ROW)
     assert row["worked"] is None and row["rounds"] == "1"
     assert "Press play" not in row["phase"]
+    watch.assert_clean()
+    context.close()
+
+
+DRAG = """async (values) => {
+  const input = document.querySelector('#sd-gamma'), ol = document.querySelector('.sd-round-current'), seen = [];
+  for (const v of values) {
+    input.value = String(v); input.dispatchEvent(new Event('input', {bubbles: true}));
+    await new Promise(r => requestAnimationFrame(r));
+    seen.push({ stage: ol.dataset.gamma, rounds: document.querySelector('[data-tally=rounds]').textContent,
+                lane: document.querySelector('[data-out=lane]').textContent });
+  }
+  return seen;
+}"""
+
+
+def test_a_drag_redraws_the_stage_once_the_slider_rests(browser, http_server):
+    """While a slider moves the stage keeps its round (a drag repaints the readout
+    and the curve, not the stage, every frame) but the run is already the new
+    setting's; once the slider rests the new worked round is drawn. A Step taken
+    before then shows the new setting's round, and the waiting redraw never
+    overwrites it."""
+    context, page = new_page(browser)
+    watch = Watch(page, (http_server.url,))
+    page.goto(f"{http_server.url}/{PATH}{SETTING}")
+    page.wait_for_selector(READY, state="attached")
+    page.click("[data-action=step]")
+    assert page.evaluate(ROW)["rounds"] == "1"
+    seen = page.evaluate(DRAG, [7, 8, 9, 10, 11])
+    assert [s["stage"] for s in seen] == ["6"] * 5, "the stage waits for the slider to rest"
+    assert {s["rounds"] for s in seen} == {"0"}, "the run (and its tally) is the new setting's at once"
+    assert seen[-1]["lane"].startswith("Speculative: draft 11 words")
+    page.wait_for_function("document.querySelector('.sd-round-current').dataset.gamma === '11'")
+    row = page.evaluate(ROW)
+    assert row["worked"] == "true" and row["rounds"] == "0"
+    assert_finished(row, 11)
+    # a step before the slider rests: the new setting's round, and it stays
+    page.evaluate(DRAG, [4])
+    page.click("[data-action=step]")
+    row = page.evaluate(ROW)
+    assert row["worked"] is None and row["rounds"] == "1" and len(row["tok"]) == 5, row
+    page.wait_for_timeout(600)  # past any redraw that was waiting
+    after = page.evaluate(ROW)
+    assert after["worked"] is None and after["tok"] == row["tok"] and after["phase"] == row["phase"]
+    clock = page.evaluate("document.querySelectorAll('.sd-clock-spec .sd-seg').length")
+    assert clock == 4 + 1, "the clock shows the new depth's draft segments and its pass"
     watch.assert_clean()
     context.close()
 

@@ -62,8 +62,8 @@ def test_controls_drive_the_readout_and_the_live_chart(browser, http_server):
     page.goto(f"{http_server.url}/{PATH}")
     bring_charts_near(page)
     page.wait_for_selector(LIVE, state="attached")
-    page.locator(PANEL).scroll_into_view_if_needed()
-    assert page.locator("[data-chart=serving][data-live=true] .sd-vega svg .mark-line path").count() >= 1
+    wait_serving(page)  # its script loads when the panel nears the viewport
+    page.wait_for_selector("[data-chart=serving][data-live=true] .sd-vega svg .mark-line path", state="attached")
     assert page.get_attribute(".sd-readout-serving", "data-verdict") == "win"
     before = out(page, "serving_S")
     slide(page, "batch", 64)

@@ -7,7 +7,7 @@ const assert = require("node:assert/strict");
 const path = require("node:path");
 
 const { load } = require("./widget.js");
-const SD = load(["sd-model.js", "sd-frames.js", "sd-charts.js"]);
+const SD = load(["sd-model.js", "sd-frames.js", "sd-curve.js", "sd-charts.js"]);
 const C = SD.charts;
 const M = SD.model;
 
@@ -137,4 +137,23 @@ test("pictureFit: the live view takes the static picture's box, the axes keeping
   const size = SD.charts.pictureFit({ width: 320, height: 220 }, 373, 307, 366, 366 * 307 / 373);
   assert.deepEqual(size, { width: 313, height: 214 });
   assert.deepEqual(SD.charts.pictureFit({ width: 320, height: 220 }, 373, 307, 373, 307), { width: 320, height: 220 });
+});
+
+test("inked: every currentColor of a spec becomes the given colour, nothing else changes", () => {
+  const spec = {
+    config: { axis: { labelColor: "currentColor", gridColor: "#8884" }, title: { color: "currentColor" } },
+    marks: [{ encode: { update: { fill: { value: "currentColor" }, text: { value: "currentColor is a word here" } } } }],
+    data: [{ name: "curve", values: [{ S: 1, whole: true }] }],
+    width: 320,
+  };
+  const out = C.inked(spec, "rgb(232, 232, 232)");
+  assert.equal(out.config.axis.labelColor, "rgb(232, 232, 232)");
+  assert.equal(out.config.title.color, "rgb(232, 232, 232)");
+  assert.equal(out.marks[0].encode.update.fill.value, "rgb(232, 232, 232)");
+  assert.equal(out.marks[0].encode.update.text.value, "currentColor is a word here", "only whole values");
+  assert.equal(out.config.axis.gridColor, "#8884");
+  assert.deepEqual(out.data, spec.data);
+  assert.equal(out.width, 320);
+  assert.equal(spec.config.axis.labelColor, "currentColor", "the spec itself is left as it was");
+  assert.ok(C.CANVAS.curve && !C.CANVAS.plane, "the curve, the view a slider redraws, is the canvas one");
 });

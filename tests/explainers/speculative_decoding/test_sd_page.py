@@ -249,7 +249,7 @@ def test_describe(alpha, gamma, c, kind):
 
 
 def test_chart_constants_agree_with_the_script():
-    js = (STATIC / "sd-charts.js").read_text()
+    js = (STATIC / "sd-curve.js").read_text()
     assert float(re.search(r"var SMOOTH_STEP = ([\d.]+);", js)[1]) == charts.SMOOTH_STEP
     assert float(re.search(r"var HEADROOM = ([\d.]+);", js)[1]) == charts.HEADROOM
     tops = re.search(r"var Y_TOPS = \[([^\]]+)\];", js)[1]

@@ -13,7 +13,9 @@
  * "worked": after load or a reset, the run's first round shown finished, not
  * counted (as without JavaScript). Words: sd-words.js; plain decoding writes one
  * word per whole pass, its counter on the same clock. A changed alpha, gamma, c
- * or seed starts a fresh run (a link replays the same rounds); "Step" finishes
+ * or seed starts a fresh run (a link replays the same rounds) at once; a slider's
+ * new worked round is drawn once the sliders rest (REST_MS), so a drag repaints
+ * the readout and the curve, not the stage, every frame; "Step" finishes
  * the round in flight or plays one instantly; reduced motion: CSS drops transitions.
  *
  * Per frame: one requestAnimationFrame loop, elapsed time capped, only the steps
@@ -34,6 +36,8 @@
   var PASS_MS = 900; // one target pass at speed 1
   var JUDGE_MS = 140; // visual stagger per judged position at speed 1
   var HISTORY = 6;
+  // a slider's worked round waits this long after the last change (as sd-frames.js HOLD_MS)
+  var REST_MS = 250;
 
 
   function fmt(x, d) {
@@ -68,8 +72,11 @@
     var roundTime = 0; // elapsed target-pass units within the round in flight
     var drawn = ""; // the (gamma, c) the clock segments show
     var clockFrac = -1;
+    var redrawTimer = 0; // a worked round waiting for the sliders to rest
 
-    function reset() {
+    /** A fresh run for the store's setting; its worked round drawn now, or
+     * (`atRest`) once no reset has come for REST_MS. */
+    function reset(atRest) {
       var s = store.get();
       run = M.createRun(s.alpha, s.gamma, s.c, s.seed);
       round = null;
@@ -78,10 +85,28 @@
       if (history.firstChild) history.textContent = "";
       verifyBar.setAttribute("data-active", "false");
       if (lane) setText(lane, "Speculative: draft " + s.gamma + " word" + (s.gamma > 1 ? "s" : "") + ", then one target pass");
-      drawSegments();
-      worked();
+      if (redrawTimer) root.clearTimeout(redrawTimer);
+      redrawTimer = 0;
+      if (atRest) redrawTimer = root.setTimeout(redraw, REST_MS);
+      else redraw();
       updateTally();
       notify();
+    }
+
+    /** The stage for a fresh run: its clock segments and worked round. */
+    function redraw() {
+      redrawTimer = 0;
+      drawSegments();
+      worked();
+    }
+
+    /** A round is about to be shown: a worked round still waiting is not wanted,
+     * but the clock must show the run's setting. */
+    function settle() {
+      if (!redrawTimer) return;
+      root.clearTimeout(redrawTimer);
+      redrawTimer = 0;
+      drawSegments();
     }
 
     /** The worked round: the first round, from a copy of the run. */
@@ -138,6 +163,7 @@
 
     /** Build the visual timeline of the next round (times in pass units, judge steps in ms). */
     function beginRound() {
+      settle();
       var s = store.get();
       var start = run.tokens; // the words this round writes follow the text so far
       roundStart = run.time;
@@ -305,6 +331,7 @@
     /** Run n rounds at once (no animation): the tally converges to theory. */
     function skip(n) {
       pause();
+      settle();
       if (round) while (steps.length) steps.shift().fn();
       var last = null, start = 0;
       for (var i = 0; i < n; i++) {
@@ -326,7 +353,8 @@
 
     store.subscribe(function (s, changed) {
       var fresh = changed.some(function (k) { return k === "alpha" || k === "gamma" || k === "c" || k === "seed"; });
-      if (fresh) reset();
+      // a new seed is a button press, drawn at once; a setting may be a drag
+      if (fresh) reset(changed.indexOf("seed") < 0);
     });
 
     reset();
@@ -336,7 +364,7 @@
       toggle: function () { if (playing) pause(); else play(); },
       step: step,
       skip: skip,
-      reset: reset,
+      reset: function () { reset(); },
       setSpeed: function (x) { speed = x; },
       run: function () { return run; },
       playing: function () { return playing; },

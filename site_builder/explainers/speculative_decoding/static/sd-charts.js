@@ -5,9 +5,8 @@
  *   static (the <img> SVGs rendered at build time)
  *     --a control is first used, or (after `load` and first paint) a chart nears
  *       the viewport (frames.startLazily); never merely because the page is idle-->
- *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip),
- *            the compiled specs (SpeculativeDecoding.specs) and the serving
- *            panel's script (onServing() listeners hear when it is in), then
+ *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip)
+ *            and the compiled specs (SpeculativeDecoding.specs), then
  *            build the views one at a time, each in several tasks (frames.buildView):
  *            those near the viewport first, the curve first of all once a control
  *            is used (it is the view a slider moves), the rest as they near the
@@ -16,6 +15,13 @@
  *            picture had, so the swap moves nothing on the page
  *     --every view built--> live (data-charts="live", data-live on each chart)
  *     --a script fails-->   static (data-charts="static"; the SVGs stay)
+ *
+ * The serving panel's script (its presets, model and controls) loads on its
+ * own, the same way but for the panel alone: when a control in it is used or
+ * the panel nears the viewport (onServing() listeners hear when it is in). The
+ * panel sits far below the figure's top, so a reader who never scrolls there
+ * never pays for it; its live view may be built before, and follows the state
+ * once the script is in.
  *
  * Views are built with the AST expression interpreter (ast: true): nothing is
  * eval'd and a strict CSP holds.
@@ -37,6 +43,12 @@
  * The curve is the one view a drag must move every frame; repainting the plane
  * (hundreds of cells) for its marker would cost more than the curve itself, and
  * the serving chart follows the main sliders once they rest for the same reason.
+ * For the same reason the curve is drawn on a canvas (CANVAS): one element to
+ * repaint, where Vega's SVG renderer edits, restyles and re-lays out dozens of
+ * nodes a frame. A canvas cannot take the page's text colour from
+ * "currentColor" (the live theme's ink, which SVG inherits), so its spec gets
+ * the chart's computed colour instead (inked), and the view is built afresh
+ * when the colour scheme changes.
  *
  * One part of the widget's script: registers SpeculativeDecoding.charts. The
  * DOM is touched only from create(); the pure parts are tested under node.
@@ -44,18 +56,12 @@
 (function (root, factory) {
   "use strict";
   var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
-  SD.charts = factory(root, SD.model, SD.frames);
-})(typeof self !== "undefined" ? self : this, function (root, M, F) {
+  SD.charts = factory(root, SD.model, SD.frames, SD.curve);
+})(typeof self !== "undefined" ? self : this, function (root, M, F, K) {
   "use strict";
 
-  var GAMMA_MAX = 16;
-  var BEST_SEARCH = 64; // as charts.BEST_SEARCH and the readout: a best depth off the chart gets no diamond
-  var SMOOTH_STEP = 0.5; // as charts.SMOOTH_STEP (a test keeps them equal)
-  // the curve's y axis tops, as charts.Y_TOPS and HEADROOM: stepped, so the
-  // axis stays still (and cheap) while a slider moves
-  var Y_TOPS = [1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20];
-  var HEADROOM = 1.12;
-  var CURVE_FIELDS = ["S", "E", "cost", "peak", "current"];
+  var curveRows = K.curveRows, curveEdits = K.curveEdits, yTop = K.yTop, currentRow = K.currentRow, inked = K.inked;
+  var SMOOTH_STEP = K.SMOOTH_STEP;
   // views drawn to their container's width (plot width limits, height as a share
   // of the width); the others keep their build-time size and scale down when narrow
   var FIT = {
@@ -64,6 +70,8 @@
     plane: { min: 180, max: 300, ratio: 0.87, minH: 156, maxH: 260 },
     serving: { min: 200, max: 520, ratio: 0.62, minH: 180, maxH: 300 },
   };
+  // views drawn on a canvas (see the header); the others stay SVG
+  var CANVAS = { curve: true };
   // the state the serving chart draws, and the part of it its own controls set
   var SERVING_KEYS = ["alpha", "gamma", "c", "batch", "ctx", "devices", "hw", "pair"];
   var SERVING_OWN = ["batch", "ctx", "devices", "hw", "pair"];
@@ -73,64 +81,12 @@
     return SERVING_KEYS.map(function (k) { return s[k]; }).join("/");
   }
 
-  /** Rows of the curve for (alpha, c): whole depths (points) and a smooth line. */
-  function curveRows(alpha, c, gamma) {
-    var best = M.optimalDepth(alpha, c, BEST_SEARCH);
-    var rows = [];
-    var n = Math.round(GAMMA_MAX / SMOOTH_STEP);
-    for (var i = 0; i <= n; i++) {
-      var g = i * SMOOTH_STEP;
-      var whole = g === Math.round(g);
-      rows.push({
-        gamma: g,
-        S: M.speedup(alpha, g, c),
-        E: M.expectedTokens(alpha, g),
-        cost: M.roundCost(g, c),
-        whole: whole,
-        peak: whole && g === best,
-        current: whole && g === gamma,
-      });
-    }
-    return rows;
-  }
-
   /** The plot size that makes a view with `extra` pixels of axes and padding
    * fill `available` pixels, within the limits of `fit`. */
   function fitSize(fit, available, extra) {
     var w = Math.round(Math.max(fit.min, Math.min(fit.max, available - extra)));
     var h = Math.round(Math.max(fit.minH, Math.min(fit.maxH, w * fit.ratio)));
     return { width: w, height: h };
-  }
-
-  /** The top of the curve's y axis for these rows. */
-  function yTop(rows) {
-    var need = 0;
-    for (var i = 0; i < rows.length; i++) need = Math.max(need, rows[i].S);
-    need *= HEADROOM;
-    for (var j = 0; j < Y_TOPS.length; j++) if (Y_TOPS[j] >= need) return Y_TOPS[j];
-    return Y_TOPS[Y_TOPS.length - 1];
-  }
-
-  /** The edits that turn `tuples` into `rows`, matched by gamma: [[tuple, field, value]],
-   * or null when the two do not describe the same grid (then the rows replace the data). */
-  function curveEdits(tuples, rows) {
-    if (!tuples || tuples.length !== rows.length) return null;
-    var byGamma = {};
-    for (var i = 0; i < tuples.length; i++) byGamma[tuples[i].gamma] = tuples[i];
-    var edits = [];
-    for (var j = 0; j < rows.length; j++) {
-      var t = byGamma[rows[j].gamma];
-      if (!t) return null;
-      for (var k = 0; k < CURVE_FIELDS.length; k++) {
-        var f = CURVE_FIELDS[k];
-        if (t[f] !== rows[j][f]) edits.push([t, f, rows[j][f]]);
-      }
-    }
-    return edits;
-  }
-
-  function currentRow(s) {
-    return [{ alpha: s.alpha, c: s.c, gamma: s.gamma, S: M.speedup(s.alpha, s.gamma, s.c), best: M.optimalDepth(s.alpha, s.c, BEST_SEARCH) }];
   }
 
   function create(figure, store, animation) {
@@ -175,7 +131,7 @@
 
     /** Bring the serving view to state s (a new state only): its rows, marks and y axis. */
     function setServing(view, s) {
-      var d = root.SpeculativeDecoding.serving.chartRows(s); // the lazy script: loaded before any view
+      var d = root.SpeculativeDecoding.serving.chartRows(s); // the panel's lazy script (apply() waits for it)
       var top = yTop(d.serving);
       if (view.signal("ymax") !== top) view.signal("ymax", top);
       view.data("serving", d.serving);
@@ -194,7 +150,8 @@
         if (state && has.curve && setCurve(v, s)) touched = true;
         if (rest && has.current && shown[name] !== key) { v.data("current", currentRow(s)); shown[name] = key; touched = true; }
         if (rest && has.hist) { v.data("hist", M.histogramRows(animation.run(), builtHist)); touched = true; }
-        if ((rest || servingNow) && has.serving && shown[name] !== servingKey(s)) {
+        // the serving rows come from the panel's own script: until it is in, the view keeps its build-time rows
+        if ((rest || servingNow) && has.serving && root.SpeculativeDecoding.serving && shown[name] !== servingKey(s)) {
           setServing(v, s);
           shown[name] = servingKey(s);
           touched = true;
@@ -216,18 +173,32 @@
       apply
     );
 
-    function embed(container, spec) {
+    /** The view of `spec` in `container`, drawn where its static picture is (or,
+     * `replacing` the view drawn there now, at that view's size), a promise of it. */
+    function embed(container, spec, replacing) {
+      var name = container.getAttribute("data-chart");
+      var renderer = CANVAS[name] ? "canvas" : "svg";
+      if (renderer === "canvas") spec = inked(spec, root.getComputedStyle(container).color); // what its SVG would inherit
       var target = document.createElement("div");
       target.className = "sd-vega";
       // One image to assistive technology, named by the spec's description, as
       // the static <img> was by its alt: Vega's marks stay out of the tree.
       target.setAttribute("role", "img");
       target.setAttribute("aria-label", spec.description || "");
-      return F.buildView(root, target, spec, function () { return F.pictureSize(container, spec); }).then(function (view) {
-        var svg = target.querySelector("svg");
-        if (svg) svg.setAttribute("aria-hidden", "true");
-        // in the task that drew it: the picture goes, the view comes, in one frame
-        container.appendChild(target);
+      var size = replacing
+        ? function () { return { width: views[name].width(), height: views[name].height() }; }
+        : function () { return F.pictureSize(container, spec); };
+      return F.buildView(root, target, spec, size, renderer).then(function (view) {
+        var drawn = target.querySelector("svg, canvas");
+        if (drawn) drawn.setAttribute("aria-hidden", "true");
+        // in the task that drew it: the picture (or the older view) goes, the view comes, in one frame
+        if (replacing) {
+          // whichever view is drawn there by now (two scheme changes may overlap)
+          var before = views[name];
+          container.replaceChild(target, container.querySelector(".sd-vega"));
+          views[name] = view;
+          if (before) before.finalize();
+        } else container.appendChild(target);
         container.setAttribute("data-live", "true");
         return view;
       });
@@ -251,11 +222,24 @@
       });
       return touched;
     }
+    /** Build the canvas view `name` afresh, in the page's colours now (see the header). */
+    function reink(name) {
+      var container = figure.querySelector('[data-chart="' + name + '"]');
+      var spec = (root.SpeculativeDecoding.specs || {})[name];
+      if (!container || !container.querySelector(".sd-vega") || !spec) return;
+      embed(container, spec, true).then(function (view) {
+        if (setInks(view)) view.runAsync(); // drawn in the page's scheme now, not at the next update
+        shown[name] = null;
+        scheduler.mark("state");
+        scheduler.mark("rest");
+      });
+    }
     if (root.matchMedia) {
       var scheme = root.matchMedia("(prefers-color-scheme: dark)");
       var onScheme = function () {
         Object.keys(views).forEach(function (name) {
-          if (setInks(views[name])) views[name].runAsync();
+          if (CANVAS[name]) reink(name);
+          else if (setInks(views[name])) views[name].runAsync();
         });
       };
       if (scheme.addEventListener) scheme.addEventListener("change", onScheme);
@@ -264,7 +248,7 @@
 
     /** Keep a view as wide as its container (FIT) once its width changes (the first
      * size is the static picture's: see embed); resizing is rare, so a full re-layout is fine. */
-    function fitToContainer(name, view, container) {
+    function fitToContainer(name, container) {
       var fit = FIT[name];
       if (!fit || !("ResizeObserver" in root)) return;
       var width = Math.floor(container.getBoundingClientRect().width);
@@ -272,8 +256,11 @@
         var available = Math.floor(entries[entries.length - 1].contentRect.width);
         if (!available || available === width) return;
         width = available;
-        var svg = container.querySelector(".sd-vega svg");
-        var extra = svg ? Number(svg.getAttribute("width")) - view.width() : 60;
+        var view = views[name]; // the one drawn now (a canvas view is rebuilt on a scheme change)
+        var drawn = container.querySelector(".sd-vega svg, .sd-vega canvas");
+        // the view's whole width: an SVG's own width, a canvas's CSS width (its pixels are scaled)
+        var whole = drawn ? (drawn.tagName.toLowerCase() === "canvas" ? parseFloat(drawn.style.width) : Number(drawn.getAttribute("width"))) : NaN;
+        var extra = whole ? whole - view.width() : 60;
         var size = fitSize(fit, available, extra);
         if (size.width !== view.width() || size.height !== view.height()) view.width(size.width).height(size.height).runAsync();
       }).observe(container);
@@ -295,12 +282,7 @@
       var runtime = figure.getAttribute("data-vega-src");
       var specs = figure.getAttribute("data-specs-src");
       figure.setAttribute("data-charts", "loading");
-      // the panel works once its own script is in, whether or not the runtime loads
-      var src = figure.getAttribute("data-serving-src");
-      var serving = (src ? F.loadScript(src) : Promise.resolve()).then(function () {
-        onServing.forEach(function (fn) { fn(); });
-      });
-      ready = Promise.all([F.loadScript(runtime), F.loadScript(specs), serving])
+      ready = Promise.all([F.loadScript(runtime), F.loadScript(specs)])
         .then(function () {
           var all = root.SpeculativeDecoding.specs || {}; // set by sd-specs.js
           var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
@@ -310,8 +292,8 @@
             var name = c.getAttribute("data-chart");
             return embed(c, all[name]).then(function (view) {
               views[name] = view;
-              setInks(view);
-              fitToContainer(name, view, c);
+              if (setInks(view)) view.runAsync(); // drawn in the page's scheme now, not at the next update
+              fitToContainer(name, c);
               sets[name] = {};
               if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
               ["current", "curve", "hist", "serving"].forEach(function (d) {
@@ -338,6 +320,26 @@
       return ready;
     }
 
+    var servingIn = null;
+    /** The serving panel's script, loaded once; the panel works once it is in,
+     * whether or not the runtime loads. */
+    function loadServing() {
+      if (servingIn) return servingIn;
+      var src = figure.getAttribute("data-serving-src");
+      servingIn = (src ? F.loadScript(src) : Promise.resolve()).then(function () {
+        onServing.forEach(function (fn) { fn(); });
+        if (ready) { // a serving view built before the script came follows the state now
+          scheduler.mark("state");
+          scheduler.mark("rest");
+        }
+      });
+      return servingIn;
+    }
+    var servingPanel = figure.querySelector("[data-chart=serving]");
+    servingPanel = servingPanel && servingPanel.closest("section");
+    // the whole panel: on a phone its controls come a screen before its chart
+    if (servingPanel) F.startLazily(root, servingPanel, loadServing, [servingPanel]);
+
     store.subscribe(function (s, changed) {
       if (!ready) return;
       if (changed.some(function (k) { return SERVING_OWN.indexOf(k) >= 0; })) servingNow = true;
@@ -357,8 +359,9 @@
 
     return {
       start: start,
+      loadServing: loadServing,
       views: views,
-      /** fn() once the serving panel's script has loaded (with the runtime, lazily). */
+      /** fn() once the serving panel's script has loaded (lazily, see the header). */
       onServing: function (fn) { onServing.push(fn); },
       curveRows: curveRows,
       /** A promise settled once every marked update has reached the views (tests, benchmark). */
@@ -378,11 +381,13 @@
     curveRows: curveRows,
     curveEdits: curveEdits,
     yTop: yTop,
-    Y_TOPS: Y_TOPS,
-    HEADROOM: HEADROOM,
+    Y_TOPS: K.Y_TOPS, // sd-curve.js, as the others above
+    HEADROOM: K.HEADROOM,
     histRows: M.histogramRows, // sd-model.js: the tests know it as charts'
     createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
     fitSize: fitSize,
+    inked: inked,
+    CANVAS: CANVAS,
     pictureFit: F.pictureFit, // sd-frames.js
     FIT: FIT,
     SMOOTH_STEP: SMOOTH_STEP,

@@ -188,7 +188,7 @@
     figure.setAttribute("data-ready", "true");
 
     var instance = { store: store, animation: animation, charts: charts, views: charts.views, state: S, model: SD.model, serving: null };
-    // the serving panel's script loads lazily with the charts (sd-charts.js start())
+    // the serving panel's script loads lazily, when the panel nears the viewport (sd-charts.js loadServing())
     charts.onServing(function () {
       instance.serving = SD.servingPanel.create(figure, store, function (el) { return SD.readout.announcer(el, ANNOUNCE_MS, root); });
     });

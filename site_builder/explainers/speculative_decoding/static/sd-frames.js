@@ -1,21 +1,23 @@
 /* sd-frames.js: when the live charts load and when they redraw.
  *
  *   loadScript(src)         a classic script injected once (the Vega runtime, the specs)
- *   startLazily(root, figure, start)
+ *   startLazily(root, figure, start, watched)
  *                           start(reason) once, when it is needed: on the first use of any
  *                           control in the figure (reason "use": pointer, touch, key, focus
  *                           or input on a control or its label; a touch elsewhere on the
  *                           figure is a reader scrolling), or, once the page has loaded and painted, when one of
- *                           its charts nears the viewport (reason "near"). Never merely
+ *                           its charts (or of the `watched` elements, when given) nears the
+ *                           viewport (reason "near"). Never merely
  *                           because the page is idle: a reader who never scrolls to a chart
  *                           nor touches a control never pays for the runtime
  *   inTasks(root, steps, value)
  *                           value -> steps[0] -> steps[1] ..., each step in a task of its own
  *                           (a step may return a promise; the next waits for it)
- *   buildView(root, target, spec, size)
+ *   buildView(root, target, spec, size, renderer)
  *                           a live Vega view of a compiled spec, built with the vendored
  *                           runtime (vega, vega-interpreter: no eval) in four tasks: parse,
- *                           view, dataflow, then render into `target` (at `size` when given)
+ *                           view, dataflow, then render into `target` (at `size` when given;
+ *                           "svg" unless `renderer` says "canvas")
  *   pictureSize(container, spec), pictureFit(spec, naturalW, naturalH, boxW, boxH)
  *                           the plot size that draws a view at the box its static
  *                           picture has now (so the swap moves nothing)
@@ -40,6 +42,11 @@
   "use strict";
 
   var HOLD_MS = 250;
+  // "near the viewport": within this margin of it. Small, so that at a common
+  // desktop size (1280 x 900) the curve, just below the fold, waits for the
+  // reader to scroll or use a control: what loads before any interaction stays
+  // within its budget (250 KB gzip; the runtime alone is 187 KB)
+  var NEAR = "100px 0px";
 
   function loadScript(src) {
     return new Promise(function (resolve, reject) {
@@ -120,21 +127,22 @@
     }, Promise.resolve(value));
   }
 
-  /** A live view of the Vega spec `spec` drawn as SVG into `target`, a promise of
-   * the view once drawn. The work is cut into tasks (under a 4x slower CPU the
-   * first view costs ~0.35 s, more than any one task should): parsing the spec,
+  /** A live view of the Vega spec `spec` drawn into `target` (as SVG, or on a
+   * canvas when `renderer` is "canvas"), a promise of the view once drawn. The
+   * work is cut into tasks (under a 4x slower CPU the first view costs ~0.35 s,
+   * more than any one task should): parsing the spec,
    * making the view, running its dataflow headless, and last, in one task,
    * sizing it (size() -> {width, height}, or null for the spec's own size),
    * attaching it to `target` and drawing it. The caller's then() runs in that
    * same task, so the static picture and the live view never share a frame. */
-  function buildView(root, target, spec, size) {
+  function buildView(root, target, spec, size, renderer) {
     var vega = root.vega, view;
     return inTasks(root, [
       function () { return vega.parse(spec, null, { ast: true }); },
       function (runtime) {
         view = new vega.View(runtime, {
           expr: root.vegaInterpreter.expressionInterpreter, // the interpreter, not eval: CSP-safe
-          renderer: "svg",
+          renderer: renderer || "svg",
           hover: true,
         });
         // vega-tooltip's own stylesheet would be an injected <style>, which the CSP refuses
@@ -239,7 +247,7 @@
   }
 
   /** Call start(reason) once, when needed (see the header); `root` is the window. */
-  function startLazily(root, figure, start) {
+  function startLazily(root, figure, start, watched) {
     var doc = root.document, started = false, io = null;
     function go(reason) {
       if (started) return;
@@ -254,7 +262,7 @@
     }
     USE_EVENTS.forEach(function (type) { figure.addEventListener(type, onUse, { capture: true, passive: true }); });
 
-    // a chart near the viewport: never before the page has loaded and painted its
+    // a chart near the viewport (NEAR): never before the page has loaded and painted its
     // static figure (the runtime is ~540 KB, 187 KB gzip, and its first view
     // ~0.35 s of work on a slow phone)
     function whenLoaded(fn) {
@@ -290,15 +298,15 @@
           function (entries) {
             if (entries.some(function (e) { return e.isIntersecting; })) go("near");
           },
-          { rootMargin: "300px 0px" }
+          { rootMargin: NEAR }
         );
-        Array.prototype.forEach.call(figure.querySelectorAll("[data-chart]"), function (c) { io.observe(c); });
+        Array.prototype.forEach.call(watched || figure.querySelectorAll("[data-chart]"), function (c) { io.observe(c); });
       });
     });
   }
 
   return {
-    HOLD_MS: HOLD_MS, loadScript: loadScript, startLazily: startLazily, createScheduler: createScheduler,
+    HOLD_MS: HOLD_MS, NEAR: NEAR, loadScript: loadScript, startLazily: startLazily, createScheduler: createScheduler,
     inTasks: inTasks, buildView: buildView, pictureFit: pictureFit, pictureSize: pictureSize, buildInTurn: buildInTurn, USE_EVENTS: USE_EVENTS, isControl: isControl,
   };
 });

@@ -11,6 +11,9 @@
  * words come from sd-serving.js describe(); the visible readout is not a live
  * region: its summary is announced from the panel's own polite region once the
  * control has rested, and only when one of the panel's own controls moved.
+ * The panel's own controls redraw it at once; the figure's alpha, gamma and c
+ * sliders (above it) once they rest (REST_MS), as its chart does: a drag of
+ * those repaints the curve and its readout every frame, not this panel too.
  *
  * One part of the serving panel's script, loaded lazily with the Vega runtime
  * (sd-charts.js start(), then sd-explainer.js calls create()): until then the
@@ -30,6 +33,7 @@
   var PRESETS = presets || { hardware: [], pairings: [] };
   var OWN = ["batch", "ctx", "devices", "hw", "pair"];
   var SLIDERS = { batch: CFG.batches, ctx: CFG.contexts };
+  var REST_MS = 250; // as sd-frames.js HOLD_MS
 
   /** The slider position showing x: the nearest listed value on a log scale,
    * ties to the lower one (page._position). */
@@ -139,9 +143,12 @@
       return d;
     }
 
+    var later = 0;
     store.subscribe(function (s, changed) {
-      var d = render(s);
-      if (changed.some(function (k) { return OWN.indexOf(k) >= 0; })) say(d.summary);
+      if (later) clearTimeout(later);
+      later = 0;
+      if (changed.some(function (k) { return OWN.indexOf(k) >= 0; })) say(render(s).summary);
+      else later = setTimeout(function () { later = 0; render(store.get()); }, REST_MS);
     });
     render(store.get());
     return { render: render };
