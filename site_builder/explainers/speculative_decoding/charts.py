@@ -181,14 +181,11 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     """S against gamma: line, points at whole depths, current depth and peak marked,
     break-even S = 1 with the slowdown region below it shaded; y from 0 to ymax."""
     w, h = CURVE_SIZE
-    # What a slider redraws every frame (sd-charts.js), kept lean: the rows are
-    # numbers already (parse: null, no toNumber formula over every row), none is
-    # ever missing (invalid: null, no validity filter or "defined" test per row),
-    # and the fixed slowdown band, line and label draw one datum of their own
-    # instead of filtering the curve's rows for it. The live view interprets each
-    # expression per row (no eval under the CSP): a third fewer of them per input.
+    # Redrawn by a slider every frame, its expressions interpreted per row (no eval
+    # under the CSP), so lean: no parse formula (parse: null), no validity tests
+    # (invalid: null), and the fixed marks on one row of their own ("fixed").
     base = alt.Chart(alt.NamedData(name="curve", format=alt.DataFormat(parse=None)))
-    fixed = alt.Chart(alt.NamedData(name="fixed"))  # one empty row (chart_parts)
+    fixed = alt.Chart(alt.NamedData(name="fixed"))  # one empty row (curve_part)
     x = alt.X("gamma:Q", title="draft depth γ (tokens drafted per round)", scale=alt.Scale(domain=[0, GAMMA_MAX], nice=False),
               axis=alt.Axis(values=list(range(0, GAMMA_MAX + 1, 2))))
     y = alt.Y("S:Q", title="speedup S over plain decoding", scale=alt.Scale(domain=[0, {"expr": "ymax"}], nice=False))
