@@ -180,7 +180,6 @@ def current_row(alpha: float, c: float, gamma: int) -> list[dict]:
 def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     """S against gamma: line, points at whole depths, current depth and peak marked,
     break-even S = 1 with the slowdown region below it shaded; y from 0 to ymax."""
-    w, h = CURVE_SIZE
     # Redrawn by a slider every frame, its expressions interpreted per row (no eval
     # under the CSP), so lean: no parse formula (parse: null), no validity tests
     # (invalid: null), and the fixed marks on one row of their own ("fixed").
@@ -214,7 +213,7 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
         shape="circle", size=110, color=WARN, filled=False, strokeWidth=2.5, invalid=None).encode(x=x, y=y, tooltip=tooltip)
     return alt.layer(
         slow, even, slow_label, line, points, cur_rule, cur, peak, peak_label, params=ink_params(theme, ymax=ymax),
-        width=w, height=h, title=alt.Title("Speedup against draft depth", subtitle=CURVE_KEY), **top_level(theme))
+        width=CURVE_SIZE[0], height=CURVE_SIZE[1], title=alt.Title("Speedup against draft depth", subtitle=CURVE_KEY), **top_level(theme))
 
 
 def plane_cells(plane: dict) -> list[dict]:
