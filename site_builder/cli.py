@@ -136,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     cached = args.command == "build" and not args.no_cache and \
         (args.output.absolute().parent / CACHE_FOLDER).exists()
     preloaded = None if cached else preload.start(args.content, getattr(args, "jobs", None))
+    early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
     try:
         _import_markdown_without_pygments()
         from .build import BuildOptions
@@ -154,6 +155,43 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if preloaded is not None:
             preloaded.discard()  # a no-op once the build took its result
+        if early:
+            from .explainers import base
+
+            base.release(failed=True)  # a no-op once the build released them
+
+
+def _prepare_early(content: Path, jobs: int | None) -> bool:
+    """On a first build (no cache, so every explainer's build step will run),
+    run the prepare steps of the explainers its terms name now, before the
+    site's own imports: the speculative decoding explainer's converter worker
+    then starts its runtime (~0.45 s) and gets the charts ~0.3 s earlier,
+    while this process imports the rest. The build's prepare stage skips what
+    is prepared (``explainers.prepare``); ``main`` releases it whatever happens.
+    True when something was prepared. Read from the term files' heads
+    (``preload.explainers_named``); an invalid term is still the build's to report."""
+    import gc
+    import os
+
+    names = preload.explainers_named(content)
+    if not names:
+        return False
+    from .explainers import base
+
+    names = {name for name in names if name in base.REGISTRY}
+    if not names:
+        return False
+    # as the build's prepare stage: the collector paused while large libraries
+    # import, and what they made frozen (it lives until the end)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        base.prepare(names, jobs or len(os.sched_getaffinity(0)))
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
+    return True
 
 
 def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preload.Preload | None = None) -> int:

@@ -234,17 +234,21 @@ def reserved_ids() -> frozenset[str]:
 
 _RELEASE: list[Release] = []
 """What the prepare steps of the running build returned, for ``release``."""
+_PREPARED: set[str] = set()
+"""The explainers prepared and not yet released: prepared once per build, when
+the command line did it before the build's own prepare stage (``cli``)."""
 
 
 def prepare(names: Iterable[str], jobs: int) -> None:
     """Run the prepare step of each explainer in ``names`` that has one (see
-    ``Explainer.prepare``); ``release`` undoes them. A name that is not
-    installed is skipped: validation reports it."""
-    for name in sorted(set(names)):
+    ``Explainer.prepare``), once until ``release`` undoes them. A name that is
+    not installed is skipped: validation reports it."""
+    for name in sorted(set(names) - _PREPARED):
         try:
             step = REGISTRY[name].prepare_step()
         except (KeyError, ExplainerError):
             continue
+        _PREPARED.add(name)
         if step is not None:
             release = step(jobs)
             if release is not None:
@@ -253,6 +257,7 @@ def prepare(names: Iterable[str], jobs: int) -> None:
 
 def release(failed: bool = False) -> None:
     """Free what ``prepare`` started (``failed``: the build stopped early); safe to call twice."""
+    _PREPARED.clear()
     while _RELEASE:
         _RELEASE.pop()(failed=failed)
 

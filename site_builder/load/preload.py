@@ -20,6 +20,7 @@ ran; the build then loads as it always did.
 from __future__ import annotations
 
 import os
+import re
 import pickle
 import select
 import signal
@@ -133,3 +134,38 @@ def _load(content: Path, part: tuple[int, int], writer: int) -> None:  # pragma:
         code = 0
     finally:
         os._exit(code)
+
+
+EARLY_SCAN = 1000
+"""At most this many term files are read for ``explainers_named``: a site that
+big takes long enough to build that an explainer's early start is noise."""
+_EXPLAINER_LINE = re.compile(rb"^explainer:[ \t]*[\"']?([A-Za-z0-9][A-Za-z0-9_.-]*)[\"']?[ \t]*\r?$", re.M)
+
+
+def explainers_named(content: Path, limit: int = EARLY_SCAN) -> set[str]:
+    """The explainers the term files of ``content`` name (``explainer: <name>``
+    in their front matter, read from each file's head), so that a first build
+    may start preparing them before its own imports; empty when there are more
+    than ``limit`` term files or the folder cannot be read. A hint, not a load:
+    the build's load stage decides what is valid."""
+    try:
+        with os.scandir(content / "terms") as listing:
+            paths = [entry.path for entry in listing if entry.name.endswith(".md")]
+    except OSError:
+        return set()
+    if len(paths) > limit:
+        return set()
+    names: set[str] = set()
+    for path in paths:
+        try:
+            with open(path, "rb") as file:
+                head = file.read(4096)
+        except OSError:
+            continue
+        if not head.startswith(b"---"):
+            continue
+        end = head.find(b"\n---", 3)
+        found = _EXPLAINER_LINE.search(head, 0, end if end >= 0 else len(head))
+        if found:
+            names.add(found.group(1).decode("ascii"))
+    return names

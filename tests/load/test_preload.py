@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
@@ -180,3 +182,49 @@ def test_the_command_line_starts_no_loaders_when_a_cache_exists(small_site: Path
     assert len(started) == 1  # the cache holds the terms
     assert cli("build", "--no-cache", "--content", small_site, "--output", out)[0] == 0
     assert len(started) == 2
+
+
+def test_explainers_named_reads_the_front_matter_only(tmp_path: Path):
+    terms = tmp_path / "content" / "terms"
+    terms.mkdir(parents=True)
+    (terms / "a.md").write_text("---\ntitle: A\nexplainer: speculative-decoding\n---\nBody.\n", encoding="utf-8")
+    (terms / "b.md").write_text("---\ntitle: B\nexplainer: 'other.one'\nsummary: s\n---\n", encoding="utf-8")
+    (terms / "c.md").write_text("---\ntitle: C\n---\nexplainer: in-the-body\n", encoding="utf-8")
+    (terms / "d.txt").write_text("---\nexplainer: not-a-term\n---\n", encoding="utf-8")
+    (terms / "e.md").write_text("title: no front matter\nexplainer: nope\n", encoding="utf-8")
+    assert preload.explainers_named(tmp_path / "content") == {"speculative-decoding", "other.one"}
+    assert preload.explainers_named(tmp_path / "content", limit=3) == set(), "more term files than the limit"
+    assert preload.explainers_named(tmp_path / "missing") == set()
+
+
+def test_a_first_command_line_build_prepares_its_explainers_before_its_own_imports(tmp_path: Path, cli, monkeypatch):
+    """The command line runs the explainers' prepare steps as it starts, before
+    the build (its converter worker then starts ~0.3 s earlier); the build's own
+    prepare stage does not run them again; nothing is left running after; a
+    build with a cache does not do it (its load comes from the cache)."""
+    from site_builder import cli as cli_module
+    from site_builder.explainers import base, vega
+    from site_builder.explainers import speculative_decoding as sd
+
+    content = tmp_path / "content"
+    shutil.copytree(REPO / "content", content)
+    calls = []
+    original = sd.prepare
+
+    def spy(jobs):
+        calls.append(any(frame.name == "_prepare_early" for frame in traceback.extract_stack()))
+        return original(jobs)
+
+    monkeypatch.setattr(sd, "prepare", spy)
+    out = tmp_path / "site" / "output"
+    assert cli("build", "--content", content, "--output", out)[0] == 0
+    assert calls == [True], "one prepare step, run by the command line before the build"
+    assert base._PREPARED == set() and vega._WORKERS is None
+    assert cli("build", "--content", content, "--output", out)[0] == 0
+    assert calls == [True], "a build from its cache prepares nothing"
+    # a first build that fails: nothing left prepared or running
+    broken = content / "terms" / "model.md"
+    broken.write_text(broken.read_text(encoding="utf-8") + "\nSee [[No such term]].\n", encoding="utf-8")
+    assert cli("build", "--no-cache", "--content", content, "--output", tmp_path / "other" / "output")[0] == 1
+    assert len(calls) == 2 and base._PREPARED == set() and vega._WORKERS is None
+    assert cli_module._prepare_early(tmp_path / "nowhere", 2) is False
