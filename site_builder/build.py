@@ -108,9 +108,14 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     (``preload.start``); used when this build would load them from nothing.
     """
     caller_froze = gc.get_freeze_count() > 0
+    own = store is None or not options.write
+    if own:  # a store of its own (no disk work yet: tables and blobs open on first use)
+        store = cache.BuildCache(options.cache_folder() if options.write else None)
     try:
         return _build_site(options, log, store, preloaded)
     finally:
+        if own:
+            store.close()  # its SQLite files' descriptors now, not whenever the collector gets to them
         if preloaded is not None:
             preloaded.discard()  # a no-op once its result was taken
         if not caller_froze:
@@ -118,13 +123,11 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         explainers.release(failed=True)  # a no-op unless the build stopped before its compute stage ended
 
 
-def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.BuildCache | None,
+def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.BuildCache,
                 preloaded: Preload | None) -> BuildReport:
     started = time.perf_counter()
     if options.write:
         check_output(options.output)  # refuse a folder we may not replace before any work (or cache write)
-    if store is None or not options.write:
-        store = cache.BuildCache(options.cache_folder() if options.write else None)
     overlap = compile_templates if options.write else lambda: None  # work to do while waiting for workers
 
     with _stage("load", log), cache.collector_paused():

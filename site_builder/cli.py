@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,8 +99,6 @@ def run() -> int:
     That collection walked all of them for nothing: ~0.2 s after a build that
     imported the explainer's libraries (Altair's schema classes), ~0.06 s after
     others. Not in ``main``: a caller in a long-lived process keeps its collector."""
-    import gc
-
     status = main()
     gc.freeze()
     return status
@@ -136,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     cached = args.command == "build" and not args.no_cache and \
         (args.output.absolute().parent / CACHE_FOLDER).exists()
     preloaded = None if cached else preload.start(args.content, getattr(args, "jobs", None))
+    caller_froze = gc.get_freeze_count() > 0
     early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
     try:
         _import_markdown_without_pygments()
@@ -159,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
             from .explainers import base
 
             base.release(failed=True)  # a no-op once the build released them
+            if not caller_froze:
+                gc.unfreeze()  # _prepare_early froze what it imported: a library caller gets its collector back
 
 
 def _prepare_early(content: Path, jobs: int | None) -> bool:
@@ -170,7 +172,6 @@ def _prepare_early(content: Path, jobs: int | None) -> bool:
     is prepared (``explainers.prepare``); ``main`` releases it whatever happens.
     True when something was prepared. Read from the term files' heads
     (``preload.explainers_named``); an invalid term is still the build's to report."""
-    import gc
     import os
 
     names = preload.explainers_named(content)

@@ -211,6 +211,11 @@ class BuildCache:
                 except OSError:
                     pass  # unreadable ones are a cold cache too (see table())
 
+    def close(self) -> None:
+        """Close the blob store's connection, if open (the tables are plain files)."""
+        if self._blobs is not None:
+            self._blobs.close()
+
     @property
     def blobs(self) -> "BlobStore":
         """The key -> text store (a no-op store when caching is off)."""

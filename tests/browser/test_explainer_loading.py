@@ -92,8 +92,9 @@ def test_no_runtime_until_a_control_is_used_then_the_curve_follows(browser, http
     assert before <= BEFORE_INTERACTION, (before, loaded)
     page.focus("#sd-alpha")  # a keyboard user tabbing to the first slider
     page.wait_for_function("SpeculativeDecoding.instance.views.curve !== undefined")
-    # the runtime and the specs: the serving panel's script waits for its panel (the next test)
-    assert {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)} == {"vega-runtime", "sd-specs"}
+    # the runtime, the specs and, since a control was used, the serving panel's script
+    # (a keyboard reader tabs on into that panel: its controls must be live by then)
+    assert {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)} == {"vega-runtime", "sd-specs", "sd-serving"}
     page.keyboard.press("ArrowLeft")  # alpha 0.80 -> 0.79
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
     assert curve_follows(page, 0.79)
@@ -106,17 +107,19 @@ def test_no_runtime_until_a_control_is_used_then_the_curve_follows(browser, http
 
 
 def test_the_serving_panel_script_waits_for_its_panel(browser, http_server):
-    """The serving panel's script (its presets and model) loads only when its
-    panel nears the viewport, not with the runtime; its controls then work, and
-    its readout shows the setting the reader made before it came."""
+    """Started by scrolling (no control used), the runtime comes without the
+    serving panel's script (its presets and model), which loads only when its
+    panel nears the viewport; its controls then work, and its readout shows the
+    setting the page has."""
     url = f"{http_server.url}/{PATH}"
     context, page, requests = open_phone(browser, url)
     watch = Watch(page, (http_server.url,))
     page.goto(url)
     page.wait_for_load_state("load")
-    page.focus("#sd-alpha")
-    page.keyboard.press("PageDown")  # alpha 0.8 -> 0.7, the runtime loads
+    page.wait_for_timeout(500)
+    page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({block: 'center'})")  # the runtime loads
     page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
+    page.evaluate("SpeculativeDecoding.instance.store.set({alpha: 0.7})")  # a setting of the page's, made without a control
     page.wait_for_timeout(1500)  # idle: the views not yet built are built now, the panel's script still waits
     assert not any("sd-serving." in u for u in requests)
     assert page.evaluate("document.querySelector('.sd-explainer').dataset.serving") is None

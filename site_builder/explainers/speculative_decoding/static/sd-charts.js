@@ -17,8 +17,9 @@
  *     --a script fails-->   static (data-charts="static"; the SVGs stay)
  *
  * The serving panel's script (its presets, model and controls) loads on its
- * own, the same way but for the panel alone: when a control in it is used or
- * the panel nears the viewport (onServing() listeners hear when it is in). The
+ * own: when the panel nears the viewport, or with the runtime when a control
+ * of the figure is used (a keyboard reader tabs on into the panel, whose
+ * controls must not be disabled then); onServing() listeners hear when it is in. The
  * panel sits far below the figure's top, so a reader who never scrolls there
  * never pays for it; its live view may be built before, and follows the state
  * once the script is in.
@@ -275,6 +276,9 @@
      * used: the curve first) or "near" (a chart nears the viewport). */
     function start(reason) {
       if (reason === "use") {
+        // a reader using the controls may tab on into the serving panel: its
+        // controls must be live by then, not skipped as disabled
+        loadServing(); // once (it keeps its promise)
         wanted = true;
         if (turn && curveContainer()) turn.first(curveContainer());
       }
