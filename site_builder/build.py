@@ -16,7 +16,6 @@ is the fast path taken when only prose changed, through the same stages.
 from __future__ import annotations
 
 import gc
-import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from .load.config import SiteConfig, load_config
 from .load.preload import Preload
 from .names import NameIndex
 from .outputs import Linker
+from .parallel import default_jobs
 from .publish import InPlace, Staging, check_output
 from .render.pages import compile_templates
 from .render.site import site_assets, site_renderer
@@ -281,10 +281,3 @@ def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfi
                        warnings=[p for p in problems if p.severity == "warning"] + warnings,
                        cache_failure=store.failure)
 
-
-def default_jobs() -> int:
-    """Worker processes to use by default: the cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)

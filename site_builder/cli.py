@@ -172,26 +172,19 @@ def _prepare_early(content: Path, jobs: int | None) -> bool:
     is prepared (``explainers.prepare``); ``main`` releases it whatever happens.
     True when something was prepared. Read from the term files' heads
     (``preload.explainers_named``); an invalid term is still the build's to report."""
-    import os
-
     names = preload.explainers_named(content)
     if not names:
         return False
+    from .cache.store import collector_paused
     from .explainers import base
+    from .parallel import default_jobs
 
     names = {name for name in names if name in base.REGISTRY}
     if not names:
         return False
-    # as the build's prepare stage: the collector paused while large libraries
-    # import, and what they made frozen (it lives until the end)
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        base.prepare(names, jobs or len(os.sched_getaffinity(0)))
-    finally:
+    with collector_paused():  # as the build's prepare stage (build.py)
+        base.prepare(names, jobs or default_jobs())
         gc.freeze()
-        if was:
-            gc.enable()
     return True
 
 

@@ -99,6 +99,14 @@ def pool(jobs: int, initializer: Callable[..., None] | None = None, initargs: tu
                                initargs=(os.getpid(), initializer, initargs))
 
 
+def default_jobs() -> int:
+    """Worker processes to use by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def kill(workers: "ProcessPoolExecutor") -> None:
     """End a ``pool`` at once: its processes killed mid-task, queued work
     cancelled. ``ProcessPoolExecutor`` has no public way to stop a running

@@ -20,8 +20,8 @@ ran; the build then loads as it always did.
 from __future__ import annotations
 
 import os
-import re
 import pickle
+import re
 import select
 import signal
 from pathlib import Path
@@ -99,7 +99,7 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
     core this process may use); None where fork is missing or there is nothing to load."""
     if not hasattr(os, "fork") or not hasattr(os, "sched_getaffinity"):  # pragma: no cover - not Linux
         return None
-    cores = cores or len(os.sched_getaffinity(0))
+    cores = cores or parallel.default_jobs()
     try:
         with os.scandir(content / "terms") as listing:
             count = sum(1 for _ in listing)  # the top folder only: a guide to how many loaders

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from conftest_explainer import Watch, bring_charts_near, scene_items
+from conftest_explainer import SCENE_ITEMS, Watch, bring_charts_near, scene_items
 
 pytestmark = pytest.mark.browser
 
@@ -103,24 +103,22 @@ def test_the_canvas_curve_follows_a_change_of_colour_scheme(browser, http_server
         texts = scene_items(page, "curve", "text")
         return next(t["fill"] for t in texts if t["text"] == "Speedup against draft depth")
 
+    # the title drawn in the chart's colour now (SCENE_ITEMS, in the page, so that it can be waited for)
+    inked = f"""() => (({SCENE_ITEMS})(['curve', 'text']) || [])
+        .some(t => t.text === 'Speedup against draft depth' && t.fill === {ink})"""
+
     light = page.evaluate(ink)
     assert title_fill() == light
     page.emulate_media(color_scheme="dark")
     dark = page.evaluate(ink)
     assert dark != light
-    page.wait_for_function(f"""() => {{ const v = SpeculativeDecoding.instance.views.curve; let fill = null;
-        (function walk(m) {{ for (const it of m.items || []) {{ if (m.marktype === 'text' && it.text === 'Speedup against draft depth') fill = it.fill;
-          if (m.marktype === 'group') (it.items || []).forEach(walk); }} }})(v.scenegraph().root);
-        return fill === {ink}; }}""")
+    page.wait_for_function(inked)
     assert page.locator("[data-chart=curve] .sd-vega").count() == 1, "the old view went with its canvas"
     # two changes in a row (rebuilds overlapping): one view, in the last scheme's ink
     page.emulate_media(color_scheme="light")
     page.emulate_media(color_scheme="dark")
     page.wait_for_timeout(500)
-    page.wait_for_function(f"""() => {{ const v = SpeculativeDecoding.instance.views.curve; let fill = null;
-        (function walk(m) {{ for (const it of m.items || []) {{ if (m.marktype === 'text' && it.text === 'Speedup against draft depth') fill = it.fill;
-          if (m.marktype === 'group') (it.items || []).forEach(walk); }} }})(v.scenegraph().root);
-        return fill === {ink}; }}""")
+    page.wait_for_function(inked)
     assert page.locator("[data-chart=curve] .sd-vega").count() == 1
     set_range(page, "alpha", 0.4)
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")

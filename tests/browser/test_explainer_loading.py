@@ -59,6 +59,17 @@ def open_phone(browser, url):
     return context, page, requests
 
 
+def assert_within_budget(requests, http_server, built_site: Path, where: str) -> None:
+    """What the page requested from the test server so far, at its files' gzip
+    size (the server sends them plain), is within BEFORE_INTERACTION."""
+    loaded = sorted({u.split("?")[0] for u in requests if u.startswith(http_server.url)})
+    files = [built_site / (u[len(http_server.url) + 1:] or "index.html") for u in loaded]
+    files = [f / "index.html" if f.is_dir() else f for f in files]
+    before = sum(gz(f) for f in files if f.is_file())
+    print(f"\nbefore any interaction {where}: {len(files)} files, {before} B gzip")
+    assert before <= BEFORE_INTERACTION, (before, loaded)
+
+
 def curve_follows(page, alpha):
     """The live curve's drawn data is the model's for alpha (and the store's gamma and c)."""
     return page.evaluate(
@@ -84,12 +95,7 @@ def test_no_runtime_until_a_control_is_used_then_the_curve_follows(browser, http
     top = page.evaluate("document.querySelector('[data-chart=curve]').getBoundingClientRect().top")
     assert top > PHONE["height"] + 100, top
     # everything the phone loaded before any interaction, at its gzip size (the test server sends it plain)
-    loaded = sorted({u.split("?")[0] for u in requests if u.startswith(http_server.url)})
-    files = [built_site / (u[len(http_server.url) + 1:] or "index.html") for u in loaded]
-    files = [f / "index.html" if f.is_dir() else f for f in files]
-    before = sum(gz(f) for f in files if f.is_file())
-    print(f"\nbefore any interaction on a phone: {len(files)} files, {before} B gzip")
-    assert before <= BEFORE_INTERACTION, (before, loaded)
+    assert_within_budget(requests, http_server, built_site, "on a phone")
     page.focus("#sd-alpha")  # a keyboard user tabbing to the first slider
     page.wait_for_function("SpeculativeDecoding.instance.views.curve !== undefined")
     # the runtime, the specs and, since a control was used, the serving panel's script
@@ -150,12 +156,7 @@ def test_a_desktop_page_loads_no_runtime_before_any_interaction(browser, http_se
     page.wait_for_load_state("load")
     page.wait_for_timeout(2500)
     assert lazy_requests(requests) == []
-    loaded = sorted({u.split("?")[0] for u in requests if u.startswith(http_server.url)})
-    files = [built_site / (u[len(http_server.url) + 1:] or "index.html") for u in loaded]
-    files = [f / "index.html" if f.is_dir() else f for f in files]
-    before = sum(gz(f) for f in files if f.is_file())
-    print(f"\nbefore any interaction at 1280x900: {len(files)} files, {before} B gzip")
-    assert before <= BEFORE_INTERACTION, (before, loaded)
+    assert_within_budget(requests, http_server, built_site, "at 1280x900")
     page.mouse.wheel(0, 400)  # a reader scrolling the curve into view
     page.wait_for_selector("[data-chart=curve][data-live=true]", state="attached")
     assert {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)} == {"vega-runtime", "sd-specs"}

@@ -17,13 +17,13 @@ import json
 import pytest
 
 from site_builder.explainers import vega
-from site_builder.explainers.speculative_decoding import data, page, page_charts
+from site_builder.explainers.speculative_decoding import data, page_charts
 
 
 @pytest.fixture(scope="module")
 def themed():
     page_data = data.page_data()
-    return page.theme_specs(page_data, "light"), page.theme_specs(page_data, "dark")
+    return page_charts.theme_specs(page_data, "light"), page_charts.theme_specs(page_data, "dark")
 
 
 @pytest.mark.parametrize("name", ["curve", "plane", "hist", "lossless", "serving"])

@@ -22,6 +22,7 @@ from __future__ import annotations
 import altair as alt
 import numpy as np
 
+from ..vega import recolour
 from .model import expected_tokens, optimal_depth, speedup
 
 GAMMA_MAX = 16
@@ -119,23 +120,12 @@ def theme_values(theme: str) -> dict[str, str]:
     return values
 
 
-def recolour(spec, values: dict[str, str]):
-    """A copy of a "slots" spec (a ``to_dict`` result, no datasets) with every
-    placeholder leaf replaced by its value: the dict Altair builds for that
-    theme, key for key (``test_sd_page.test_specs_are_schema_valid`` compares
-    them), at a small fraction of a second Altair build's cost."""
-    if isinstance(spec, dict):
-        return {key: recolour(value, values) for key, value in spec.items()}
-    if isinstance(spec, list):
-        return [recolour(value, values) for value in spec]
-    if isinstance(spec, str) and spec.startswith(SLOT):
-        return values[spec]
-    return spec
-
-
 def themed(slotted: dict, themes, datasets: dict, description: str) -> dict[str, dict]:
-    """theme -> a "slots" spec (``to_dict``'s) recoloured for it, with the
-    chart's datasets (shared by the themes) and description attached, as ``spec`` does."""
+    """theme -> a "slots" spec (``to_dict``'s) recoloured for it (``vega.recolour``:
+    the dict Altair builds for that theme, key for key, at a small fraction of
+    an Altair build's cost; ``test_sd_page.test_specs_are_schema_valid``
+    compares them), with the chart's datasets (shared by the themes) and
+    description attached, as ``spec`` does."""
     out = {}
     for theme in themes:
         out[theme] = one = recolour(slotted, theme_values(theme))
@@ -392,7 +382,7 @@ def chart_parts(page: dict, alpha: float, c: float, gamma: int, hist_index: int)
 
 def all_specs(page: dict, alpha: float, c: float, gamma: int, hist_index: int, theme: str) -> dict[str, dict]:
     """Every chart of the page as a Vega-Lite dict, for one theme, each built
-    with Altair in that theme (the build recolours one build instead: ``page.themed_specs``)."""
+    with Altair in that theme (the build recolours one build instead: ``page_charts.themed_specs``)."""
     specs = {name: spec(make(theme), datasets)
              for name, (make, datasets) in chart_parts(page, alpha, c, gamma, hist_index).items()}
     for name, one in specs.items():

@@ -35,7 +35,6 @@ from .. import base, vega
 from .. import markup as explainer_markup
 from . import charts, sentences, serving_panel
 from .page_charts import HIST_INDEX, preview_png, started
-from .page_charts import THEMES, theme_specs, themed_specs  # noqa: F401 - here before page_charts held them
 from .model import expected_tokens, optimal_depth, pays_off, speedup
 from .sampler import simulate_rounds
 from .serving_panel import fixed as _fixed

@@ -16,8 +16,8 @@ import jsonschema
 import pytest
 from altair.utils.schemapi import debug_mode
 
-from site_builder.explainers import base
-from site_builder.explainers.speculative_decoding import charts, data, model, page, serving_charts
+from site_builder.explainers import base, vega
+from site_builder.explainers.speculative_decoding import charts, data, model, page, page_charts, serving_charts
 
 STATIC = Path(page.__file__).with_name("static")
 
@@ -122,16 +122,16 @@ def test_charts_validate_against_vega_lite():
             chart.to_dict()  # validates
 
 
-@pytest.mark.parametrize("theme", page.THEMES)
+@pytest.mark.parametrize("theme", page_charts.THEMES)
 def test_specs_are_schema_valid(theme):
     # The build makes its specs with Altair's checks off, each chart built once
-    # in the "slots" theme and recoloured per theme (page.themed_specs); this is
+    # in the "slots" theme and recoloured per theme (page_charts.themed_specs); this is
     # where they are checked: every spec of every theme, datasets attached,
     # against the Vega-Lite schema, and equal, key order included, to what
     # Altair makes in that theme with its checks on (each object checked as it
     # is made, to_dict validating).
     page_data = data.page_data()
-    fast = page.theme_specs(page_data, theme)
+    fast = page_charts.theme_specs(page_data, theme)
     assert set(fast) == {"curve", "plane", "hist", "lossless", "serving"}
     for name, spec in fast.items():
         alt.TopLevelSpec.validate(spec)
@@ -151,17 +151,17 @@ def test_each_chart_is_built_once_with_altair_and_recoloured(monkeypatch):
     built = []
     real = charts.top_level
     monkeypatch.setattr(charts, "top_level", lambda theme: built.append(theme) or real(theme))
-    specs = dict(page.themed_specs(data.page_data()))
+    specs = dict(page_charts.themed_specs(data.page_data()))
     assert built == ["slots"] * len(specs) == ["slots"] * 5
-    assert {theme for by_theme in specs.values() for theme in by_theme} == set(page.THEMES)
+    assert {theme for by_theme in specs.values() for theme in by_theme} == set(page_charts.THEMES)
     slotted = charts.top_level("slots")["config"].to_dict()
     assert slotted["axis"]["labelColor"] == charts.SLOT + "muted"
-    assert charts.recolour(slotted, charts.theme_values("dark"))["axis"]["labelColor"] == charts.THEMES["dark"]["muted"]
+    assert vega.recolour(slotted, charts.theme_values("dark"))["axis"]["labelColor"] == charts.THEMES["dark"]["muted"]
     assert charts.theme_values("live")[charts.SLOT + "bg"] == "transparent"  # no background: as Altair's build sets it
 
 
 def test_schema_check_catches_a_broken_spec():
-    spec = page.theme_specs(data.page_data(), "light")["curve"]
+    spec = page_charts.theme_specs(data.page_data(), "light")["curve"]
     spec["layer"][0]["mark"]["type"] = "no-such-mark"
     with pytest.raises(jsonschema.ValidationError):
         alt.TopLevelSpec.validate(spec)

@@ -14,7 +14,7 @@
  * counted (as without JavaScript). Words: sd-words.js; plain decoding writes one
  * word per whole pass, its counter on the same clock. A changed alpha, gamma, c
  * or seed starts a fresh run (a link replays the same rounds) at once; a slider's
- * new worked round is drawn once the sliders rest (REST_MS), so a drag repaints
+ * new worked round is drawn once the sliders rest (frames.HOLD_MS), so a drag repaints
  * the readout and the curve, not the stage, every frame; "Step" finishes
  * the round in flight or plays one instantly; reduced motion: CSS drops transitions.
  *
@@ -36,8 +36,6 @@
   var PASS_MS = 900; // one target pass at speed 1
   var JUDGE_MS = 140; // visual stagger per judged position at speed 1
   var HISTORY = 6;
-  // a slider's worked round waits this long after the last change (as sd-frames.js HOLD_MS)
-  var REST_MS = 250;
 
 
   function fmt(x, d) {
@@ -73,9 +71,10 @@
     var drawn = ""; // the (gamma, c) the clock segments show
     var clockFrac = -1;
     var redrawTimer = 0; // a worked round waiting for the sliders to rest
+    var restMs = SD.frames.HOLD_MS; // how long they must rest (sd-frames.js: loaded by the time one is created)
 
     /** A fresh run for the store's setting; its worked round drawn now, or
-     * (`atRest`) once no reset has come for REST_MS. */
+     * (`atRest`) once no reset has come for restMs. */
     function reset(atRest) {
       var s = store.get();
       run = M.createRun(s.alpha, s.gamma, s.c, s.seed);
@@ -87,7 +86,7 @@
       if (lane) setText(lane, "Speculative: draft " + s.gamma + " word" + (s.gamma > 1 ? "s" : "") + ", then one target pass");
       if (redrawTimer) root.clearTimeout(redrawTimer);
       redrawTimer = 0;
-      if (atRest) redrawTimer = root.setTimeout(redraw, REST_MS);
+      if (atRest) redrawTimer = root.setTimeout(redraw, restMs);
       else redraw();
       updateTally();
       notify();

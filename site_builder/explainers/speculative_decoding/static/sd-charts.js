@@ -62,7 +62,6 @@
   "use strict";
 
   var curveRows = K.curveRows, curveEdits = K.curveEdits, yTop = K.yTop, currentRow = K.currentRow, inked = K.inked;
-  var SMOOTH_STEP = K.SMOOTH_STEP;
   // views drawn to their container's width (plot width limits, height as a share
   // of the width); the others keep their build-time size and scale down when narrow
   var FIT = {
@@ -394,7 +393,7 @@
     CANVAS: CANVAS,
     pictureFit: F.pictureFit, // sd-frames.js
     FIT: FIT,
-    SMOOTH_STEP: SMOOTH_STEP,
+    SMOOTH_STEP: K.SMOOTH_STEP,
     HOLD_MS: F.HOLD_MS,
   };
 });

@@ -12,11 +12,12 @@
  * region: its summary is announced from the panel's own polite region once the
  * control has rested, and only when one of the panel's own controls moved.
  * The panel's own controls redraw it at once; the figure's alpha, gamma and c
- * sliders (above it) once they rest (REST_MS), as its chart does: a drag of
+ * sliders (above it) once they rest (frames.HOLD_MS), as its chart does: a drag of
  * those repaints the curve and its readout every frame, not this panel too.
  *
- * One part of the serving panel's script, loaded lazily with the Vega runtime
- * (sd-charts.js start(), then sd-explainer.js calls create()): until then the
+ * One part of the serving panel's script, loaded lazily, when the panel nears
+ * the viewport or a control is used (sd-charts.js loadServing(), then
+ * sd-explainer.js calls create()): until then the
  * panel is as built, its controls disabled. Registers
  * SpeculativeDecoding.servingPanel. DOM code runs only from create();
  * position() is tested under node.
@@ -24,8 +25,8 @@
 (function (root, factory) {
   "use strict";
   var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
-  SD.servingPanel = factory(SD.serving, SD.readout, SD.data, SD.servingPresets);
-})(typeof self !== "undefined" ? self : this, function (SV, R, data, presets) {
+  SD.servingPanel = factory(SD.serving, SD.readout, SD.data, SD.servingPresets, SD.frames);
+})(typeof self !== "undefined" ? self : this, function (SV, R, data, presets, F) {
   "use strict";
 
   var CFG = data.serving;
@@ -33,7 +34,6 @@
   var PRESETS = presets || { hardware: [], pairings: [] };
   var OWN = ["batch", "ctx", "devices", "hw", "pair"];
   var SLIDERS = { batch: CFG.batches, ctx: CFG.contexts };
-  var REST_MS = 250; // as sd-frames.js HOLD_MS
 
   /** The slider position showing x: the nearest listed value on a log scale,
    * ties to the lower one (page._position). */
@@ -148,7 +148,7 @@
       if (later) clearTimeout(later);
       later = 0;
       if (changed.some(function (k) { return OWN.indexOf(k) >= 0; })) say(render(s).summary);
-      else later = setTimeout(function () { later = 0; render(store.get()); }, REST_MS);
+      else later = setTimeout(function () { later = 0; render(store.get()); }, F.HOLD_MS);
     });
     render(store.get());
     return { render: render };
