@@ -115,6 +115,18 @@ def bring_charts_near(page) -> None:
     page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({ block: 'center' })")
 
 
+def bring_every_view_live(page) -> None:
+    """Every chart's live view built: the curve brought near (the runtime
+    loads), then each chart scrolled to in turn (an off-screen view is built
+    only as it nears the viewport, issue 19), and the curve centred again."""
+    bring_charts_near(page)
+    page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
+    for name in page.evaluate("[...document.querySelectorAll('[data-chart]')].map(c => c.dataset.chart)"):
+        page.evaluate("n => document.querySelector(`[data-chart=${n}]`).scrollIntoView({ block: 'center' })", name)
+        page.wait_for_selector(f"[data-chart={name}][data-live=true]", state="attached")
+    page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({ block: 'center' })")
+
+
 #: What a canvas view draws, read from its Vega scenegraph (a canvas has no DOM
 #: to query): every item of the given mark type, each with its text, colours and
 #: box in page pixels, in drawing order. The root group's own offset is the

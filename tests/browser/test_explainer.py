@@ -10,13 +10,14 @@ import math
 
 import pytest
 
-from conftest_explainer import SCENE_ITEMS, Watch, bring_charts_near, scene_items
+from conftest_explainer import SCENE_ITEMS, Watch, bring_charts_near, bring_every_view_live, scene_items
 
 pytestmark = pytest.mark.browser
 
 PATH = "speculative-decoding/index.html"
 READY = ".sd-explainer[data-ready]"
 LIVE = ".sd-explainer[data-charts=live]"
+LAZY = ("vega-runtime.", "sd-specs-", "sd-serving.")  # what loads only when needed
 
 
 def open_page(browser, url, **context_args):
@@ -26,8 +27,13 @@ def open_page(browser, url, **context_args):
     return context, page
 
 
-def wait_live(page):
-    bring_charts_near(page)  # the charts load when one nears the viewport (or a control is used)
+def wait_live(page, every=False):
+    """The charts live (they load when one nears the viewport, or a control is
+    used): the curve's view at least, or with ``every`` each chart's (an
+    off-screen view is built only as the reader nears it)."""
+    if every:
+        return bring_every_view_live(page)
+    bring_charts_near(page)
     page.wait_for_selector(LIVE, state="attached")
 
 
@@ -51,7 +57,7 @@ def test_loads_clean_and_local(browser, built_site, http_server, via):
     context, page = open_page(browser, url)
     watch = Watch(page, allowed)
     page.goto(url)
-    wait_live(page)
+    wait_live(page, every=True)
     page.click("[data-action=step]")
     page.wait_for_timeout(100)
     watch.assert_clean()
@@ -131,7 +137,7 @@ def test_the_canvas_curve_follows_a_change_of_colour_scheme(browser, http_server
 def test_controls_drive_readout_and_chart(browser, http_server):
     context, page = open_page(browser, "")
     page.goto(f"{http_server.url}/{PATH}")
-    wait_live(page)
+    wait_live(page, every=True)
     before = page.inner_text("[data-out=S]")
     set_range(page, "alpha", 0.3)
     page.wait_for_timeout(50)
@@ -489,14 +495,13 @@ CONTRAST_TEXT = [
 def test_text_contrast(browser, http_server, scheme):
     context, page = open_page(browser, "", color_scheme=scheme, viewport={"width": 1280, "height": 900})
     page.goto(f"{http_server.url}/{PATH}?alpha=0.6&gamma=6&c=0.1&seed=7&ctx=4096&batch=300")
-    wait_live(page)
+    wait_live(page, every=True)
     for _ in range(4):  # accepted, rejected, discarded and target tokens, in the lane and the history
         page.click("[data-action=step]")
     page.evaluate("SpeculativeDecoding.instance.animation.play()")  # and a round in flight: pending and drafted ones
     page.wait_for_timeout(300)
     page.evaluate("SpeculativeDecoding.instance.animation.pause()")
-    page.evaluate("document.querySelector('.sd-more').scrollIntoView()")  # the lower charts render
-    page.wait_for_timeout(300)
+    page.evaluate("document.querySelector('.sd-more').scrollIntoView()")  # the lower charts on screen
     results = page.evaluate(CONTRAST, CONTRAST_TEXT)
     canvas_text = page.evaluate(CANVAS_CONTRAST, "curve")  # the curve is drawn on a canvas
     assert canvas_text and {"Speedup against draft depth", "below 1: slowdown"} <= {r["text"] for r in canvas_text}, canvas_text
@@ -517,7 +522,7 @@ def test_vega_runtime_is_lazy_and_the_first_load_small(browser, http_server):
     loaded and painted; what the page needs before that stays small."""
     context, page = open_page(browser, "", viewport={"width": 1280, "height": 900})
     page.goto(f"{http_server.url}/{PATH}")
-    wait_live(page)
+    wait_live(page, every=True)
     page.evaluate("document.querySelector('.sd-panel-serving').scrollIntoView({block: 'nearest'})")  # its script's turn
     page.wait_for_selector(".sd-explainer[data-serving=ready]", state="attached")
     timing = page.evaluate("""() => {
@@ -529,8 +534,8 @@ def test_vega_runtime_is_lazy_and_the_first_load_small(browser, http_server):
     }""")
     first_paint = timing["paint"].get("first-contentful-paint", timing["paint"].get("first-paint"))
     assert first_paint is not None and timing["load"] > 0
-    lazy = [r for r in timing["res"] if r["name"].startswith(("vega-runtime.", "sd-specs.", "sd-serving."))]
-    assert len(lazy) == 3, timing["res"]
+    lazy = [r for r in timing["res"] if r["name"].startswith(LAZY)]
+    assert len(lazy) == 7, timing["res"]  # the runtime, the five charts' specs, the serving panel's script
     for r in lazy:
         assert r["start"] >= timing["load"], (r, timing["load"])
         assert r["start"] >= first_paint, (r, first_paint)
@@ -540,6 +545,6 @@ def test_vega_runtime_is_lazy_and_the_first_load_small(browser, http_server):
     total = timing["html"] + sum(r["bytes"] for r in code)
     print(f"\nfirst load: HTML {timing['html']} B + {len(code)} scripts and stylesheets "
           f"{sum(r['bytes'] for r in code)} B = {total} B; lazy: " + ", ".join(f"{r['name']} {r['bytes']} B" for r in lazy))
-    assert not any(r["name"].startswith(("vega-runtime.", "sd-specs.", "sd-serving.")) for r in early)
+    assert not any(r["name"].startswith(LAZY) for r in early)
     assert total < 200_000, (total, code)
     context.close()

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from conftest_explainer import Watch, bring_charts_near
+from conftest_explainer import Watch, bring_every_view_live
 
 pytestmark = pytest.mark.browser
 
@@ -32,10 +32,8 @@ def open_page(browser, **context_args):
 def wait_all_live(page):
     """Every chart's live view built (the static SVGs replaced), so that nothing
     but the action under test can move the page."""
-    bring_charts_near(page)  # the charts load when one nears the viewport (or a control is used)
-    page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
-    page.evaluate("document.querySelector('.sd-more').scrollIntoView()")
-    page.wait_for_function("document.querySelectorAll('.sd-chart[data-live=true]').length === 5")
+    bring_every_view_live(page)  # each built as the reader nears it
+    assert page.locator(".sd-chart[data-live=true]").count() == 5
     page.evaluate("window.scrollTo(0, 0)")
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
 

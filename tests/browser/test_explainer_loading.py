@@ -21,7 +21,7 @@ import pytest
 from conftest_explainer import Watch
 
 PATH = "speculative-decoding/index.html"
-LAZY = ("vega-runtime.", "sd-specs.", "sd-serving.")
+LAZY = ("vega-runtime.", "sd-specs-", "sd-serving.")
 PHONE = {"width": 390, "height": 844}
 # issue 19's budgets, in bytes of gzip (level 6, as static hosts serve)
 FIRST_LOAD = 60_000
@@ -98,9 +98,10 @@ def test_no_runtime_until_a_control_is_used_then_the_curve_follows(browser, http
     assert_within_budget(requests, http_server, built_site, "on a phone")
     page.focus("#sd-alpha")  # a keyboard user tabbing to the first slider
     page.wait_for_function("SpeculativeDecoding.instance.views.curve !== undefined")
-    # the runtime, the specs and, since a control was used, the serving panel's script
-    # (a keyboard reader tabs on into that panel: its controls must be live by then)
-    assert {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)} == {"vega-runtime", "sd-specs", "sd-serving"}
+    # the runtime, the curve's spec (the other charts are far off: theirs wait) and, since a
+    # control was used, the serving panel's script (a keyboard reader tabs on into that
+    # panel: its controls must be live by then)
+    assert {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)} == {"vega-runtime", "sd-specs-curve", "sd-serving"}
     page.keyboard.press("ArrowLeft")  # alpha 0.80 -> 0.79
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
     assert curve_follows(page, 0.79)
@@ -126,7 +127,7 @@ def test_the_serving_panel_script_waits_for_its_panel(browser, http_server):
     page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({block: 'center'})")  # the runtime loads
     page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
     page.evaluate("SpeculativeDecoding.instance.store.set({alpha: 0.7})")  # a setting of the page's, made without a control
-    page.wait_for_timeout(1500)  # idle: the views not yet built are built now, the panel's script still waits
+    page.wait_for_timeout(1500)  # idle: the panel's script still waits
     assert not any("sd-serving." in u for u in requests)
     assert page.evaluate("document.querySelector('.sd-explainer').dataset.serving") is None
     assert page.locator(".sd-panel-serving fieldset[disabled]").count() == 1
@@ -137,7 +138,8 @@ def test_the_serving_panel_script_waits_for_its_panel(browser, http_server):
     want = page.evaluate("SpeculativeDecoding.serving.describe(SpeculativeDecoding.instance.store.get()).text.serving_S")
     page.wait_for_function("w => document.querySelector('.sd-readout-serving [data-out=serving_S]').textContent === w", arg=want)
     assert page.evaluate("SpeculativeDecoding.instance.store.get().alpha") == 0.7
-    # and its live view draws the rows of that setting
+    # and its live view, built as its chart nears, draws the rows of that setting
+    page.evaluate("document.querySelector('[data-chart=serving]').scrollIntoView({block: 'center'})")
     page.wait_for_function("""() => { const v = SpeculativeDecoding.instance.views.serving; if (!v) return false;
         const want = SpeculativeDecoding.serving.chartRows(SpeculativeDecoding.instance.store.get()).serving;
         return JSON.stringify(v.data('serving').map(r => r.S)) === JSON.stringify(want.map(r => r.S)); }""")
@@ -159,7 +161,11 @@ def test_a_desktop_page_loads_no_runtime_before_any_interaction(browser, http_se
     assert_within_budget(requests, http_server, built_site, "at 1280x900")
     page.mouse.wheel(0, 400)  # a reader scrolling the curve into view
     page.wait_for_selector("[data-chart=curve][data-live=true]", state="attached")
-    assert {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)} == {"vega-runtime", "sd-specs"}
+    page.wait_for_timeout(1500)  # idle: the charts still off screen stay static, their specs unloaded
+    loaded = {u.rsplit("/", 1)[-1].split(".")[0] for u in lazy_requests(requests)}
+    assert {"vega-runtime", "sd-specs-curve"} <= loaded, loaded
+    assert not loaded & {"sd-specs-plane", "sd-specs-lossless", "sd-specs-serving", "sd-serving"}, loaded
+    assert page.locator("[data-chart=plane][data-live], [data-chart=serving][data-live]").count() == 0
     context.close()
 
 
@@ -177,7 +183,12 @@ def test_a_chart_nearing_the_viewport_loads_the_runtime_and_the_swap_moves_nothi
     page.wait_for_function("SpeculativeDecoding.instance.views.curve !== undefined")
     assert lazy_requests(requests)
     page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
-    page.evaluate("document.querySelector('[data-chart=plane]').scrollIntoView({ block: 'center' })")
+    page.wait_for_timeout(1500)  # idle: a view still far off waits for the reader
+    assert "serving" not in page.evaluate("window.__swaps")
+    assert not any("sd-specs-serving." in u for u in requests)
+    for name in ("hist", "plane", "lossless", "serving"):  # the reader scrolls down, chart by chart
+        page.evaluate("n => document.querySelector(`[data-chart=${n}]`).scrollIntoView({ block: 'center' })", name)
+        page.wait_for_selector(f"[data-chart={name}][data-live=true]", state="attached")
     page.wait_for_timeout(300)
     swaps = page.evaluate("window.__swaps")
     assert sorted(swaps) == ["curve", "hist", "lossless", "plane", "serving"], swaps
@@ -232,7 +243,7 @@ class _Refs(HTMLParser):
             self.styles.append(a["href"])
         elif tag == "img":
             self.images.append(a["src"])
-        for key in ("data-vega-src", "data-specs-src", "data-serving-src"):
+        for key in ("data-vega-src", "data-spec-src", "data-serving-src"):
             if a.get(key):
                 self.lazy.append(a[key])
 
@@ -255,7 +266,7 @@ def test_the_first_load_keeps_within_its_byte_budgets(built_site):
     assert any("speculative-decoding." in s for s in refs.scripts), refs.scripts
     assert not any(s.rsplit("/", 1)[-1].startswith(LAZY) for s in refs.scripts + refs.styles), "no lazy asset in the markup"
     lazy = {src: gz(here / src) for src in refs.lazy}
-    assert len(lazy) == 3, refs.lazy
+    assert len(lazy) == 7, refs.lazy  # the runtime, the serving panel's script, a spec per chart
     images = {src: gz(here / src) for src in refs.images}
     assert len(images) == 5, refs.images
     total_first = sum(first.values())

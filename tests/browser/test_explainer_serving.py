@@ -222,6 +222,12 @@ def test_without_javascript_the_panel_shows_its_svg_and_default_readout(browser,
     assert img.count() == 1
     page.locator(PANEL).scroll_into_view_if_needed()
     page.wait_for_function("() => document.querySelector('[data-chart=serving] img').complete")
+    # rendered: .sd-more skips its rendering (content-visibility) until a frame after it nears
+    # the viewport (a page without scripts gives wait_for_function no frame to poll in)
+    for _ in range(100):
+        if out(page, "serving_S"):
+            break
+        page.wait_for_timeout(50)
     assert img.evaluate("i => i.complete && i.naturalWidth > 0")
     assert "first falls below 1 at batch 170" in img.get_attribute("alt")
     assert page.locator("fieldset.sd-serving[disabled]").count() == 1

@@ -1,5 +1,6 @@
 // frames.buildInTurn: the live views are built one per task, those near the
-// viewport first, the others only when they near it or the page is idle.
+// viewport first, the others only when they near it (or, with no
+// IntersectionObserver to tell, one per idle period).
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
@@ -32,7 +33,7 @@ function fakeRoot() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-test("views near the viewport are built first, one per task; the rest wait for idle time", async () => {
+test("views near the viewport are built, one per task; the others only as they near it", async () => {
   const root = fakeRoot();
   const built = [];
   const building = [];
@@ -41,22 +42,59 @@ test("views near the viewport are built first, one per task; the rest wait for i
     assert.equal(building.length - built.length, 1, "never two views at once");
     return Promise.resolve().then(() => built.push(name));
   });
-  let finished = false;
+  let finished = false, drained = false;
   done.then(() => { finished = true; });
+  done.drained.then(() => { drained = true; });
   root.show("hist"); // on screen
   await settle();
-  assert.deepEqual(built, ["hist"], "the visible view first, alone");
+  assert.deepEqual(built, ["hist"], "the visible view, alone");
+  assert.ok(!drained, "drained only once the queue has run dry, after the yield");
   root.runTimers(); // the yield after it: nothing else is near the viewport
   await settle();
-  assert.deepEqual(built, ["hist"], "off-screen views wait");
-  root.runIdle(); // the page is idle: the next off-screen view, in document order
+  assert.ok(drained, "the views wanted so far are built");
+  root.runIdle(); // an idle page builds nothing more: off-screen views stay deferred
+  root.runTimers();
   await settle();
-  assert.deepEqual(built, ["hist", "curve"]);
+  assert.deepEqual(built, ["hist"], "off-screen views wait, idle or not");
+  assert.equal(root.idles.length, 0, "no idle callback is even asked for when an observer can tell what is near");
   root.show("plane"); // scrolled to
   root.runTimers();
   await settle();
-  assert.deepEqual(built, ["hist", "curve", "plane"]);
+  assert.deepEqual(built, ["hist", "plane"]);
+  assert.ok(!finished, "settles only once every view is built");
+  done.first("curve"); // a slider was used
+  await settle();
+  assert.deepEqual(built, ["hist", "plane", "curve"]);
   assert.ok(finished, "settles once every view is built");
+});
+
+test("without an IntersectionObserver every view is built, one per idle period, in document order", async () => {
+  const root = fakeRoot();
+  delete root.IntersectionObserver;
+  const built = [];
+  const done = SD.frames.buildInTurn(root, ["curve", "plane"], (name) => Promise.resolve().then(() => built.push(name)));
+  await settle();
+  assert.deepEqual(built, [], "nothing before the page is idle");
+  root.runIdle();
+  await settle();
+  assert.deepEqual(built, ["curve"]);
+  root.runTimers();
+  root.runIdle();
+  await settle();
+  assert.deepEqual(built, ["curve", "plane"]);
+  await done;
+});
+
+test("a failure after the first views are in rejects the whole, not what was drained", async () => {
+  const root = fakeRoot();
+  const done = SD.frames.buildInTurn(root, ["curve", "plane"], (name) =>
+    name === "plane" ? Promise.reject(new Error("no spec")) : Promise.resolve());
+  root.show("curve");
+  await settle();
+  root.runTimers();
+  await done.drained; // the curve is live
+  root.show("plane");
+  await assert.rejects(done, /no spec/);
 });
 
 test("a failure rejects, and an empty list settles at once", async () => {

@@ -17,8 +17,9 @@ each timed in ``LAST_TIMINGS``:
    light curve when the site makes previews (``ctx.previews``).
 
 Delivery (works from file://, under a strict CSP): classic deferred scripts
-only, data in scripts (the page data at the head of the widget's script,
-sd-specs.js loaded lazily with the Vega runtime), no inline script or style anywhere in the markup, the
+only, data in scripts (the page data at the head of the widget's script, each
+chart's spec in an sd-specs-<chart>.js of its own, loaded lazily when its live
+view is built), no inline script or style anywhere in the markup, the
 charts as <img> SVGs with width and height until the runtime replaces them.
 """
 
@@ -208,14 +209,15 @@ def serving_values() -> dict:
     }
 
 
-def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_src: str, serving_src: str = "") -> str:
+def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_src: dict[str, str],
+           serving_src: str = "") -> str:
     """The explainer's HTML as it stands before any script runs: controls
     (disabled until the script enables them), one worked round, the readout
     and the static SVG charts, all at ``DEFAULTS`` (``figure.html``, with the
     shared macros). ``page`` is the page data (``data.py``), ``sizes`` each
-    chart's SVG size, ``vega_src``/``specs_src``/``serving_src`` the URLs the
-    script loads the Vega runtime, the chart specs and the serving panel's
-    script from."""
+    chart's SVG size, ``vega_src``/``serving_src`` the URLs the script loads the
+    Vega runtime and the serving panel's script from, ``specs_src`` each chart's
+    spec script's URL (on its chart, as ``data-spec-src``)."""
     a, g, c, seed = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"], DEFAULTS["seed"]
     d = describe(a, g, c)
     best = int(optimal_depth(a, c, 16))
@@ -318,8 +320,10 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     timings["vl-convert"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    specs_url = ctx.add_asset("sd-specs.js", vega.js_data(NAMESPACE, "specs", vega_specs, COMMENT))
-    html_text = markup(page, sizes, ctx.root + vega_url, ctx.root + specs_url, ctx.root + serving_url)
+    # one script per chart: a view's spec comes when that view is built (an off-screen view's, never before it nears)
+    specs_src = {name: ctx.root + ctx.add_asset(f"sd-specs-{name}.js", vega.js_data(NAMESPACE, "specs", spec, COMMENT, name))
+                 for name, spec in sorted(vega_specs.items())}
+    html_text = markup(page, sizes, ctx.root + vega_url, specs_src, ctx.root + serving_url)
     timings["assets"] += time.perf_counter() - t
     timings["total"] = time.perf_counter() - t0
     LAST_TIMINGS.clear()

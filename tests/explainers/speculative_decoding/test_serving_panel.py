@@ -315,9 +315,8 @@ def test_the_panel_ships_its_svgs_spec_and_presets(built):
     svg = b.files["serving.svg"]
     assert b"<script" not in svg and b"break-even 170" in svg and b"ridge 49" in svg
     assert b"ridge 49" in b.files["serving-dark.svg"]
-    specs = next(blob for url, blob in assets.items() if "/sd-specs." in url).decode()
-    head = "(self.SpeculativeDecoding = self.SpeculativeDecoding || {}).specs = "
-    vega = json.loads(specs.split(head, 1)[1].split(";\n", 1)[0])["serving"]
+    src = re.search(r'data-chart="serving" data-spec-src="\.\./(assets/sd-specs-serving\.[^"]+)"', b.html).group(1)
+    vega = json.loads(assets[src].decode().split(')["serving"] = ', 1)[1].split(";\n", 1)[0])
     assert {"serving", "serving_marks"} <= {d["name"] for d in vega["data"]}
     assert {s["name"] for s in vega["signals"]} >= {"ymax", "goodInk", "badInk"}
     script = assets[b.scripts[0]].decode()

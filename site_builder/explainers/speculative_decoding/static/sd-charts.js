@@ -5,24 +5,25 @@
  *   static (the <img> SVGs rendered at build time)
  *     --a control is first used, or (after `load` and first paint) a chart nears
  *       the viewport (frames.startLazily); never merely because the page is idle-->
- *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip)
- *            and the compiled specs (SpeculativeDecoding.specs), then
- *            build the views one at a time, each in several tasks (frames.buildView):
- *            those near the viewport first, the curve first of all once a control
- *            is used (it is the view a slider moves), the rest as they near the
- *            viewport or when the page is idle (frames.buildInTurn). The static
- *            SVG stays until its view is drawn; the view is drawn at the box the
- *            picture had, so the swap moves nothing on the page
- *     --every view built--> live (data-charts="live", data-live on each chart)
- *     --a script fails-->   static (data-charts="static"; the SVGs stay)
+ *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip),
+ *            then build the views one at a time, each from its own spec script
+ *            (data-spec-src: SpeculativeDecoding.specs[name]) in several tasks
+ *            (frames.buildView): those near the viewport, the curve first of all
+ *            once a control is used (it is the view a slider moves; its spec
+ *            loads with the runtime then); the rest only as they near the
+ *            viewport (frames.buildInTurn). The static SVG stays until its view
+ *            is drawn; the view is drawn at the box the picture had, so the
+ *            swap moves nothing on the page
+ *     --the views wanted so far built--> live (data-charts="live"; data-live on
+ *            each chart as its view comes, the later ones as the reader nears them)
+ *     --a script fails-->   static (data-charts="static"; the SVGs stay; a view
+ *            failing later keeps its own picture)
  *
  * The serving panel's script (its presets, model and controls) loads on its
  * own: when the panel nears the viewport, or with the runtime when a control
  * of the figure is used (a keyboard reader tabs on into the panel, whose
- * controls must not be disabled then); onServing() listeners hear when it is in. The
- * panel sits far below the figure's top, so a reader who never scrolls there
- * never pays for it; its live view may be built before, and follows the state
- * once the script is in.
+ * controls must not be disabled then); onServing() listeners hear when it is
+ * in. Its live view follows the state once the script is in.
  *
  * Views are built with the AST expression interpreter (ast: true): nothing is
  * eval'd and a strict CSP holds.
@@ -100,12 +101,7 @@
     var onServing = [];
 
     function hasData(view, name) {
-      try {
-        view.data(name);
-        return true;
-      } catch (e) {
-        return false;
-      }
+      try { view.data(name); return true; } catch (e) { return false; }
     }
 
     /** Bring the curve view to state s; false when nothing changed. */
@@ -212,13 +208,8 @@
       [["goodInk", "--sd-good"], ["badInk", "--sd-bad"]].forEach(function (pair) {
         var value = css.getPropertyValue(pair[1]).trim();
         try {
-          if (value && view.signal(pair[0]) !== value) {
-            view.signal(pair[0], value);
-            touched = true;
-          }
-        } catch (e) {
-          /* this view draws no coloured text */
-        }
+          if (value && view.signal(pair[0]) !== value) touched = !!view.signal(pair[0], value); // (the view)
+        } catch (e) { /* this view draws no coloured text */ }
       });
       return touched;
     }
@@ -271,6 +262,13 @@
 
     function curveContainer() { return figure.querySelector("[data-chart=curve]"); }
 
+    /** The spec of the chart in container c, once its script is in (a promise). */
+    function specOf(c) {
+      return F.loadScript(c.getAttribute("data-spec-src")).then(function () {
+        return root.SpeculativeDecoding.specs[c.getAttribute("data-chart")] || Promise.reject(new Error("no spec"));
+      });
+    }
+
     /** Load the runtime and build the views (once); reason "use" (a control was
      * used: the curve first) or "near" (a chart nears the viewport). */
     function start(reason) {
@@ -283,17 +281,16 @@
       }
       if (ready) return ready;
       var runtime = figure.getAttribute("data-vega-src");
-      var specs = figure.getAttribute("data-specs-src");
       figure.setAttribute("data-charts", "loading");
-      ready = Promise.all([F.loadScript(runtime), F.loadScript(specs)])
+      if (wanted && curveContainer()) specOf(curveContainer()); // beside the runtime, not after it
+      ready = F.loadScript(runtime)
         .then(function () {
-          var all = root.SpeculativeDecoding.specs || {}; // set by sd-specs.js
           var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
-            return all[c.getAttribute("data-chart")];
+            return c.getAttribute("data-spec-src");
           });
           turn = F.buildInTurn(root, containers, function (c) {
             var name = c.getAttribute("data-chart");
-            return embed(c, all[name]).then(function (view) {
+            return specOf(c).then(function (spec) { return embed(c, spec); }).then(function (view) {
               views[name] = view;
               if (setInks(view)) view.runAsync(); // drawn in the page's scheme now, not at the next update
               fitToContainer(name, c);
@@ -308,7 +305,10 @@
             });
           });
           if (wanted && curveContainer()) turn.first(curveContainer());
-          return turn;
+          turn.catch(function (err) { // once live: that view keeps its picture
+            if (root.console) root.console.warn("speculative decoding explainer: a chart stays static:", err);
+          });
+          return turn.drained;
         })
         .then(function () { return apply(true, true); })
         .then(function () {

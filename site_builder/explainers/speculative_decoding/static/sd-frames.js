@@ -1,6 +1,6 @@
 /* sd-frames.js: when the live charts load and when they redraw.
  *
- *   loadScript(src)         a classic script injected once (the Vega runtime, the specs)
+ *   loadScript(src)         a classic script injected once per src (the Vega runtime, a spec)
  *   startLazily(root, figure, start, watched)
  *                           start(reason) once, when it is needed: on the first use of any
  *                           control in the figure (reason "use": pointer, touch, key, focus
@@ -23,9 +23,10 @@
  *                           picture has now (so the swap moves nothing)
  *   buildInTurn(root, containers, build)
  *                           build(container) one at a time, a task each: those near
- *                           the viewport first, the others as they near it or when
- *                           the page is idle (no long task parses every spec at once);
- *                           .first(c) moves c to the head of the queue
+ *                           the viewport, the others only as they near it (no long
+ *                           task parses every spec at once; an off-screen view costs
+ *                           nothing until it is needed); .first(c) builds c next,
+ *                           near or not; .drained: the views wanted so far are built
  *   createScheduler(env, apply, holdMs)
  *                           one requestAnimationFrame applies whatever was marked
  *                           dirty, however many inputs arrived (see sd-charts.js)
@@ -48,7 +49,13 @@
   // within its budget (250 KB gzip; the runtime alone is 187 KB)
   var NEAR = "100px 0px";
 
+  var loads = {};
+  /** A classic script injected once per src (a promise; the same one for every caller). */
   function loadScript(src) {
+    if (!loads[src]) loads[src] = inject(src);
+    return loads[src];
+  }
+  function inject(src) {
     return new Promise(function (resolve, reject) {
       var s = document.createElement("script");
       s.src = src;
@@ -179,22 +186,39 @@
     return pictureFit(spec, Number(img.getAttribute("width")), Number(img.getAttribute("height")), box.width, box.height);
   }
 
-  /** Build every one of `containers` with build(c) (a promise), one per task; see the header.
-   * Settles once all are built, or fails with the first failure. */
+  /** Build each of `containers` with build(c) (a promise), one per task; see the
+   * header. A promise settled once all are built, or failed with the first
+   * failure; .drained settles when the views wanted so far are built (the queue
+   * first runs dry), .first(c) builds c next. */
   function buildInTurn(root, containers, build) {
     var waiting = containers.slice(), queue = [], busy = false, built = 0;
     var take = function () {};
+    var drain = {};
+    var drained = new Promise(function (resolve, reject) { drain.resolve = resolve; drain.reject = reject; });
+    drained.catch(function () {}); // a failure is the whole's too: reported there, not twice
     var done = new Promise(function (resolve, reject) {
-      if (!waiting.length) return resolve();
+      if (!waiting.length) {
+        drain.resolve();
+        return resolve();
+      }
       function pump() {
-        if (busy || !queue.length) return;
+        if (busy) return;
+        if (!queue.length) {
+          if (built) drain.resolve(); // (again: a no-op)
+          return;
+        }
         busy = true;
         build(queue.shift()).then(function () {
           busy = false;
           built += 1;
-          if (built === containers.length) resolve();
-          else root.setTimeout(pump, 0); // yield: input and painting come between views
-        }, reject);
+          if (built === containers.length) {
+            drain.resolve();
+            resolve();
+          } else root.setTimeout(pump, 0); // yield: input and painting come between views
+        }, function (err) {
+          drain.reject(err);
+          reject(err);
+        });
       }
       take = function (c, first) {
         var at = waiting.indexOf(c);
@@ -210,6 +234,8 @@
         pump();
       };
       if ("IntersectionObserver" in root) {
+        // an off-screen view waits until it nears the viewport: its spec, parse and
+        // drawing cost nothing, before any interaction or during a drag, until then
         var io = new root.IntersectionObserver(
           function (entries) {
             entries.forEach(function (e) {
@@ -222,18 +248,21 @@
           { rootMargin: "200px" }
         );
         waiting.forEach(function (c) { io.observe(c); });
+      } else {
+        // no way to tell what is near: every view, one per idle period, in document order
+        var idle = root.requestIdleCallback || function (fn) { return root.setTimeout(fn, 100); };
+        (function whenIdle() {
+          idle(function () {
+            if (!waiting.length) return;
+            if (!busy && !queue.length) take(waiting[0]);
+            whenIdle();
+          }, { timeout: 1000 });
+        })();
       }
-      var idle = root.requestIdleCallback || function (fn) { return root.setTimeout(fn, 100); };
-      (function whenIdle() {
-        idle(function () {
-          if (!waiting.length) return;
-          if (!busy && !queue.length) take(waiting[0]);
-          whenIdle();
-        }, { timeout: 1000 });
-      })();
     });
     /** Build `c` next (the curve, once a slider is used), whether or not it is near the viewport. */
     done.first = function (c) { take(c, true); };
+    done.drained = drained;
     return done;
   }
 
