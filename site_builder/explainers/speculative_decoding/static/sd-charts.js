@@ -282,8 +282,9 @@
       if (ready) return ready;
       var runtime = figure.getAttribute("data-vega-src");
       figure.setAttribute("data-charts", "loading");
+      var runtimeIn = F.loadScript(runtime);
       if (wanted && curveContainer()) specOf(curveContainer()); // beside the runtime, not after it
-      ready = F.loadScript(runtime)
+      ready = runtimeIn
         .then(function () {
           var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
             return c.getAttribute("data-spec-src");
