@@ -75,7 +75,7 @@ def test_csp_holds_and_charts_render(browser, csp_server):
     watch = Watch(page, (csp_server.url,))
     response = page.goto(url)
     assert "script-src 'self'" in response.headers["content-security-policy"]
-    wait_live(page)
+    wait_live(page, every=True)  # every chart's spec script and view, under the policy
     set_range(page, "alpha", 0.5)
     page.mouse.move(10, 10)
     page.wait_for_timeout(100)

@@ -15,11 +15,15 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 import bench_explainer  # noqa: E402
 import bench_lighthouse  # noqa: E402
+
+pytestmark = pytest.mark.browser
 
 PAGE = "speculative-decoding/"
 

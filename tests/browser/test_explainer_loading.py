@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest_explainer import Watch
+from conftest_explainer import Watch, bring_every_view_live
+
+pytestmark = pytest.mark.browser
 
 PATH = "speculative-decoding/index.html"
 LAZY = ("vega-runtime.", "sd-specs-", "sd-serving.")
@@ -201,6 +203,44 @@ def test_a_chart_nearing_the_viewport_loads_the_runtime_and_the_swap_moves_nothi
         return [c.querySelector('.sd-vega > svg, .sd-vega > canvas').getBoundingClientRect().width, c.getBoundingClientRect().width]; }""")
     assert abs(box[0] - box[1]) <= 1, box
     watch.assert_clean()
+    context.close()
+
+
+def test_a_chart_whose_spec_fails_keeps_its_picture_and_the_others_go_live(browser, http_server):
+    """Each chart's spec is a request of its own: one that fails (here the
+    plane's, refused by the network) leaves that chart's static picture in
+    place, and every other view is still built as the reader nears it, the
+    curve following the sliders; the page warns, and throws nothing."""
+    url = f"{http_server.url}/{PATH}"
+    context, page, requests = open_phone(browser, url)
+    watch = Watch(page, (http_server.url,))
+    warnings = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    page.route("**/sd-specs-plane.*", lambda route: route.abort())
+    page.goto(url)
+    page.wait_for_selector(".sd-explainer[data-ready]", state="attached")
+    page.focus("#sd-alpha")  # the curve first
+    page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
+    for name in ("plane", "lossless", "hist", "serving"):  # the plane's fails on the way down
+        page.evaluate("n => document.querySelector(`[data-chart=${n}]`).scrollIntoView({ block: 'center' })", name)
+        if name != "plane":
+            page.wait_for_selector(f"[data-chart={name}][data-live=true]", state="attached")
+    assert page.locator("[data-chart=plane][data-live]").count() == 0
+    assert page.locator("[data-chart=plane] .sd-vega").count() == 0
+    img = page.locator("[data-chart=plane] picture img")
+    img.scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('[data-chart=plane] picture img').complete")
+    assert img.evaluate("i => i.naturalWidth > 0 && i.getBoundingClientRect().height > 0"), "the picture is shown"
+    assert page.locator(".sd-chart[data-live=true]").count() == 4
+    assert any("stays static" in w for w in warnings), warnings
+    page.evaluate("document.querySelector('#sd-alpha').scrollIntoView({ block: 'center' })")
+    page.focus("#sd-alpha")
+    page.keyboard.press("ArrowLeft")  # 0.80 -> 0.79
+    page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
+    assert curve_follows(page, 0.79)
+    # the browser's own line for the refused request, and nothing else (no uncaught rejection)
+    assert [e for e in watch.errors if not ("Failed to load resource" in e and "sd-specs-plane." in e)] == [], watch.errors
+    assert not watch.outside
     context.close()
 
 

@@ -85,16 +85,40 @@ test("without an IntersectionObserver every view is built, one per idle period, 
   await done;
 });
 
-test("a failure after the first views are in rejects the whole, not what was drained", async () => {
+test("a view that fails keeps its picture: the others are built still, and the whole reports the failure", async () => {
   const root = fakeRoot();
-  const done = SD.frames.buildInTurn(root, ["curve", "plane"], (name) =>
-    name === "plane" ? Promise.reject(new Error("no spec")) : Promise.resolve());
+  const built = [];
+  const done = SD.frames.buildInTurn(root, ["curve", "plane", "hist"], (name) =>
+    name === "plane" ? Promise.reject(new Error("no spec")) : Promise.resolve().then(() => built.push(name)));
+  let rejected = null;
+  done.catch((err) => { rejected = err; });
   root.show("curve");
   await settle();
   root.runTimers();
   await done.drained; // the curve is live
-  root.show("plane");
-  await assert.rejects(done, /no spec/);
+  root.show("plane"); // fails
+  await settle();
+  root.runTimers();
+  root.show("hist"); // comes near after the failure: built all the same
+  await settle();
+  root.runTimers();
+  await settle();
+  assert.deepEqual(built, ["curve", "hist"]);
+  assert.match(String(rejected), /no spec/, "settled once every view is done, with the failure");
+});
+
+test("drained fails only when every view wanted so far failed, and settles when nothing is near", async () => {
+  const root = fakeRoot();
+  const failing = SD.frames.buildInTurn(root, ["curve", "plane"], () => Promise.reject(new Error("offline")));
+  failing.catch(() => {});
+  root.show("curve");
+  await settle();
+  root.runTimers();
+  await assert.rejects(failing.drained, /offline/);
+  const later = fakeRoot();
+  const far = SD.frames.buildInTurn(later, ["curve"], () => assert.fail("nothing is near"));
+  later.observers[0].callback([{ target: "curve", isIntersecting: false }]); // the reader scrolled away meanwhile
+  await far.drained; // settles: nothing is wanted yet
 });
 
 test("a failure rejects, and an empty list settles at once", async () => {

@@ -82,14 +82,6 @@
     return SERVING_KEYS.map(function (k) { return s[k]; }).join("/");
   }
 
-  /** The plot size that makes a view with `extra` pixels of axes and padding
-   * fill `available` pixels, within the limits of `fit`. */
-  function fitSize(fit, available, extra) {
-    var w = Math.round(Math.max(fit.min, Math.min(fit.max, available - extra)));
-    var h = Math.round(Math.max(fit.minH, Math.min(fit.maxH, w * fit.ratio)));
-    return { width: w, height: h };
-  }
-
   function create(figure, store, animation) {
     var views = {};
     var sets = {}; // view name -> {dataset name: true}
@@ -223,7 +215,7 @@
         shown[name] = null;
         scheduler.mark("state");
         scheduler.mark("rest");
-      });
+      }, warn); // the view drawn before stays
     }
     if (root.matchMedia) {
       var scheme = root.matchMedia("(prefers-color-scheme: dark)");
@@ -237,30 +229,13 @@
       else if (scheme.addListener) scheme.addListener(onScheme);
     }
 
-    /** Keep a view as wide as its container (FIT) once its width changes (the first
-     * size is the static picture's: see embed); resizing is rare, so a full re-layout is fine. */
-    function fitToContainer(name, container) {
-      var fit = FIT[name];
-      if (!fit || !("ResizeObserver" in root)) return;
-      var width = Math.floor(container.getBoundingClientRect().width);
-      new root.ResizeObserver(function (entries) {
-        var available = Math.floor(entries[entries.length - 1].contentRect.width);
-        if (!available || available === width) return;
-        width = available;
-        var view = views[name]; // the one drawn now (a canvas view is rebuilt on a scheme change)
-        var drawn = container.querySelector(".sd-vega svg, .sd-vega canvas");
-        // the view's whole width: an SVG's own width, a canvas's CSS width (its pixels are scaled)
-        var whole = drawn ? (drawn.tagName.toLowerCase() === "canvas" ? parseFloat(drawn.style.width) : Number(drawn.getAttribute("width"))) : NaN;
-        var extra = whole ? whole - view.width() : 60;
-        var size = fitSize(fit, available, extra);
-        if (size.width !== view.width() || size.height !== view.height()) view.width(size.width).height(size.height).runAsync();
-      }).observe(container);
-    }
-
     var turn = null; // the views' build queue (frames.buildInTurn), once the runtime is in
     var wanted = false; // a control was used: the curve is built first
 
     function curveContainer() { return figure.querySelector("[data-chart=curve]"); }
+    function warn(err) {
+      if (root.console) root.console.warn("speculative decoding explainer: stays static:", err);
+    }
 
     /** The spec of the chart in container c, once its script is in (a promise). */
     function specOf(c) {
@@ -277,13 +252,14 @@
         // controls must be live by then, not skipped as disabled
         loadServing(); // once (it keeps its promise)
         wanted = true;
+        if (ready && curveContainer()) specOf(curveContainer()).catch(warn); // the runtime is on its way: the curve's spec beside it
         if (turn && curveContainer()) turn.first(curveContainer());
       }
       if (ready) return ready;
       var runtime = figure.getAttribute("data-vega-src");
       figure.setAttribute("data-charts", "loading");
       var runtimeIn = F.loadScript(runtime);
-      if (wanted && curveContainer()) specOf(curveContainer()); // beside the runtime, not after it
+      if (wanted && curveContainer()) specOf(curveContainer()).catch(warn); // beside the runtime, not after it (its build reports a failure)
       ready = runtimeIn
         .then(function () {
           var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
@@ -294,7 +270,8 @@
             return specOf(c).then(function (spec) { return embed(c, spec); }).then(function (view) {
               views[name] = view;
               if (setInks(view)) view.runAsync(); // drawn in the page's scheme now, not at the next update
-              fitToContainer(name, c);
+              // the one drawn now: a canvas view is rebuilt on a scheme change
+              F.fitToContainer(root, c, FIT[name], function () { return views[name]; });
               sets[name] = {};
               if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
               ["current", "curve", "hist", "serving"].forEach(function (d) {
@@ -306,9 +283,7 @@
             });
           });
           if (wanted && curveContainer()) turn.first(curveContainer());
-          turn.catch(function (err) { // once live: that view keeps its picture
-            if (root.console) root.console.warn("speculative decoding explainer: a chart stays static:", err);
-          });
+          turn.catch(warn); // a view that fails keeps its picture; the others are built still
           return turn.drained;
         })
         .then(function () { return apply(true, true); })
@@ -318,7 +293,7 @@
         })
         .catch(function (err) {
           figure.setAttribute("data-charts", "static");
-          if (root.console) root.console.warn("speculative decoding explainer: charts stay static:", err);
+          warn(err);
           return views;
         });
       return ready;
@@ -337,6 +312,7 @@
           scheduler.mark("rest");
         }
       });
+      servingIn.catch(warn); // its controls stay disabled, the rest works
       return servingIn;
     }
     var servingPanel = figure.querySelector("[data-chart=serving]");
@@ -389,7 +365,7 @@
     HEADROOM: K.HEADROOM,
     histRows: M.histogramRows, // sd-model.js: the tests know it as charts'
     createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
-    fitSize: fitSize,
+    fitSize: F.fitSize, // sd-frames.js
     inked: inked,
     CANVAS: CANVAS,
     pictureFit: F.pictureFit, // sd-frames.js

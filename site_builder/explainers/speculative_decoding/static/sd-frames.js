@@ -26,7 +26,8 @@
  *                           the viewport, the others only as they near it (no long
  *                           task parses every spec at once; an off-screen view costs
  *                           nothing until it is needed); .first(c) builds c next,
- *                           near or not; .drained: the views wanted so far are built
+ *                           near or not; .drained: the views wanted so far are done
+ *   fitSize, fitToContainer a live view kept as wide as its container
  *   createScheduler(env, apply, holdMs)
  *                           one requestAnimationFrame applies whatever was marked
  *                           dirty, however many inputs arrived (see sd-charts.js)
@@ -52,7 +53,10 @@
   var loads = {};
   /** A classic script injected once per src (a promise; the same one for every caller). */
   function loadScript(src) {
-    if (!loads[src]) loads[src] = inject(src);
+    if (!loads[src]) {
+      loads[src] = inject(src);
+      loads[src].catch(function () { delete loads[src]; }); // a later call tries again
+    }
     return loads[src];
   }
   function inject(src) {
@@ -187,37 +191,45 @@
   }
 
   /** Build each of `containers` with build(c) (a promise), one per task; see the
-   * header. A promise settled once all are built, or failed with the first
-   * failure; .drained settles when the views wanted so far are built (the queue
-   * first runs dry), .first(c) builds c next. */
+   * header. A promise settled once every one is done: fulfilled if all were
+   * built, else failed with the first failure (a view that fails keeps its
+   * picture; the others are built still). .drained settles when the views
+   * wanted so far are done (the queue first runs dry, or nothing is near when
+   * the observer first reports): failed only if every one of them failed.
+   * .first(c) builds c next. */
   function buildInTurn(root, containers, build) {
-    var waiting = containers.slice(), queue = [], busy = false, built = 0;
+    var waiting = containers.slice(), queue = [], busy = false, built = 0, done = 0, failure = null;
     var take = function () {};
     var drain = {};
     var drained = new Promise(function (resolve, reject) { drain.resolve = resolve; drain.reject = reject; });
     drained.catch(function () {}); // a failure is the whole's too: reported there, not twice
-    var done = new Promise(function (resolve, reject) {
+    function dry() { // the queue has run dry: what was wanted is done
+      if (failure && !built) drain.reject(failure);
+      else drain.resolve(); // (a second time: a no-op)
+    }
+    var all = new Promise(function (resolve, reject) {
       if (!waiting.length) {
         drain.resolve();
         return resolve();
       }
+      function finished() {
+        busy = false;
+        done += 1;
+        if (done < containers.length) return root.setTimeout(pump, 0); // yield: input and painting come between views
+        dry();
+        if (failure) reject(failure);
+        else resolve();
+      }
       function pump() {
         if (busy) return;
-        if (!queue.length) {
-          if (built) drain.resolve(); // (again: a no-op)
-          return;
-        }
+        if (!queue.length) return dry();
         busy = true;
         build(queue.shift()).then(function () {
-          busy = false;
           built += 1;
-          if (built === containers.length) {
-            drain.resolve();
-            resolve();
-          } else root.setTimeout(pump, 0); // yield: input and painting come between views
+          finished();
         }, function (err) {
-          drain.reject(err);
-          reject(err);
+          failure = failure || err;
+          finished();
         });
       }
       take = function (c, first) {
@@ -244,6 +256,7 @@
                 take(e.target);
               }
             });
+            if (!busy && !queue.length) dry(); // nothing near now (the reader scrolled away meanwhile)
           },
           { rootMargin: "200px" }
         );
@@ -261,9 +274,38 @@
       }
     });
     /** Build `c` next (the curve, once a slider is used), whether or not it is near the viewport. */
-    done.first = function (c) { take(c, true); };
-    done.drained = drained;
-    return done;
+    all.first = function (c) { take(c, true); };
+    all.drained = drained;
+    return all;
+  }
+
+  /** The plot size that makes a view with `extra` pixels of axes and padding
+   * fill `available` pixels, within the limits of `fit`. */
+  function fitSize(fit, available, extra) {
+    var w = Math.round(Math.max(fit.min, Math.min(fit.max, available - extra)));
+    var h = Math.round(Math.max(fit.minH, Math.min(fit.maxH, w * fit.ratio)));
+    return { width: w, height: h };
+  }
+
+  /** Keep the view drawn in `container` (current(): the one there now) as wide as
+   * the container, within `fit` (fitSize), once that width changes (the first
+   * size is the static picture's: see pictureSize); resizing is rare, so a full
+   * re-layout is fine. */
+  function fitToContainer(root, container, fit, current) {
+    if (!fit || !("ResizeObserver" in root)) return;
+    var width = Math.floor(container.getBoundingClientRect().width);
+    new root.ResizeObserver(function (entries) {
+      var available = Math.floor(entries[entries.length - 1].contentRect.width);
+      if (!available || available === width) return;
+      width = available;
+      var view = current();
+      var drawn = container.querySelector(".sd-vega svg, .sd-vega canvas");
+      // the view's whole width: an SVG's own width, a canvas's CSS width (its pixels are scaled)
+      var whole = drawn ? (drawn.tagName.toLowerCase() === "canvas" ? parseFloat(drawn.style.width) : Number(drawn.getAttribute("width"))) : NaN;
+      var extra = whole ? whole - view.width() : 60;
+      var size = fitSize(fit, available, extra);
+      if (size.width !== view.width() || size.height !== view.height()) view.width(size.width).height(size.height).runAsync();
+    }).observe(container);
   }
 
   /** The events that count as using a control: the runtime starts loading on the
@@ -337,5 +379,6 @@
   return {
     HOLD_MS: HOLD_MS, NEAR: NEAR, loadScript: loadScript, startLazily: startLazily, createScheduler: createScheduler,
     inTasks: inTasks, buildView: buildView, pictureFit: pictureFit, pictureSize: pictureSize, buildInTurn: buildInTurn, USE_EVENTS: USE_EVENTS, isControl: isControl,
+    fitSize: fitSize, fitToContainer: fitToContainer,
   };
 });
