@@ -82,7 +82,7 @@
       steps = [];
       roundTime = 0;
       if (history.firstChild) history.textContent = "";
-      verifyBar.setAttribute("data-active", "false");
+      if (verifyBar.getAttribute("data-active") !== "false") verifyBar.setAttribute("data-active", "false"); // (a slider's every input: no needless restyle)
       if (lane) setText(lane, "Speculative: draft " + s.gamma + " word" + (s.gamma > 1 ? "s" : "") + ", then one target pass");
       if (redrawTimer) root.clearTimeout(redrawTimer);
       redrawTimer = 0;
