@@ -10,7 +10,9 @@ each other: what two of them share lives in one of those modules.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import textwrap
 from pathlib import Path
 
@@ -94,3 +96,17 @@ def fill_disk(disk: Path) -> Path:
     finally:
         os.close(descriptor)
     return filler
+
+
+def chart_spec_scripts(html: str, assets: dict[str, bytes]) -> dict[str, str]:
+    """Chart name -> the text of the spec script its ``data-spec-src`` names, in
+    an explainer page's ``html`` built with ``assets`` (URL -> bytes) at ``../``."""
+    return {name: assets[src].decode()
+            for name, src in re.findall(r'data-chart="(\w+)" data-spec-src="\.\./(assets/[^"]+)"', html)}
+
+
+def chart_specs(html: str, assets: dict[str, bytes]) -> dict[str, dict]:
+    """Chart name -> the live view's Vega spec its own script sets
+    (``SpeculativeDecoding.specs[name] = {...}``, see ``vega.js_data``)."""
+    return {name: json.loads(text.split(f')["{name}"] = ', 1)[1].split(";\n", 1)[0])
+            for name, text in chart_spec_scripts(html, assets).items()}

@@ -15,6 +15,7 @@ import altair as alt
 import jsonschema
 import pytest
 from altair.utils.schemapi import debug_mode
+from helpers import chart_spec_scripts, chart_specs
 
 from site_builder.explainers import base, vega
 from site_builder.explainers.speculative_decoding import charts, data, model, page, page_charts, serving_charts
@@ -42,17 +43,6 @@ def _data(script: str, key: str):
     """The JSON a generated script puts in SpeculativeDecoding.<key>."""
     head = f"(self.SpeculativeDecoding = self.SpeculativeDecoding || {{}}).{key} = "
     return json.loads(script.split(head, 1)[1].split(";\n", 1)[0])
-
-
-def _spec_scripts(b, assets) -> dict[str, str]:
-    """chart name -> the spec script its data-spec-src names (one per chart)."""
-    return {name: assets[src].decode() for name, src in re.findall(r'data-chart="(\w+)" data-spec-src="\.\./(assets/[^"]+)"', b.html)}
-
-
-def _specs(b, assets) -> dict[str, dict]:
-    """chart name -> its live view's Vega spec, as its own script sets it."""
-    return {name: json.loads(text.split(f')["{name}"] = ', 1)[1].split(";\n", 1)[0])
-            for name, text in _spec_scripts(b, assets).items()}
 
 
 class _Collect(HTMLParser):
@@ -103,10 +93,10 @@ def test_lazy_sources_point_at_assets(built):
     b, assets = built
     vega = re.search(r'data-vega-src="\.\./(assets/[^"]+)"', b.html).group(1)
     assert assets[vega].startswith(b"!function") and b"self.vegaInterpreter" in assets[vega] and b"vegaEmbed" not in assets[vega]
-    scripts = _spec_scripts(b, assets)
+    scripts = chart_spec_scripts(b.html, assets)
     assert set(scripts) == {"curve", "plane", "hist", "lossless", "serving"}, "each chart names its own spec script"
     assert all(text.startswith("/*") for text in scripts.values())
-    specs_obj = _specs(b, assets)
+    specs_obj = chart_specs(b.html, assets)
     # run in a JavaScript engine, in any order, the scripts add to one SpeculativeDecoding.specs
     program = "globalThis.self = {};\n" + "".join(reversed(list(scripts.values()))) + \
         "process.stdout.write(JSON.stringify(self.SpeculativeDecoding.specs));"
@@ -292,7 +282,7 @@ def test_plane_cells_draw_the_grid_exactly():
 
 def test_plane_keeps_its_lines_and_stays_small(built):
     b, assets = built
-    plane = _specs(b, assets)["plane"]
+    plane = chart_specs(b.html, assets)["plane"]
     text = json.dumps(plane, separators=(",", ":"))
     assert len(text) < 40_000, len(text)
     lines = next(d for d in plane["data"] if d["name"] == "lines")["values"]

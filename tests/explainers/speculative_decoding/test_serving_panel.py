@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from helpers import chart_specs
 
 from site_builder.explainers import base
 from site_builder.explainers.speculative_decoding import page, serving_charts, serving_panel
@@ -315,8 +316,7 @@ def test_the_panel_ships_its_svgs_spec_and_presets(built):
     svg = b.files["serving.svg"]
     assert b"<script" not in svg and b"break-even 170" in svg and b"ridge 49" in svg
     assert b"ridge 49" in b.files["serving-dark.svg"]
-    src = re.search(r'data-chart="serving" data-spec-src="\.\./(assets/sd-specs-serving\.[^"]+)"', b.html).group(1)
-    vega = json.loads(assets[src].decode().split(')["serving"] = ', 1)[1].split(";\n", 1)[0])
+    vega = chart_specs(b.html, assets)["serving"]
     assert {"serving", "serving_marks"} <= {d["name"] for d in vega["data"]}
     assert {s["name"] for s in vega["signals"]} >= {"ymax", "goodInk", "badInk"}
     script = assets[b.scripts[0]].decode()
