@@ -34,6 +34,7 @@ from .errors import BuildFailed, Problem
 from .explainers import base as explainers
 from .load.config import SiteConfig, load_config
 from .load.preload import Preload
+from .load.schema import base_url_problem
 from .names import NameIndex
 from .outputs import Linker
 from .parallel import default_jobs
@@ -132,7 +133,10 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
 
     with _stage("load", log), cache.collector_paused():
         config, problems = load_config(options.content, options.config)
-        config = config.with_base_url(options.base_url)
+        if options.base_url is not None and (wrong := base_url_problem(options.base_url)) is not None:
+            problems.append(Problem("--base-url", None, wrong))  # no line: it was given on the command line
+        else:
+            config = config.with_base_url(options.base_url)
         loaded = term_cache.load_cached(options.content, store, options.changed, preloaded, meanwhile=overlap)
         terms = loaded.terms
         problems += loaded.problems

@@ -13,9 +13,11 @@ import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field as dataclass_field, make_dataclass
+from urllib.parse import urlsplit
 
 from ..errors import Problem
 from ..names import normalise
+from ..urls import url_scheme
 
 NAME_LIMIT = 200
 """Characters in a name: a site or term title, an alias, a related slug. It names
@@ -152,7 +154,37 @@ def normalise_base_url(url: str) -> str:
 
 
 STRING = String()
-URL = String("URL", one="one URL", normalise=normalise_base_url)
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a site's ``base_url`` (None: it can). Only ``http(s)://host/...``
+    or a path: the base URL is written into ``<script src>`` and links of pages
+    served at any depth (404.html), so ``javascript:`` or ``data:`` would run there."""
+    url = url.strip()
+    if not url:
+        return None
+    if "\\" in url:
+        return f"{url!r} contains a backslash, which browsers read as '/'; write the URL with '/'"
+    scheme = url_scheme(url)
+    if scheme is None:
+        if url.startswith("//"):
+            return f"{url!r} has no scheme; write it as https:{url} (or give a path such as /docs/)"
+        return None
+    parts = urlsplit(url)
+    if scheme not in ("http", "https") or parts.scheme.lower() != scheme or not parts.netloc:
+        return f"{url!r} is neither an http(s):// URL with a host nor a path (scheme {scheme + ':'!r})" \
+            if scheme != "\x01" else f"{url!r} contains control characters"
+    return None
+
+
+class BaseUrl(String):
+    """``base_url``: one token, ``http(s)://host/...`` or a path (``base_url_problem``)."""
+
+    def clean(self, field, value, cleaned):
+        if isinstance(value, str) and (problem := base_url_problem(value)) is not None:
+            return INVALID, [(f"{field.name!r}: {problem}", "error")]
+        return super().clean(field, value, cleaned)
+
+
+URL = BaseUrl("URL", one="one URL", normalise=normalise_base_url)
 """A line break in a base URL would add lines to robots.txt: one token only."""
 LANGUAGE = String("language tag", one="one language tag")
 BOOL = Bool()
