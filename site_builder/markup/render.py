@@ -30,17 +30,20 @@ from markdown.util import AMP_SUBSTITUTE
 
 from ..names import NameIndex
 from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
-from .attributes import EXTERNAL_SCHEMES, attribute_line, strip_unsafe_attributes
+from ..urls import SAFE_SCHEMES, url_scheme
+from .attributes import (check_attribute_lists, check_url_attribute, guard_fences, id_line, off_prefix,
+                         record_attribute_lists)
+from .reserved import reserved
 from . import placement
 from .locate import SourceLocator
 from .source import FENCE_RE, outside_fences, prepare_source
 
 
-PAGE_IDS = frozenset({"main", "related-terms", "referenced-by", "glossary-cards-data", "glossary-card"})
-"""Ids the page templates and hover cards give elements around a body: a
-heading named "Related terms" gets ``related-terms_1``, so anchors stay unique.
-The explainers' ids are handed in by the build (``BodyRenderer(reserved_ids=)``):
-this stage does not know which explainers exist."""
+PAGE_IDS = reserved().ids
+"""Ids the templates and scripts give elements around a body, read from those files
+(``markup.reserved``, which also reserves prefixes such as ``letter-``): a heading
+named "Related terms" gets ``related-terms_1``; setting one by hand is an error.
+The explainers' ids are handed in by the build (``BodyRenderer(reserved_ids=)``)."""
 
 
 _as_link = tuple.__new__  # Link(*fields) without the per-call overhead of NamedTuple.__new__
@@ -99,6 +102,7 @@ class _State:
         self.prepared: list[str] = []  # the source after the line-aware pass (same lines)
         self._locator: SourceLocator | None = None
         self.stashed: list = []  # Python-Markdown's stash: what its placeholders stand for
+        self.set_by_lists: list = []  # (element, its attributes before) for each attribute list applied
         self.level_one: list[tuple[int, str]] | None = None  # found on the first <h1> (rare)
         self.h1_seen = 0
 
@@ -154,11 +158,13 @@ class _LinkPass(Treeprocessor):
     event handlers (``onclick``), inline styles and script URLs.
     """
 
-    def __init__(self, md, state_ref, page_ids: frozenset[str], strip_attributes: bool = True):
+    def __init__(self, md, state_ref, page_ids: frozenset[str], strip_attributes: bool = True,
+                 explainer_ids: frozenset[str] = frozenset()):
         super().__init__(md)
         self.state_ref = state_ref
         self.page_ids = page_ids
         self.strip_attributes = strip_attributes
+        self.explainer_ids = explainer_ids
 
     def run(self, root):
         state = self.state_ref()
@@ -170,17 +176,22 @@ class _LinkPass(Treeprocessor):
             root.remove(holder)
         if result.marker_line is None:
             placement.place(root)  # the explainer's default place: before the first heading
+        if strip and state.set_by_lists:
+            check_attribute_lists(state, self.explainer_ids)
+        id_prefix = reserved().id_prefix
         for element in root.iter():
             if not element.attrib:
                 continue  # every step below starts from an attribute (most elements have none)
-            if strip:
-                strip_unsafe_attributes(element, state)
             ident = element.get("id")
             if ident:
                 if ident in page_ids:  # set by hand ({: #main }): two elements would share it
-                    result.problems.append((_id_line(state, ident),
+                    result.problems.append((id_line(state, ident),
                                             f"id {ident!r} is already used by the page around the body"))
+                elif id_prefix(ident):  # "letter-a", "search-option-3": the page makes such ids
+                    ident = off_prefix(element, ident, state, id_prefix(ident))
                 result.anchors.append(ident)
+            if element.tag == "img" and element.get("src") is not None:
+                check_url_attribute(element, "src", state)
             if element.tag == "a" and element.get("href") is not None:
                 self._rewrite(element, state)
             if element.tag in ("th", "td") and element.get("style", "").startswith("text-align:"):
@@ -208,13 +219,16 @@ class _LinkPass(Treeprocessor):
             # "&#109;&#97;..." is "mailto:...", "&#106;avascript:" is "javascript:").
             href = href.replace(AMP_SUBSTITUTE, "&")
             read = unescape_html(href)
+        scheme = url_scheme(href)
+        if scheme is not None and scheme not in SAFE_SCHEMES:
+            # Whatever else the URL holds (a host: "javascript://x/%0a..."): the scheme decides.
+            state.result.problems.append((_refused_link_line(state, href), f"link with unsupported scheme: {href}"))
+            del element.attrib["href"]  # inert even where the build's refusal is not the last word
+            return
         target = _href_target(read)
         if target is None:
             return
-        scheme, path, anchor, slug, fragment = target
-        if scheme:
-            state.result.problems.append((_refused_link_line(state, href), f"link with unsupported scheme: {href}"))
-            return
+        _scheme, path, anchor, slug, fragment = target
         if not path:
             if anchor:
                 state.result.links.append(_as_link(Link, (None, anchor, _link_line(state, href))))
@@ -254,14 +268,15 @@ def _refused_link_line(state: _State, href: str) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def _href_target(href: str) -> tuple[str, str, str, str | None, str] | None:
-    """(scheme, path, anchor, slug or None, fragment) of an href; None for an external one.
+    """(scheme, path, anchor, slug or None, fragment) of an href whose scheme is allowed
+    (``urls.SAFE_SCHEMES`` or none); None for an external one (a scheme, or a host).
 
     A pure function of the href, remembered: the same links recur on many pages.
     """
     parts = urlsplit(href)
-    if parts.scheme in EXTERNAL_SCHEMES or parts.netloc:
+    if parts.scheme or parts.netloc:
         return None
-    if parts.scheme or not parts.path:
+    if not parts.path:
         return parts.scheme, parts.path, unquote(parts.fragment), None, parts.fragment
     name = posixpath.basename(unquote(parts.path).rstrip("/"))
     slug = name[:-3] if name.endswith(".md") else None
@@ -285,31 +300,24 @@ def _level_one_headings(source: list[str]) -> list[tuple[int, str]]:
     return found
 
 
-def _id_line(state: _State, ident: str) -> int:
-    """The line that sets the id ``ident`` (``{: #ident }`` or ``id="ident"``), for the message."""
-    shorthand = re.compile(r"\{[^{}\n]*#" + re.escape(ident) + r"(?![\w-])[^{}\n]*\}")  # in an attribute list only
-    for offset, line in enumerate(state.source):
-        if shorthand.search(line):
-            return state.first_line + offset
-    return attribute_line(state, "id", ident)
-
-
 class GlossaryExtension(Extension):
     """Maths, wikilinks and link rewriting for term bodies."""
 
-    def __init__(self, state_ref, allow_raw_html: bool, page_ids: frozenset[str] = PAGE_IDS):
+    def __init__(self, state_ref, allow_raw_html: bool, page_ids: frozenset[str] = PAGE_IDS,
+                 explainer_ids: frozenset[str] = frozenset()):
         super().__init__()
         self.state_ref = state_ref
         self.allow_raw_html = allow_raw_html
         self.page_ids = page_ids
+        self.explainer_ids = explainer_ids
 
     def extendMarkdown(self, md):
         # After normalize_whitespace (30), which strips the placeholder markers, and
         # before fenced_code (25), which collapses lines: line numbers still hold.
         md.preprocessors.register(_SourcePass(md, self.state_ref), "glossary_source", 29)
         md.treeprocessors.register(_ReservePageIds(md, self.page_ids), "glossary_reserve_ids", 6)
-        md.treeprocessors.register(_LinkPass(md, self.state_ref, self.page_ids, not self.allow_raw_html),
-                                   "glossary_links", 0)
+        md.treeprocessors.register(_LinkPass(md, self.state_ref, self.page_ids, not self.allow_raw_html,
+                                             self.explainer_ids), "glossary_links", 0)
         if not self.allow_raw_html:
             # Without these two, raw HTML is escaped and shows as text.
             md.preprocessors.deregister("html_block")
@@ -327,6 +335,7 @@ class BodyRenderer:
         explainers'); headings avoid them and a body may not set them."""
         self.names = names
         self.page_ids = PAGE_IDS | reserved_ids
+        self.explainer_ids = reserved_ids
         self.pretty_urls = pretty_urls
         self.allow_raw_html = allow_raw_html
         self.fast = fast
@@ -338,7 +347,7 @@ class BodyRenderer:
         # installed package's entry points (importlib.metadata, ~40 ms per process).
         md = markdown.Markdown(
             extensions=[
-                GlossaryExtension(lambda: self.state, self.allow_raw_html, self.page_ids),
+                GlossaryExtension(lambda: self.state, self.allow_raw_html, self.page_ids, self.explainer_ids),
                 TocExtension(slugify=slugify_unicode, permalink=False, toc_depth="2-4"),
                 TableExtension(), FencedCodeExtension(),
                 FootnoteExtension(UNIQUE_IDS=False, BACKLINK_TITLE="Back to reference %d"),
@@ -351,6 +360,10 @@ class BodyRenderer:
             fast_inline.install(md)
             fast_tree.install(md)
             fast_blocks.install(md)
+        if not self.allow_raw_html:
+            # On the processors in use, stock or fast: what attribute lists set is checked.
+            record_attribute_lists(md, lambda: self.state)
+            guard_fences(md, lambda: self.state, self.page_ids, self.explainer_ids)
         return md
 
     def render(self, body: str, first_line: int) -> RenderedBody:

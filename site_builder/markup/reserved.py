@@ -1,0 +1,170 @@
+"""The ids and classes a page's own markup, styles and scripts use, read from them.
+
+A term body shares its page with the templates' elements (the search box, the
+filter, the hover card) and with explainers' figures, whose scripts find
+elements by id and class. A body that set one of those ids or classes could
+stand in for the real element (``{: #search-input }``, ``{: .sd-explainer }``).
+So what is reserved is derived from the files themselves, not kept as a list
+beside them: a template or script that starts using a new id or class reserves
+it the moment it is saved (``code_version`` hashes the same files, so no cached
+body outlives the change).
+
+Read once per process (``reserved()``, cached), from:
+
+- templates (``templates/*.html``) and explainer markup (``explainers/**/*.html``):
+  literal ``id="..."`` and ``class="..."`` values; a templated id with a literal
+  start (``id="letter-{{ group.id }}"``) reserves that start as a prefix;
+- style sheets: every ``#id`` and ``.class`` in a selector;
+- scripts: ids passed to ``getElementById`` or assigned to ``.id`` (directly or
+  through a string constant; ``"search-option-" + i`` reserves the prefix),
+  ``classList``/``className`` values, ``#id``/``.class`` in selector strings
+  (``querySelector``, ``closest``, ``matches``), and ``id=``/``class=`` inside
+  markup strings.
+
+The vendored Vega runtime (``explainers/vendor``, minified third-party code) is
+not read: it runs only inside an explainer's figure, on elements it creates.
+Explainers declare their ids (``Explainer.element_ids``); the build hands those
+in, and their first word (``sd-`` of ``sd-explainer``) is a class prefix too.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+_ATTRIBUTE = re.compile(r"""\b(id|class)\s*=\s*(?:\\?["'])(.*?)(?:\\?["'])""", re.S)
+_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+_NAME = re.compile(r"(?<![\w-])[_a-zA-Z][\w-]*")
+_COMMENTS = re.compile(r"<!--.*?-->|\{#.*?#\}", re.S)
+_SELECTOR_NAMES = re.compile(r"([#.])(-?[_a-zA-Z][\w-]*)")
+_STRING = r"""(?:"([^"\\\n]*)"|'([^'\\\n]*)')"""
+_CONSTANT = re.compile(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*" + _STRING)
+_BY_ID = re.compile(r"getElementById\(\s*(?:" + _STRING + r"|([A-Za-z_$][\w$]*))")
+_ID_SET = re.compile(r"\.id\s*=\s*(?:" + _STRING + r"\s*(\+)?|([A-Za-z_$][\w$]*))")
+_SET_ATTRIBUTE_ID = re.compile(r"setAttribute\(\s*[\"']id[\"']\s*,\s*" + _STRING)
+_CLASS_LIST = re.compile(r"classList\.(?:add|remove|toggle|contains|replace)\(([^)]*)\)")
+_CLASS_NAME = re.compile(r"\bclassName\s*(?:=|===|!==)\s*" + _STRING)
+_SELECTOR_CALL = re.compile(r"(?:querySelector(?:All)?|closest|matches)\(\s*" + _STRING)
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_CSS_SELECTOR = re.compile(r"(?:^|[{};])\s*([^{};]*)\{")
+_CSS_STRING_OR_URL = re.compile(r"""url\([^)]*\)|"[^"]*"|'[^']*'""")
+
+
+@dataclass(frozen=True)
+class Reserved:
+    """What a body may not set: exact ids and id prefixes; exact classes and class prefixes."""
+
+    ids: frozenset[str]
+    id_prefixes: frozenset[str]
+    classes: frozenset[str]
+    class_prefixes: frozenset[str]
+
+    def id_prefix(self, ident: str) -> str | None:
+        """The reserved prefix ``ident`` starts with (None: none)."""
+        return next((p for p in sorted(self.id_prefixes) if ident.startswith(p)), None)
+
+    def class_reason(self, name: str, extra_prefixes: frozenset[str] = frozenset()) -> str | None:
+        """Why the class ``name`` is the site's (None: a body may set it)."""
+        if name in self.classes:
+            return "the site's templates, styles or scripts use it"
+        for prefix in sorted(self.class_prefixes | extra_prefixes):
+            if name.startswith(prefix):
+                return f"classes starting {prefix!r} are the site's or an explainer's"
+        return None
+
+
+def _string(match: re.Match, first: int = 1) -> str | None:
+    value = match.group(first)
+    return value if value is not None else match.group(first + 1)
+
+
+def _from_markup(text: str, ids: set, id_prefixes: set, classes: set) -> None:
+    """Literal id and class values in HTML (a template, or markup inside a script's string)."""
+    for kind, value in _ATTRIBUTE.findall(_COMMENTS.sub(" ", text)):
+        if kind == "id":
+            literal = _JINJA.split(value)
+            if len(literal) == 1:
+                if _NAME.fullmatch(value.strip()):
+                    ids.add(value.strip())
+            elif literal[0].strip():  # id="letter-{{ x }}": the literal start is the prefix
+                id_prefixes.add(literal[0].strip())
+        else:
+            classes.update(n for n in _NAME.findall(_JINJA.sub(" ", value)) if not n.endswith("-"))
+
+
+def _from_selectors(text: str, ids: set, classes: set) -> None:
+    for mark, name in _SELECTOR_NAMES.findall(text):
+        (ids if mark == "#" else classes).add(name)
+
+
+def _from_css(text: str, ids: set, classes: set) -> None:
+    text = _CSS_STRING_OR_URL.sub(" ", _CSS_COMMENT.sub(" ", text))
+    for selector in _CSS_SELECTOR.findall(text):
+        if not selector.lstrip().startswith("@"):  # @media (...): no names; its rules follow
+            _from_selectors(selector, ids, classes)
+
+
+def _from_script(text: str, ids: set, id_prefixes: set, classes: set) -> None:
+    constants = {m.group(1): _string(m, 2) for m in _CONSTANT.finditer(text)}
+    for match in _BY_ID.finditer(text):
+        value = _string(match) if match.group(3) is None else constants.get(match.group(3))
+        if value:
+            ids.add(value)
+    for match in _ID_SET.finditer(text):
+        value = _string(match) if match.group(4) is None else constants.get(match.group(4))
+        if value:
+            (id_prefixes if match.group(3) else ids).add(value)
+    ids.update(_string(m) for m in _SET_ATTRIBUTE_ID.finditer(text))
+    for match in _CLASS_LIST.finditer(text):
+        for literal in re.finditer(_STRING, match.group(1)):
+            classes.update(_NAME.findall(_string(literal)))
+    for match in _CLASS_NAME.finditer(text):
+        classes.update(_NAME.findall(_string(match)))
+    for match in _SELECTOR_CALL.finditer(text):
+        _from_selectors(_string(match), ids, classes)
+    for literal in re.finditer(_STRING, text):
+        value = _string(literal)
+        if "=" in value and ("id" in value or "class" in value):
+            _from_markup(value, ids, id_prefixes, classes)
+
+
+def package_files(root: Path) -> list[Path]:
+    """The files whose ids and classes are reserved: templates, static files, explainer markup."""
+    found = [*root.glob("templates/*.html"), *root.glob("static/*.js"), *root.glob("static/*.css")]
+    for path in (root / "explainers").rglob("*"):
+        if path.suffix in (".html", ".js", ".css") and "vendor" not in path.relative_to(root).parts:
+            found.append(path)
+    return sorted(found)
+
+
+def read_reserved(files: list[Path]) -> Reserved:
+    """The ids and classes ``files`` use (see the module's docstring for what is read)."""
+    ids: set[str] = set()
+    id_prefixes: set[str] = set()
+    classes: set[str] = set()
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".html":
+            _from_markup(text, ids, id_prefixes, classes)
+        elif path.suffix == ".css":
+            _from_css(text, ids, classes)
+        else:
+            _from_script(text, ids, id_prefixes, classes)
+    ids.discard("")
+    return Reserved(frozenset(ids), frozenset(id_prefixes), frozenset(classes), class_prefixes(classes))
+
+
+def class_prefixes(names) -> frozenset[str]:
+    """The first word of every hyphenated name, with its hyphen (``sd-`` of ``sd-stage``):
+    scripts compose classes from such a start (``"sd-tok-" + kind``)."""
+    return frozenset(name.split("-", 1)[0] + "-" for name in names
+                     if "-" in name.strip("-") and not name.startswith("-"))
+
+
+@functools.lru_cache(maxsize=1)
+def reserved() -> Reserved:
+    """What the installed package's templates, styles and scripts use (read once per process)."""
+    return read_reserved(package_files(Path(str(resources.files("site_builder")))))
