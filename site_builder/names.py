@@ -55,3 +55,29 @@ class NameIndex:
     def digest_material(self) -> str:
         """A stable text of the whole mapping, for cache keys."""
         return "\n".join(f"{k}\t{v}" for k, v in sorted(self.by_name.items()))
+
+
+SPHINX_INVENTORY_LINE = re.compile(r"(.+?)\s+(\S+)\s+(-?\d+)\s+?(\S*)\s+(.*)")
+"""How Sphinx splits an ``objects.inv`` line (``sphinx.util.inventory``, 1.x to 9.x):
+name, role, priority, URI, display name. The name is matched lazily, so a name
+with spaces that holds ``<word> <integer>`` ends early, and the rest of the line
+becomes another entry (``Model std:label -1 //evil.example/pwn x``)."""
+
+
+def inventory_name(name: str) -> str:
+    """``name`` as ``objects.inv`` writes a term: lower case, whitespace collapsed."""
+    return " ".join(name.lower().split())
+
+
+def inventory_name_problem(name: str) -> tuple[str, bool] | None:
+    """Why a title or alias cannot be a term in ``objects.inv`` (None: it can), and
+    whether its line would forge another entry (Sphinx reads a role with a ':' as
+    one; without, it skips the line and the name only goes missing)."""
+    written = inventory_name(name)
+    match = SPHINX_INVENTORY_LINE.match(f"{written} std:term -1 slug/ -")
+    if match is not None and match.group(1) == written:
+        return None
+    forges = match is not None and ":" in match.group(2)
+    found = f"{match.group(1)!r} with role {match.group(2)!r}" if match else "no entry"
+    return (f"Sphinx would read it in objects.inv as {found}, since a word followed by a number "
+            "ends a name there; write the number otherwise (e.g. with a hyphen)", forges)

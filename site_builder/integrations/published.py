@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 from ..load.config import normalise_base_url
 from ..names import NameIndex
+from ..urls import refusal
 
 SUPPORTED_VERSION = 1
 TIMEOUT = 10.0
@@ -93,6 +94,8 @@ def resolve_link(glossary: PublishedGlossary, target: str, written: str) -> tupl
     term = glossary.resolve(name)
     if term is None:
         return None, anchor, f"unknown glossary term {written}"
+    if (why := refusal(glossary.href(term))) is not None:  # another site's glossary is input like any other
+        return term, anchor, f"glossary entry '{term.title}' is not linked: its URL {glossary.href(term)!r}: {why}"
     if anchor and anchor not in term.anchors:
         return term, anchor, f"glossary entry '{term.title}' has no anchor '#{anchor}': {written}"
     return term, anchor, None

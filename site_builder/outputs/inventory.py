@@ -15,6 +15,13 @@ URIs are relative to the inventory. Sphinx's ``$`` shorthand (an URI ending in
 the object's name) never fits here: no name is a suffix of its URI, so URIs are
 written in full (the reader below still expands ``$``). Names and display names have their whitespace collapsed
 so no text can break the line format.
+
+Sphinx reads a line's name lazily (``names.SPHINX_INVENTORY_LINE``): a term name
+holding ``<word> <number>`` would end there and the rest become another entry
+(``Model std:label -1 //evil.example/pwn Evil`` a label linking to another host).
+The build refuses such titles and aliases at their line (``validate.checks``);
+this writer leaves out any term line Sphinx would not read back as written, so
+no inventory it writes can hold a forged entry, whoever calls it.
 """
 
 from __future__ import annotations
@@ -23,7 +30,11 @@ import re
 import zlib
 from typing import Iterable
 
+from ..names import SPHINX_INVENTORY_LINE, inventory_name_problem
 from .glossary_json import Entry
+
+_MAY_SPLIT = re.compile(r"\s-?\d")
+"""A name Sphinx could split (``names.inventory_name_problem``) has a number after a space."""
 
 PRIORITY = -1
 """Sphinx gives terms, labels and documents priority -1 (not shown in its search)."""
@@ -53,7 +64,7 @@ def inventory_lines(entries: Iterable[Entry], headings: dict[str, list[tuple[str
             # Sphinx looks terms up lowercased. The display name would be the
             # name itself, so always "-": a reference shows the text as written.
             name = _clean(name.lower())
-            if name and name not in terms:
+            if name and name not in terms and not (_MAY_SPLIT.search(name) and inventory_name_problem(name)):
                 terms[name] = f"{url} -"
         title = None  # cleaned once per entry, and only if some slug needs it
         for slug in (entry.slug, *entry.redirects):
@@ -99,7 +110,7 @@ def read_inventory(data: bytes) -> list[tuple[str, str, int, str, str]]:
         raise ValueError("not a Sphinx inventory version 2")
     result = []
     for line in zlib.decompress(lines[4]).decode("utf-8").splitlines():
-        match = re.match(r"(.+?)\s+(\S+)\s+(-?\d+)\s+?(\S*)\s+(.*)", line.rstrip())
+        match = SPHINX_INVENTORY_LINE.match(line.rstrip())
         if not match:
             continue
         name, role, priority, uri, dispname = match.groups()

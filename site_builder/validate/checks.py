@@ -13,7 +13,7 @@ from ..load.content import Term
 from ..errors import Problem
 from ..explainers.base import REGISTRY
 from ..markup.render import RenderedBody
-from ..names import normalise
+from ..names import inventory_name_problem, normalise
 
 
 def check_terms(terms: list[Term]) -> list[Problem]:
@@ -32,6 +32,10 @@ def check_terms(terms: list[Term]) -> list[Problem]:
         names += [(alias, "alias", term.field_lines.get("aliases", 2)) for alias in term.aliases]
         seen_here: set[str] = set()
         for name, kind, line in names:
+            if kind != "slug" and (found := inventory_name_problem(name)) is not None:
+                message, forges = found  # forging another entry is an error; going missing, a warning
+                problems.append(Problem(term.path, line, f"{kind} {name!r} cannot be listed in objects.inv: {message}",
+                                        "error" if forges else "warning"))
             key = normalise(name)
             if key in seen_here:
                 continue
