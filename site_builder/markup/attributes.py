@@ -127,6 +127,17 @@ def guard_fences(md, state_ref, page_ids: frozenset[str], explainer_ids: frozens
                 language = False
                 if reason:
                     problem = (fence_line(state, "." + value), f"class {value!r} is not allowed in markdown: {reason}")
+            elif key == "class":  # class="a b" (the other way to write classes)
+                kept_names = []
+                for name in (value or "").split():
+                    if reason := reserved().class_reason(name, extra):
+                        state.result.problems.append((fence_line(state, name),
+                                                      f"class {name!r} is not allowed in markdown: {reason}"))
+                    else:
+                        kept_names.append(name)
+                value = " ".join(kept_names)
+                if not value:
+                    continue
             elif key == "id":
                 if value in page_ids or reserved().id_prefix(value or ""):
                     problem = (fence_line(state, "#" + value), f"id {value!r} is already used by the page around the body")
@@ -201,6 +212,7 @@ def off_prefix(element: etree.Element, ident: str, state, prefix: str) -> str:
         return ident
     state.result.problems.append((id_line(state, ident), f"id {ident!r} is not allowed: ids starting {prefix!r} "
                                   "are the page's own"))
+    del element.attrib["id"]
     return ident
 
 

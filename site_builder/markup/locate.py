@@ -20,7 +20,7 @@ closes a link destination, a reference definition or an attribute list)."""
 _IN_ATTRIBUTE_LIST = r"(?P<brace>\{)[^{}\n]*?(?<![\w-])"
 """Inside ``{...}`` on one line, at the start of a name: where attr_list reads
 ``name=value`` (if the list is where it takes effect: ``_takes_effect``)."""
-_DESTINATION = r"(?:\]\(|\]:|" + _IN_ATTRIBUTE_LIST + r"(?i:href)\s*=)\s*<?[\"']?"
+_DESTINATION = r"(?:\]\(|\]:|" + _IN_ATTRIBUTE_LIST + r"(?i:href)\s*=)\s*<?\s*[\"']?"
 """What precedes a link destination: '](' (inline links, images), ']:' (reference
 definitions) or 'href=' in an attribute list (on a link), then optional spaces,
 line breaks, '<' and quote."""

@@ -187,9 +187,11 @@ class _LinkPass(Treeprocessor):
                 if ident in page_ids:  # set by hand ({: #main }): two elements would share it
                     result.problems.append((id_line(state, ident),
                                             f"id {ident!r} is already used by the page around the body"))
+                    del element.attrib["id"]  # the page's element stays the only one
                 elif id_prefix(ident):  # "letter-a", "search-option-3": the page makes such ids
                     ident = off_prefix(element, ident, state, id_prefix(ident))
-                result.anchors.append(ident)
+                if element.get("id"):
+                    result.anchors.append(ident)
             if element.tag == "img" and element.get("src") is not None:
                 check_url_attribute(element, "src", state)
             if element.tag == "a" and element.get("href") is not None:

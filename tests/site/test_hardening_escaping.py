@@ -28,7 +28,7 @@ TITLE = "T " + HOSTILE
 SUMMARY = "S " + HOSTILE
 ALIAS = "A " + HOSTILE
 
-SAFE_SCHEMES = ("", "http", "https", "mailto", "data")
+SAFE_SCHEMES = ("", "http", "https", "mailto", "tel", "ftp")  # data: links are refused since issue 30
 JSON_SCRIPT_TYPES = ("application/ld+json", "application/json")
 
 

@@ -325,11 +325,13 @@ LINKS = {
         (9, "attribute onclick='y()' is not allowed: scripts and inline styles are not allowed in markdown"),
         (13, "attribute onclick='y()' is not allowed: scripts and inline styles are not allowed in markdown")}),
     "character reference in an attribute": (["para", '{: cite="&#106;avascript:alert(13)" }'],
-                                            {(6, "attribute cite='&#106;avascript:alert(13)' is not allowed: script URLs are not allowed")}),
+                                            {(6, "attribute cite='&#106;avascript:alert(13)' is not allowed: attribute lists may set only class, dir, id, "
+                                                  "lang, title on <p>")}),
     "character reference in a link": (["text", "[a](&#106;avascript:alert(15))"],
                                        {(6, SCHEME + "&#106;avascript:alert(15)")}),
     "image": (["text", "", "![pic](javascript:alert(14))"],
-              {(7, "attribute src='javascript:alert(14)' is not allowed: script URLs are not allowed")}),
+              {(7, "attribute src='javascript:alert(14)' is not allowed: the scheme 'javascript:' is not allowed "
+                   "(only http, https, mailto, tel, ftp or a relative URL)")}),
     "after code holding the same text": (["`[a](javascript:x)` in code", "", "```", "[a](javascript:x)", "```", "",
                                           "[a](javascript:x)"], {(11, SCHEME + "javascript:x")}),
     "not a term, and an unknown term": (["x", "[a](../../etc/passwd)", "[b](nope.md)"], {
