@@ -181,8 +181,11 @@ def check_url_attribute(element: etree.Element, name: str, state) -> None:
     value = _shown(state, element.get(name) or "")
     reason = refusal(value)
     if reason is not None:
+        listed = any(e is element and before.get(name) != element.get(name) for e, before in state.set_by_lists)
+        # Written as an image's destination (![](...)), or in an attribute list ({: src=... })
+        line = None if listed else state.locate().link(value)
         del element.attrib[name]
-        state.result.problems.append((attribute_line(state, name, value),
+        state.result.problems.append((line if line is not None else attribute_line(state, name, value),
                                       f"attribute {name}={value!r} is not allowed: {reason}"))
 
 

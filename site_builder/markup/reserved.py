@@ -49,7 +49,7 @@ _CLASS_LIST = re.compile(r"classList\.(?:add|remove|toggle|contains|replace)\(([
 _CLASS_NAME = re.compile(r"\bclassName\s*(?:=|===|!==)\s*" + _STRING)
 _SELECTOR_CALL = re.compile(r"(?:querySelector(?:All)?|closest|matches)\(\s*" + _STRING)
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_CSS_SELECTOR = re.compile(r"(?:^|[{};])\s*([^{};]*)\{")
+_CSS_SELECTOR = re.compile(r"(?:^|(?<=[{};]))\s*([^{};]*)\{")
 _CSS_STRING_OR_URL = re.compile(r"""url\([^)]*\)|"[^"]*"|'[^']*'""")
 
 

@@ -202,3 +202,25 @@ def test_another_sites_glossary_url_is_never_linked(tmp_path: Path, url: str):
     assert all(browser_scheme(href) == "https" for href in hrefs), html  # as the browser reads them
     if browser_scheme(url) is not None:  # a URL with a scheme of its own: refused, with a warning
         assert len(hrefs) == 1 and len(warnings) == 1 and "not linked" in warnings[0], (html, warnings)
+
+
+def test_the_build_reports_each_variant_as_path_line_and_writes_nothing(tmp_path: Path, capsys):
+    """One build through the command line: every route and place in one term file."""
+    from site_builder.cli import main
+
+    bodies = [t.replace("{url}", "javascript://x/%0aalert(1)") for t in URLS["routes"].values()]
+    bodies += [t.replace("{attrs}", '.sd-explainer data-vega-src="data:,alert(1)"') for t in ATTRIBUTES["places"].values()]
+    lines, expected = ["---", "title: Hostile", "summary: S.", "---"], set()
+    for body in bodies:
+        for offset, line in enumerate(body.split("\n")):
+            if "javascript:" in line or "sd-explainer" in line:
+                expected.add(len(lines) + offset + 1)
+        lines += [*body.split("\n"), "", "<!-- -->", ""]
+    terms = tmp_path / "content" / "terms"
+    terms.mkdir(parents=True)
+    (terms / "hostile.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status = main(["build", "--content", str(tmp_path / "content"), "--output", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 1 and not (tmp_path / "out").exists()
+    reported = {int(m) for m in re.findall(r"hostile\.md:(\d+): ", err)}
+    assert reported == expected, err

@@ -1,0 +1,56 @@
+"""Reserved ids and classes come from the templates, styles and scripts themselves (issue 30)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from importlib import resources
+from pathlib import Path
+
+from site_builder.markup.render import PAGE_IDS, BodyRenderer
+from site_builder.markup.reserved import package_files, read_reserved, reserved
+from site_builder.names import NameIndex
+
+PACKAGE = Path(str(resources.files("site_builder")))
+
+
+def test_every_literal_id_in_the_templates_and_scripts_is_reserved():
+    """Read here with plain patterns of their own: every ``id="..."`` a template writes
+    and every id a site script looks up is in PAGE_IDS."""
+    written = set()
+    for template in (PACKAGE / "templates").glob("*.html"):
+        written |= {v for v in re.findall(r'\bid="([^"{}]+)"', template.read_text()) if "<" not in v}
+    for script in (PACKAGE / "static").glob("*.js"):
+        written |= set(re.findall(r'getElementById\("([^"]+)"\)', script.read_text()))
+    assert written and written <= PAGE_IDS, sorted(written - PAGE_IDS)
+
+
+def test_a_new_template_id_class_or_script_lookup_is_reserved_without_touching_a_list(tmp_path: Path):
+    """Copy the package's files, add what a future template and script would: it is reserved."""
+    root = tmp_path / "site_builder"
+    for path in package_files(PACKAGE):
+        target = root / path.relative_to(PACKAGE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, target)
+    before = read_reserved(package_files(root))
+    (root / "templates" / "new.html").write_text('<nav id="brand-new-nav" class="crumbs {{ extra }}">'
+                                                 '<ol id="step-{{ n }}"></ol></nav>\n')
+    (root / "static" / "new.js").write_text('var PANEL = "late-panel";\n'
+                                            'document.getElementById(PANEL).classList.add("is-open");\n'
+                                            'item.id = "hit-" + i; box.querySelector(".wobble #jiggle");\n')
+    (root / "static" / "new.css").write_text('.glow > #halo, .ring:hover { color: #fff; }\n@media (x) { .tiny { } }\n')
+    after = read_reserved(package_files(root))
+    assert {"brand-new-nav", "late-panel", "jiggle", "halo"} <= after.ids - before.ids
+    assert {"step-", "hit-"} <= after.id_prefixes - before.id_prefixes
+    assert {"crumbs", "is-open", "wobble", "glow", "ring", "tiny"} <= after.classes - before.classes
+    assert "fff" not in after.ids  # a colour, not a selector
+    assert "is-" in after.class_prefixes
+
+
+def test_every_reserved_id_is_refused_in_a_body_and_kept_off_headings():
+    renderer = BodyRenderer(NameIndex([]))
+    for ident in sorted(reserved().ids):
+        title = ident.replace("-", " ")
+        result = renderer.render(f"## {title}\n\npara\n{{: #{ident} }}\n", 1)
+        assert result.problems == [(4, f"id {ident!r} is already used by the page around the body")], ident
+        assert f'id="{ident}"' not in result.html and ident + "_1" in result.anchors, (ident, result.html)
