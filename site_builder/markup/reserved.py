@@ -62,9 +62,15 @@ class Reserved:
     classes: frozenset[str]
     class_prefixes: frozenset[str]
 
+    @functools.cached_property
+    def _id_starts(self) -> tuple[str, ...]:
+        return tuple(sorted(self.id_prefixes))
+
     def id_prefix(self, ident: str) -> str | None:
-        """The reserved prefix ``ident`` starts with (None: none)."""
-        return next((p for p in sorted(self.id_prefixes) if ident.startswith(p)), None)
+        """The reserved prefix ``ident`` starts with (None: none). Asked for every id of every body."""
+        if not ident.startswith(self._id_starts):
+            return None
+        return next(p for p in self._id_starts if ident.startswith(p))
 
     def class_reason(self, name: str, extra_prefixes: frozenset[str] = frozenset()) -> str | None:
         """Why the class ``name`` is the site's (None: a body may set it)."""
