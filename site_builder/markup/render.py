@@ -200,7 +200,7 @@ class _LinkPass(Treeprocessor):
                 # A class, not a style attribute: a strict CSP (style-src 'self') blocks those.
                 align = element.attrib.pop("style").split(":", 1)[1].strip().rstrip(";")
                 element.set("class", f"align-{align}")
-            if element.tag in ("h2", "h3", "h4", "h5", "h6") and ident:
+            if element.tag in ("h2", "h3", "h4", "h5", "h6") and element.get("id"):
                 text = "".join(element.itertext()).strip()
                 result.headings.append((int(element.tag[1]), ident, text))
             elif element.tag == "h1":
