@@ -73,6 +73,16 @@ class PublishedGlossary:
         slug = self.names.resolve(name)
         return self.terms.get(slug) if slug else None
 
+    def url_problem(self, term: PublishedTerm) -> str | None:
+        """Why ``term`` may not be linked (None: it may). Another site's glossary is input
+        like any other: its entry's URL and its own ``base_url`` must pass the scheme
+        rule (``urls``). Where it was loaded from (a ``file:`` URL for a local path) and
+        the ``base_url`` a site configures are the site owner's own choice."""
+        for url in (term.url, self.published_at or ""):
+            if (why := refusal(url)) is not None:
+                return f"glossary entry '{term.title}' is not linked: its URL {url!r}: {why}"
+        return None
+
     def href(self, term: PublishedTerm, anchor: str = "", base_url: str | None = None) -> str:
         """The URL of ``term``'s page (and ``#anchor``) under ``base_url`` or the glossary's own base."""
         # Without the trailing slash urljoin would drop the last segment ("/glossary").
@@ -94,8 +104,8 @@ def resolve_link(glossary: PublishedGlossary, target: str, written: str) -> tupl
     term = glossary.resolve(name)
     if term is None:
         return None, anchor, f"unknown glossary term {written}"
-    if (why := refusal(glossary.href(term))) is not None:  # another site's glossary is input like any other
-        return term, anchor, f"glossary entry '{term.title}' is not linked: its URL {glossary.href(term)!r}: {why}"
+    if (problem := glossary.url_problem(term)) is not None:
+        return term, anchor, problem
     if anchor and anchor not in term.anchors:
         return term, anchor, f"glossary entry '{term.title}' has no anchor '#{anchor}': {written}"
     return term, anchor, None

@@ -29,12 +29,11 @@ from markdown.treeprocessors import Treeprocessor
 from markdown.util import AMP_SUBSTITUTE
 
 from ..names import NameIndex
-from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
 from ..urls import SAFE_SCHEMES, url_scheme
-from .attributes import (check_attribute_lists, check_url_attribute, guard_fences, id_line, off_prefix,
-                         record_attribute_lists)
-from .reserved import reserved
 from . import placement
+from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
+from .attributes import check_attribute_lists, check_url_attribute, guard_fences, id_line, off_prefix, record_attribute_lists
+from .reserved import reserved
 from .locate import SourceLocator
 from .source import FENCE_RE, outside_fences, prepare_source
 

@@ -224,3 +224,18 @@ def test_the_build_reports_each_variant_as_path_line_and_writes_nothing(tmp_path
     assert status == 1 and not (tmp_path / "out").exists()
     reported = {int(m) for m in re.findall(r"hostile\.md:(\d+): ", err)}
     assert reported == expected, err
+
+
+@pytest.mark.parametrize("base", URLS["refused"])
+def test_another_sites_glossary_base_url_is_never_linked_through(tmp_path: Path, base: str):
+    import markdown
+
+    from site_builder.integrations.mdext import GlossaryLinkExtension
+
+    (tmp_path / "glossary.json").write_text(json.dumps({"version": 1, "base_url": base, "terms": [
+        {"slug": "term", "title": "Term", "url": "term/"}]}))
+    warnings: list[str] = []
+    extension = GlossaryLinkExtension(glossary=str(tmp_path / "glossary.json"))
+    extension._report = lambda message, written: warnings.append(message)
+    html = markdown.Markdown(extensions=[extension]).convert("[[Term]]")
+    assert "<a " not in html and len(warnings) == 1 and "not linked" in warnings[0], (html, warnings)
