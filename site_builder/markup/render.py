@@ -153,8 +153,8 @@ class _ReservePageIds(Treeprocessor):
 class _LinkPass(Treeprocessor):
     """Rewrites links to ``slug.md`` into page URLs and records anchors (runs last).
 
-    Without raw HTML it also removes what ``{: attr_list}`` could smuggle in:
-    event handlers (``onclick``), inline styles and script URLs.
+    Without raw HTML it also removes what ``{: attr_list}`` may not set (``attributes``),
+    and always links, images and ids that break the scheme rule or the page's ids.
     """
 
     def __init__(self, md, state_ref, page_ids: frozenset[str], strip_attributes: bool = True,
