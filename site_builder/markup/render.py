@@ -29,7 +29,7 @@ from markdown.treeprocessors import Treeprocessor
 from markdown.util import AMP_SUBSTITUTE
 
 from ..names import NameIndex
-from ..urls import SAFE_SCHEMES, url_scheme
+from ..urls import is_safe_url
 from . import placement
 from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
 from .attributes import check_attribute_lists, check_url_attribute, guard_fences, id_line, off_prefix, record_attribute_lists
@@ -220,8 +220,7 @@ class _LinkPass(Treeprocessor):
             # "&#109;&#97;..." is "mailto:...", "&#106;avascript:" is "javascript:").
             href = href.replace(AMP_SUBSTITUTE, "&")
             read = unescape_html(href)
-        scheme = url_scheme(href)
-        if scheme is not None and scheme not in SAFE_SCHEMES:
+        if not is_safe_url(href):
             # Whatever else the URL holds (a host: "javascript://x/%0a..."): the scheme decides.
             state.result.problems.append((_refused_link_line(state, href), f"link with unsupported scheme: {href}"))
             del element.attrib["href"]  # inert even where the build's refusal is not the last word
@@ -270,7 +269,7 @@ def _refused_link_line(state: _State, href: str) -> int:
 @functools.lru_cache(maxsize=4096)
 def _href_target(href: str) -> tuple[str, str, str, str | None, str] | None:
     """(scheme, path, anchor, slug or None, fragment) of an href whose scheme is allowed
-    (``urls.SAFE_SCHEMES`` or none); None for an external one (a scheme, or a host).
+    (``urls.is_safe_url``); None for an external one (a scheme, or a host).
 
     A pure function of the href, remembered: the same links recur on many pages.
     """
