@@ -48,6 +48,8 @@ _SET_ATTRIBUTE_ID = re.compile(r"setAttribute\(\s*[\"']id[\"']\s*,\s*" + _STRING
 _CLASS_LIST = re.compile(r"classList\.(?:add|remove|toggle|contains|replace)\(([^)]*)\)")
 _CLASS_NAME = re.compile(r"\bclassName\s*(?:=|===|!==)\s*" + _STRING)
 _SELECTOR_CALL = re.compile(r"(?:querySelector(?:All)?|closest|matches)\(\s*" + _STRING)
+_MARKUP_STRING = re.compile(r"""(?:"([^"\\\n]*\b(?:id|class)\s*=[^"\\\n]*)"|'([^'\\\n]*\b(?:id|class)\s*=[^'\\\n]*)')""")
+"""A script's string literal holding markup with an id or class (``'<p class="x">'``)."""
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _CSS_SELECTOR = re.compile(r"(?:^|(?<=[{};]))\s*([^{};]*)\{")
 _CSS_STRING_OR_URL = re.compile(r"""url\([^)]*\)|"[^"]*"|'[^']*'""")
@@ -131,10 +133,8 @@ def _from_script(text: str, ids: set, id_prefixes: set, classes: set) -> None:
         classes.update(_NAME.findall(_string(match)))
     for match in _SELECTOR_CALL.finditer(text):
         _from_selectors(_string(match), ids, classes)
-    for literal in re.finditer(_STRING, text):
-        value = _string(literal)
-        if "=" in value and ("id" in value or "class" in value):
-            _from_markup(value, ids, id_prefixes, classes)
+    for literal in _MARKUP_STRING.finditer(text):
+        _from_markup(_string(literal), ids, id_prefixes, classes)
 
 
 def package_files(root: Path) -> list[Path]:
