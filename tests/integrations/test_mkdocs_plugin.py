@@ -300,3 +300,22 @@ def test_from_a_wheel_in_a_fresh_venv_outside_the_repository(glossary_dir, tmp_p
     assert passed.returncode == 0, passed.stderr
     assert (site / "site/assets/glossary/glossary-cards.js").read_bytes() == _static("glossary-cards.js")
     assert 'id="glossary-cards-data"' in (site / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_hostile_glossary_url_is_never_linked_and_fails_a_strict_build(tmp_path):
+    """Another site's glossary.json is input (issue 30): an entry whose url or whose
+    glossary's base_url has a script scheme is reported, never written into an href."""
+    glossary = tmp_path / "glossary.json"
+    glossary.write_text(json.dumps({"version": 1, "base_url": "https://g.example/", "terms": [
+        {"slug": "js", "title": "Js", "summary": "S.", "url": "javascript://x/%0aalert(1)"},
+        {"slug": "data", "title": "Data", "summary": "S.", "url": "DATA:text/html,<script>alert(1)</script>"},
+        {"slug": "good", "title": "Good", "summary": "S.", "url": "good/"}]}))
+    site = mkdocs_site(tmp_path / "site", glossary, {"index.md": "# Home\n\n[[Js]], [[Data]] and [[Good]].\n"})
+    result = mkdocs_build(site, "--strict")
+    assert result.returncode != 0
+    assert "glossary entry 'Js' is not linked" in result.stderr and "glossary entry 'Data' is not linked" in result.stderr
+    result = mkdocs_build(site)  # without --strict: built, with the two as written text
+    assert result.returncode == 0, result.stderr
+    html = (site / "site" / "index.html").read_text()
+    assert 'href="https://g.example/good/"' in html
+    assert "javascript:" not in html.lower() and "data:text" not in html.lower()
