@@ -202,11 +202,11 @@ def _stashed_text(state, index: int) -> str:
     return stashed if isinstance(stashed, str) else ""
 
 
-def off_prefix(element: etree.Element, ident: str, state, prefix: str) -> str:
+def off_prefix(element: etree.Element, ident: str, state, prefix: str, root: etree.Element) -> str:
     """An id starting like the ids the page makes (``letter-``): an error when set by
     hand; a heading's own id gets ``_1`` (``_2``...) instead, as toc does for repeats."""
     if element.tag in ("h1", "h2", "h3", "h4", "h5", "h6") and id_line(state, ident, None) is None:
-        taken = set(state.result.anchors)
+        taken = {other.get("id") for other in root.iter()}
         number = 1
         while f"{ident}_{number}" in taken:
             number += 1

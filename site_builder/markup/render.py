@@ -45,6 +45,7 @@ named "Related terms" gets ``related-terms_1``; setting one by hand is an error.
 The explainers' ids are handed in by the build (``BodyRenderer(reserved_ids=)``)."""
 
 
+_REPEAT = re.compile(r"_\d+$")  # toc's suffix for a repeated heading: never in an id the page makes
 _as_link = tuple.__new__  # Link(*fields) without the per-call overhead of NamedTuple.__new__
 
 
@@ -187,8 +188,8 @@ class _LinkPass(Treeprocessor):
                     result.problems.append((id_line(state, ident),
                                             f"id {ident!r} is already used by the page around the body"))
                     del element.attrib["id"]  # the page's element stays the only one
-                elif id_prefix(ident):  # "letter-a", "search-option-3": the page makes such ids
-                    ident = off_prefix(element, ident, state, id_prefix(ident))
+                elif id_prefix(ident) and not _REPEAT.search(ident):  # "letter-a", "search-option-3" (the page's)
+                    ident = off_prefix(element, ident, state, id_prefix(ident), root)
                 if element.get("id"):
                     result.anchors.append(ident)
             if element.tag == "img" and element.get("src") is not None:

@@ -159,8 +159,10 @@ def test_an_allowed_attribute_list_still_applies(attrs, place):
 
 def test_a_heading_whose_own_id_starts_like_the_pages_ids_moves_aside():
     """"## Letter A" would be #letter-a, an id the index page makes: it gets _1 as a repeat would."""
-    result = render("## Letter A\n\n[back](#letter-a_1)\n")
-    assert result.problems == [] and 'id="letter-a_1"' in result.html
+    result = render("## Letter A\n\n[back](#letter-a_1)\n\n## Letter A\n")
+    assert result.problems == [] and 'id="letter-a_2"' in result.html
+    ids = [attrs["id"] for tag, attrs in _Elements(result.html).found if "id" in attrs]
+    assert ids == ["letter-a_2", "letter-a_1"]  # the second was already letter-a_1 (toc): no two alike
 
 
 # --- base_url, titles, another site's glossary ---------------------------------------
