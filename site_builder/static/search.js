@@ -415,7 +415,7 @@
     var entries = [];
     if (!main) return entries;
     // the index's list (templates/index.html) and the term's own header, not content
-    Array.prototype.forEach.call(main.querySelectorAll(":scope > .glossary > .letter-group .entry"), function (el) {
+    Array.prototype.forEach.call(main.querySelectorAll(":scope > .glossary > .letter-group > .term-list > .entry"), function (el) {
       var link = el.querySelector(":scope > dt > a"), summary = el.querySelector(":scope > dd");
       if (!link) return;
       var names = [];

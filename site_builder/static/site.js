@@ -41,7 +41,7 @@
     var input = box && box.querySelector(":scope > input#filter-input");
     var status = box && box.querySelector(":scope > #filter-status");
     if (!input || !status) return;
-    var entries = Array.prototype.slice.call(main.querySelectorAll(":scope > .glossary > .letter-group .entry"));
+    var entries = Array.prototype.slice.call(main.querySelectorAll(":scope > .glossary > .letter-group > .term-list > .entry"));
     var groups = Array.prototype.slice.call(main.querySelectorAll(":scope > .glossary > .letter-group"));
     var empty = main.querySelector(":scope > .filter-empty");
     var keys = entries.map(function (entry) {
@@ -58,7 +58,7 @@
         if (match) shown += 1;
       });
       groups.forEach(function (group) {
-        group.hidden = !group.querySelector(".entry:not([hidden])");
+        group.hidden = !group.querySelector(":scope > .term-list > .entry:not([hidden])");
       });
       if (empty) empty.hidden = shown !== 0;
       status.textContent = query ? shown + (shown === 1 ? " term matches" : " terms match") : "";
