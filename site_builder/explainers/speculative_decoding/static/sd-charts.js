@@ -28,12 +28,9 @@
  * Views are built with the AST expression interpreter (ast: true): nothing is
  * eval'd and a strict CSP holds.
  *
- * Where the scripts come from: never from the page. The build writes their
- * file names into the widget's script (SpeculativeDecoding.data.assets, see
- * page.lazy_assets), and they are resolved against the URL of this script,
- * taken while it runs (document.currentScript): they sit beside it. A page
- * whose content carries data-vega-src or data-spec-src attributes loads
- * nothing from them (issue 30; tests/browser/test_script_wall.py).
+ * The scripts it loads are never named by the page (issue 30): the build writes
+ * their file names into this script (data.assets, page.lazy_assets), resolved
+ * beside this script's own URL (test_script_wall.py).
  *
  * Updates, once live. The store and the run only mark what is dirty; one
  * requestAnimationFrame applies it, however many inputs arrived:
@@ -74,8 +71,7 @@
   var HERE = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : "";
   var FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*\.js$/; // a file beside this script: no folder, no scheme
 
-  /** The URL of `name`, a file the build wrote beside this script; "" for
-   * anything else (a path, a scheme, not a string), which is never loaded. */
+  /** The URL of file `name` beside this script; "" (never loaded) for a path, a scheme, a non-string. */
   function assetUrl(name, here) {
     if (typeof name !== "string" || !FILE_NAME.test(name) || !here) return "";
     return new URL(name, here).href;
@@ -85,10 +81,7 @@
     var url = assetUrl(name, HERE);
     return url ? F.loadScript(url) : Promise.reject(new Error("no script named " + String(name)));
   }
-  function assets() {
-    var data = root.SpeculativeDecoding.data || {};
-    return data.assets || { specs: {} };
-  }
+  function assets() { return (root.SpeculativeDecoding.data || {}).assets || { specs: {} }; }
 
   var curveRows = K.curveRows, curveEdits = K.curveEdits, yTop = K.yTop, currentRow = K.currentRow, inked = K.inked;
   // views drawn to their container's width (plot width limits, height as a share

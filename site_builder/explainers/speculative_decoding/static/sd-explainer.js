@@ -223,7 +223,6 @@
 
   SD.init = init;
   SD.boot = boot;
-  SD.ownFigure = ownFigure;
-  SD.explainer = { provenance: provenance, fmtValue: fmtValue, presetIndex: presetIndex, keyStep: keyStep, nextSeed: nextSeed, CUSTOM: CUSTOM };
+  SD.explainer = { provenance: provenance, fmtValue: fmtValue, presetIndex: presetIndex, keyStep: keyStep, nextSeed: nextSeed, CUSTOM: CUSTOM, ownFigure: ownFigure };
   if (typeof document !== "undefined") boot(document);
 })(typeof self !== "undefined" ? self : this);
