@@ -100,7 +100,7 @@ def test_no_runtime_until_a_control_is_used_then_the_curve_follows(browser, http
     # everything the phone loaded before any interaction, at its gzip size (the test server sends it plain)
     assert_within_budget(requests, http_server, built_site, "on a phone")
     page.focus("#sd-alpha")  # a keyboard user tabbing to the first slider
-    page.wait_for_function("SpeculativeDecoding.instance.views.curve !== undefined")
+    page.wait_for_function("() => SpeculativeDecoding.instance.views.curve !== undefined")
     # the runtime, the curve's spec (the other charts are far off: theirs wait) and, since a
     # control was used, the serving panel's script (a keyboard reader tabs on into that
     # panel: its controls must be live by then)
@@ -183,7 +183,7 @@ def test_a_chart_nearing_the_viewport_loads_the_runtime_and_the_swap_moves_nothi
     before = page.evaluate("window.__shifts.length")
     # scroll (no input: the shift score would count) until the curve is on screen
     page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({ block: 'center' })")
-    page.wait_for_function("SpeculativeDecoding.instance.views.curve !== undefined")
+    page.wait_for_function("() => SpeculativeDecoding.instance.views.curve !== undefined")
     assert lazy_requests(requests)
     page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
     page.wait_for_timeout(1500)  # idle: a view still far off waits for the reader
