@@ -306,3 +306,17 @@ def test_shipped_parts_lose_comments_and_keep_what_only_looks_like_one():
     assert "header" not in out and "gone" not in out and "one line" not in out
     assert "'/* not a comment */'" in out and "/\\/\\/ not one either/g" in out and "`\n// nor this\n`" in out
     assert out.endswith(";\n") and len(out) < len(js)
+
+def test_the_markup_names_no_script_and_the_widget_names_each_lazy_one(built):
+    """Issue 30: what the widget loads later is named in its own script, as
+    file names beside it, never in the markup content could imitate."""
+    b, assets = built
+    assert not re.search(r"data-[\w-]*src|assets/", b.html)
+    later = explainer_lazy_assets(b.html, assets)
+    assert set(later["specs"]) == {"curve", "plane", "hist", "lossless", "serving"}
+    for url in [later["runtime"], later["serving"], *later["specs"].values()]:
+        assert url in assets and url.count("/") == 1, url
+    with pytest.raises(ValueError):
+        page.lazy_assets("assets", "assets/vega.js", "assets/s.js", {"curve": "elsewhere/c.js"})
+    with pytest.raises(ValueError):
+        page.lazy_assets("assets", "assets/", "assets/s.js", {})
