@@ -98,11 +98,31 @@ def fill_disk(disk: Path) -> Path:
     return filler
 
 
+def js_data_value(script: str, key: str):
+    """The JSON a generated script puts in ``SpeculativeDecoding.<key>`` (``vega.js_data``)."""
+    from site_builder.explainers import vega
+    head = f"{vega.js_namespace('SpeculativeDecoding')}.{key} = "
+    return json.loads(script.split(head, 1)[1].split(";\n", 1)[0])
+
+
+def explainer_lazy_assets(html: str, assets: dict[str, bytes]) -> dict:
+    """What the widget's script of an explainer page (``html``, at ``../``) loads
+    later, as root-relative URLs: {"runtime", "serving", "specs": {chart: URL}}.
+    The build writes them into the script (``page.lazy_assets``), not the markup."""
+    pattern = r"assets/speculative-decoding\.[0-9a-f]+\.js"
+    found = re.search(rf'<script defer src="\.\./({pattern})"', html)
+    # the figure alone (an explainer's build) has no script tag: its one widget script among the assets
+    widget = found.group(1) if found else next(url for url in assets if re.fullmatch(pattern, url))
+    names = js_data_value(assets[widget].decode(), "data")["assets"]
+    folder = widget.rpartition("/")[0] + "/"
+    return {"runtime": folder + names["runtime"], "serving": folder + names["serving"],
+            "specs": {chart: folder + name for chart, name in names["specs"].items()}}
+
+
 def chart_spec_scripts(html: str, assets: dict[str, bytes]) -> dict[str, str]:
-    """Chart name -> the text of the spec script its ``data-spec-src`` names, in
-    an explainer page's ``html`` built with ``assets`` (URL -> bytes) at ``../``."""
-    return {name: assets[src].decode()
-            for name, src in re.findall(r'data-chart="(\w+)" data-spec-src="\.\./(assets/[^"]+)"', html)}
+    """Chart name -> the text of its spec script, in an explainer page's
+    ``html`` built with ``assets`` (URL -> bytes) at ``../``."""
+    return {name: assets[url].decode() for name, url in explainer_lazy_assets(html, assets)["specs"].items()}
 
 
 def chart_specs(html: str, assets: dict[str, bytes]) -> dict[str, dict]:

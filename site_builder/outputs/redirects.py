@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
+from .hosting import meta_policy
 from ..validate.aliases import RESERVED, Redirect, alias_slug, check_aliases, plan_redirects
 
 __all__ = ["RESERVED", "Redirect", "alias_slug", "check_aliases", "plan_redirects", "redirect_page"]
@@ -24,6 +25,7 @@ def redirect_page(title: str, alias: str, language: str, target_href: str, canon
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="{escape(language)}">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{meta_policy()}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{alias_html}: see {title_html}</title>\n"
         '<meta name="robots" content="noindex">\n'

@@ -6,8 +6,16 @@ import hashlib
 from importlib import resources
 from pathlib import PurePosixPath
 
-#: files under site_builder/static/ that every site ships
-SITE_ASSETS = ("site.css", "site.js", "search.js", "favicon.svg")
+#: files under site_builder/static/ that every site ships (search.js before
+#: site.js: site.js names it, see ``NAMED_ASSETS``)
+SITE_ASSETS = ("site.css", "search.js", "site.js", "favicon.svg")
+
+NAMED_ASSETS = {"site.js": ("search.js",)}
+"""Scripts that load another asset, and which: the script holds the asset's
+logical name as a string literal (``"search.js"``), which the build replaces
+with its hashed file name. A script then loads only what it was built to
+load, resolved against its own URL, never a URL read from the page (where
+content could have written one: issue 30)."""
 
 
 class AssetStore:
@@ -30,6 +38,13 @@ class AssetStore:
         return path
 
     def add_packaged(self, name: str) -> str:
-        """Add a file shipped in ``site_builder/static/``."""
+        """Add a file shipped in ``site_builder/static/``, with the hashed names
+        of the assets it loads written in (``NAMED_ASSETS``; added before it)."""
         data = resources.files("site_builder").joinpath("static", name).read_bytes()
+        for other in NAMED_ASSETS.get(name, ()):
+            literal = f'"{other}"'.encode()
+            if data.count(literal) != 1:
+                raise ValueError(f"{name} must name {other} once, as {literal.decode()}")
+            hashed = PurePosixPath(self.urls[other]).name
+            data = data.replace(literal, f'"{hashed}"'.encode())
         return self.add(name, data)

@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
 import jinja2
+import markupsafe
 
 from .. import parallel
 from .assets import AssetStore
+from ..outputs import hosting
 from ..load.config import SiteConfig
 from ..load.content import Term
 from ..explainers.base import ExplainerBuild
@@ -107,6 +109,7 @@ class PageRenderer:
             "card_data": "",
             "card_stylesheets": [],
             "search_box": True,
+            "content_security_policy": markupsafe.Markup(hosting.meta_policy()),  # checked: no quote, < or &
         }
 
     def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:

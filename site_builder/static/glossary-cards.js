@@ -21,7 +21,14 @@
               Escape, tap elsewhere----------> hidden
      shown(a) --another link is hovered/focused/tapped--> shown(b)
 
-   While shown, the link's aria-describedby names the card (role=tooltip). */
+   While shown, the link's aria-describedby names the card (role=tooltip).
+
+   What the page's content could forge is not trusted (issue 30): the data
+   block counts only as a <script type="application/json"> in <head> or
+   directly in <body> (where the templates and the MkDocs plugin put it; a
+   term's body can make neither), window.glossaryCardsData only as a real
+   global (an element with that id is named on window too), and a card is
+   shown only for a link that goes to the page of the term it names. */
 (function () {
   "use strict";
 
@@ -49,11 +56,20 @@
     return url.protocol + "//" + url.host + path;
   }
 
+  /** Whether link goes to the page of the term `slug` (its last folder, any #anchor). */
+  function goesTo(link, slug) {
+    var key = pageKey(link.href);
+    if (!key) return false;
+    var parts = key.split("/");
+    try { return decodeURIComponent(parts[parts.length - 2]) === slug; } catch (e) { return false; }
+  }
+
   function ownLookup(data) {
     return function (link) {
       if (!link.classList.contains("term-link")) return null;
       var slug = link.getAttribute("data-term");
-      return slug && Object.prototype.hasOwnProperty.call(data, slug) ? data[slug] : null;
+      var entry = slug && Object.prototype.hasOwnProperty.call(data, slug) ? data[slug] : null;
+      return entry && goesTo(link, slug) ? entry : null;
     };
   }
 
@@ -205,12 +221,21 @@
     });
   }
 
+  function dataBlock() {
+    var blocks = document.querySelectorAll('script[type="application/json"]#glossary-cards-data');
+    for (var i = 0; i < blocks.length; i++) {
+      if (blocks[i].parentNode === document.head || blocks[i].parentNode === document.body) return blocks[i];
+    }
+    return null;
+  }
+
   function ownData() {
-    var block = document.getElementById("glossary-cards-data");
+    var block = dataBlock();
     if (block) {
       try { return JSON.parse(block.textContent); } catch (error) { return null; }
     }
-    return window.glossaryCardsData && typeof window.glossaryCardsData === "object" ? window.glossaryCardsData : null;
+    var given = Object.prototype.hasOwnProperty.call(window, "glossaryCardsData") ? window.glossaryCardsData : null;
+    return given && typeof given === "object" && !given.nodeType ? given : null;
   }
 
   function start() {

@@ -382,39 +382,66 @@
   if (typeof document === "undefined") return;
 
   // ---- DOM: the header box (templates/base.html) ----
+  // Found where the template puts it, never as the first match in the page:
+  // content may carry any id or class this script knows (issue 30). The site's
+  // root comes from this script's own URL (it lives in <root>assets/), not
+  // from the page, so every URL fetched or followed is the site's.
+
+  var HERE = document.currentScript ? document.currentScript.src : ""; // named only while this runs
+  var SITE_ROOT = HERE ? new URL("../", HERE).href : "";
+  var SLUG = /^[^\/\\:?#\s]+$/; // one path segment: no folder, scheme, query or fragment
+  var FOLLOWED = { "http:": true, "https:": true, "file:": true };
+
+  /** The template's search box, or null (see site.js searchBox: the same test). */
+  function searchBox() {
+    var input = document.getElementById("search-input");
+    var box = input && input.parentNode;
+    var header = box && box.parentNode;
+    if (!input || input.tagName !== "INPUT" || !box.classList || !box.classList.contains("site-search")) return null;
+    return header && header.parentNode === document.body && header.classList.contains("site-header") ? box : null;
+  }
+
+  /** A term page's URL from its slug, or "" when the slug is not one path segment. */
+  function termHref(slug, page) {
+    return SLUG.test(slug) && slug !== "." && slug !== ".." ? SITE_ROOT + slug + "/" + page : "";
+  }
 
   var FILE_NOTE = "Full-text search needs the site to be served over HTTP: opened from a file, " +
     "only the titles, aliases and summaries on this page are searched.";
 
   function pageEntries(form) {
-    var page = form.getAttribute("data-page") || "";
-    var root = form.getAttribute("data-root") || "";
+    var page = form.getAttribute("data-page") === "index.html" ? "index.html" : "";
+    var main = document.getElementById("main");
     var entries = [];
-    Array.prototype.forEach.call(document.querySelectorAll(".entry"), function (el) {
-      var link = el.querySelector("dt a"), summary = el.querySelector("dd");
+    if (!main) return entries;
+    // the index's list (templates/index.html) and the term's own header, not content
+    Array.prototype.forEach.call(main.querySelectorAll(":scope > .glossary > .letter-group > .term-list > .entry"), function (el) {
+      var link = el.querySelector(":scope > dt > a"), summary = el.querySelector(":scope > dd");
       if (!link) return;
       var names = [];
       try { names = JSON.parse(el.getAttribute("data-aliases") || "[]"); } catch (e) { /* none */ }
       entries.push({ title: link.textContent, aliases: names, summary: summary ? summary.textContent : "",
-        href: link.getAttribute("href") });
+        href: link.href });
     });
-    var article = document.querySelector("article.term");
-    if (article) {
-      var h1 = article.querySelector("h1"), lead = article.querySelector(".lead");
+    var article = main.querySelector(":scope > article.term");
+    var head = article && article.querySelector(":scope > header");
+    if (head) {
+      var h1 = head.querySelector(":scope > h1"), lead = head.querySelector(":scope > .lead");
       entries.push({ title: h1 ? h1.textContent : "", summary: lead ? lead.textContent : "",
-        aliases: Array.prototype.map.call(article.querySelectorAll(".alias"), function (a) { return a.textContent; }),
-        href: root + article.getAttribute("data-slug") + "/" + page });
+        aliases: Array.prototype.map.call(head.querySelectorAll(":scope > .aliases > .alias"), function (a) { return a.textContent; }),
+        href: termHref(article.getAttribute("data-slug") || "", page) });
     }
+    // the template's data block is in <head>, where content never is
     var data = document.getElementById("glossary-cards-data");
-    if (data) {
+    if (data && data.parentNode === document.head) {
       try {
         var cards = JSON.parse(data.textContent);
         Object.keys(cards).sort().forEach(function (slug) {
-          entries.push({ title: cards[slug][0], summary: cards[slug][1], aliases: [], href: root + slug + "/" + page });
+          entries.push({ title: cards[slug][0], summary: cards[slug][1], aliases: [], href: termHref(slug, page) });
         });
       } catch (e) { /* no cards: the page's own entry is enough */ }
     }
-    return entries;
+    return entries.filter(function (e) { return e.href; });
   }
 
   function fill(el, text, match) {
@@ -430,12 +457,13 @@
   }
 
   function setUp() {
-    var form = document.querySelector(".site-search");
-    if (!form) return;
-    var input = form.querySelector("input");
-    var list = form.querySelector("[role=listbox]");
-    var status = form.querySelector(".search-status");
-    var root = form.getAttribute("data-root") || "";
+    var form = searchBox();
+    if (!form || !SITE_ROOT) return;
+    var input = document.getElementById("search-input");
+    var list = form.querySelector(":scope > #search-results");
+    var status = form.querySelector(":scope > #search-status");
+    if (!list || !status) return;
+    var root = SITE_ROOT;
     var offline = window.location.protocol === "file:" || typeof fetch !== "function";
     var search = offline ? null : engine(function (path) {
       return fetch(root + path).then(function (r) {
@@ -507,7 +535,12 @@
       if (li.scrollIntoView) li.scrollIntoView({ block: "nearest" });
     }
 
-    function go(i) { if (shown[i]) window.location.href = shown[i].href; }
+    /** Follow result i: only to a page of the site (never a javascript: or data: URL). */
+    function go(i) {
+      if (!shown[i]) return;
+      var to = new URL(shown[i].href, window.location.href);
+      if (FOLLOWED[to.protocol]) window.location.href = to.href;
+    }
 
     function fallback(note) {
       if (!entries) entries = pageEntries(form);

@@ -4,23 +4,46 @@
    scrolls sideways, so it becomes a tab stop (keyboard users scroll it with
    the arrow keys); one that fits is left out of the tab order. The search box
    shows, and its script (search.js, ~21 KB) loads the first time the box is
-   focused or "/" is pressed: pages that are only read never fetch it. */
+   focused or "/" is pressed: pages that are only read never fetch it.
+
+   Elements are found where the page template puts them, never as the first
+   match in the page: content (a term's body) may carry any id or class the
+   scripts know (issue 30). <main id="main"> and the header come before all
+   content, so getElementById finds the template's; below them the scripts
+   look only at children of the template's own elements. The search script's
+   URL is not read from the page: the build writes its hashed name below and
+   it is resolved against this script's own URL. */
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
+  var SEARCH_SCRIPT = "search.js"; // the build writes the hashed name (render/assets.py NAMED_ASSETS)
+  var HERE = document.currentScript ? document.currentScript.src : ""; // named only while this runs
+
+  /** The template's header search box (templates/base.html), or null: the
+   * element holding the <input id="search-input">, itself in the page's
+   * <header class="site-header">, a child of <body>. Content cannot make one. */
+  function searchBox() {
+    var input = document.getElementById("search-input");
+    var box = input && input.parentNode;
+    var header = box && box.parentNode;
+    if (!input || input.tagName !== "INPUT" || !box.classList || !box.classList.contains("site-search")) return null;
+    return header && header.parentNode === document.body && header.classList.contains("site-header") ? box : null;
+  }
 
   function normalise(text) {
     return text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/[\s_-]+/g, " ").trim();
   }
 
   function setUpFilter() {
-    var box = document.querySelector(".filter");
-    var input = document.getElementById("filter-input");
-    if (!box || !input) return;
-    var entries = Array.prototype.slice.call(document.querySelectorAll(".entry"));
-    var groups = Array.prototype.slice.call(document.querySelectorAll(".letter-group"));
-    var empty = document.querySelector(".filter-empty");
-    var status = document.getElementById("filter-status");
+    // the index page's own (templates/index.html): children of <main>, which holds no content there
+    var main = document.getElementById("main");
+    var box = main && main.querySelector(":scope > .filter");
+    var input = box && box.querySelector(":scope > input#filter-input");
+    var status = box && box.querySelector(":scope > #filter-status");
+    if (!input || !status) return;
+    var entries = Array.prototype.slice.call(main.querySelectorAll(":scope > .glossary > .letter-group > .term-list > .entry"));
+    var groups = Array.prototype.slice.call(main.querySelectorAll(":scope > .glossary > .letter-group"));
+    var empty = main.querySelector(":scope > .filter-empty");
     var keys = entries.map(function (entry) {
       return normalise(entry.getAttribute("data-names") + " " + entry.textContent);
     });
@@ -35,7 +58,7 @@
         if (match) shown += 1;
       });
       groups.forEach(function (group) {
-        group.hidden = !group.querySelector(".entry:not([hidden])");
+        group.hidden = !group.querySelector(":scope > .term-list > .entry:not([hidden])");
       });
       if (empty) empty.hidden = shown !== 0;
       status.textContent = query ? shown + (shown === 1 ? " term matches" : " terms match") : "";
@@ -73,15 +96,15 @@
   }
 
   function setUpSearch() {
-    var box = document.querySelector(".site-search[data-script]");
-    if (!box) return;
-    var input = box.querySelector("input");
+    var box = searchBox();
+    if (!box || !HERE) return;
+    var input = document.getElementById("search-input");
     var loaded = false;
     function load() {
       if (loaded) return;
       loaded = true;
       var script = document.createElement("script");
-      script.src = box.getAttribute("data-script");
+      script.src = new URL(SEARCH_SCRIPT, HERE).href; // beside this script, in assets/
       document.head.appendChild(script); // search.js binds the box, and searches what was typed meanwhile
     }
     box.hidden = false;

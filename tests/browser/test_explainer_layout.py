@@ -134,7 +134,7 @@ def test_transport_moves_nothing(browser, http_server, viewport):
         history_rows.append(page.locator(".sd-history > li").count())
 
     play.click()
-    page.wait_for_function("+document.querySelector('[data-tally=rounds]').textContent >= 2")
+    page.wait_for_function("() => +document.querySelector('[data-tally=rounds]').textContent >= 2")
     assert play.get_attribute("aria-pressed") == "true"
     assert page.get_by_role("button", name="❚❚ Pause", exact=True).count() == 1, "the name says what a press does"
     check("Play, two rounds played")
@@ -148,7 +148,7 @@ def test_transport_moves_nothing(browser, http_server, viewport):
             assert _rounds(page) == before + 100
         check(action)
     play.click()
-    page.wait_for_function(f"+document.querySelector('[data-tally=rounds]').textContent >= {_rounds(page) + 1}")
+    page.wait_for_function(f"() => +document.querySelector('[data-tally=rounds]').textContent >= {_rounds(page) + 1}")
     check("Play again, mid-run")
     play.click()
     check("Pause again")

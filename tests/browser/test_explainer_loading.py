@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest_explainer import Watch, bring_every_view_live
+from helpers import explainer_lazy_assets
 
 pytestmark = pytest.mark.browser
 
@@ -99,7 +100,7 @@ def test_no_runtime_until_a_control_is_used_then_the_curve_follows(browser, http
     # everything the phone loaded before any interaction, at its gzip size (the test server sends it plain)
     assert_within_budget(requests, http_server, built_site, "on a phone")
     page.focus("#sd-alpha")  # a keyboard user tabbing to the first slider
-    page.wait_for_function("SpeculativeDecoding.instance.views.curve !== undefined")
+    page.wait_for_function("() => SpeculativeDecoding.instance.views.curve !== undefined")
     # the runtime, the curve's spec (the other charts are far off: theirs wait) and, since a
     # control was used, the serving panel's script (a keyboard reader tabs on into that
     # panel: its controls must be live by then)
@@ -182,7 +183,7 @@ def test_a_chart_nearing_the_viewport_loads_the_runtime_and_the_swap_moves_nothi
     before = page.evaluate("window.__shifts.length")
     # scroll (no input: the shift score would count) until the curve is on screen
     page.evaluate("document.querySelector('[data-chart=curve]').scrollIntoView({ block: 'center' })")
-    page.wait_for_function("SpeculativeDecoding.instance.views.curve !== undefined")
+    page.wait_for_function("() => SpeculativeDecoding.instance.views.curve !== undefined")
     assert lazy_requests(requests)
     page.wait_for_selector(".sd-explainer[data-charts=live]", state="attached")
     page.wait_for_timeout(1500)  # idle: a view still far off waits for the reader
@@ -268,12 +269,12 @@ def test_at_a_desktop_width_the_swap_moves_nothing_either(browser, http_server):
 
 class _Refs(HTMLParser):
     """What a page loads by itself: scripts, stylesheets, the icon, images (their
-    light variant: <source> is for the dark scheme), and the data-*-src URLs the
-    explainer loads only when needed."""
+    light variant: <source> is for the dark scheme). What the explainer loads
+    only when needed is named in its script, not the markup (issue 30)."""
 
     def __init__(self):
         super().__init__()
-        self.scripts, self.styles, self.images, self.lazy = [], [], [], []
+        self.scripts, self.styles, self.images = [], [], []
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -283,9 +284,6 @@ class _Refs(HTMLParser):
             self.styles.append(a["href"])
         elif tag == "img":
             self.images.append(a["src"])
-        for key in ("data-vega-src", "data-spec-src", "data-serving-src"):
-            if a.get(key):
-                self.lazy.append(a[key])
 
 
 def gz(path: Path) -> int:
@@ -305,8 +303,10 @@ def test_the_first_load_keeps_within_its_byte_budgets(built_site):
     first.update({src: gz(here / src) for src in refs.scripts + refs.styles})
     assert any("speculative-decoding." in s for s in refs.scripts), refs.scripts
     assert not any(s.rsplit("/", 1)[-1].startswith(LAZY) for s in refs.scripts + refs.styles), "no lazy asset in the markup"
-    lazy = {src: gz(here / src) for src in refs.lazy}
-    assert len(lazy) == 7, refs.lazy  # the runtime, the serving panel's script, a spec per chart
+    widget = next(s for s in refs.scripts if "speculative-decoding." in s)
+    later = explainer_lazy_assets(page.read_text(encoding="utf-8"), {widget[3:]: (here / widget).read_bytes()})
+    lazy = {src: gz(built_site / src) for src in [later["runtime"], later["serving"], *later["specs"].values()]}
+    assert len(lazy) == 7, later  # the runtime, the serving panel's script, a spec per chart
     images = {src: gz(here / src) for src in refs.images}
     assert len(images) == 5, refs.images
     total_first = sum(first.values())

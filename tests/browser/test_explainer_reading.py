@@ -122,7 +122,7 @@ def test_a_finished_round_on_load_with_javascript_the_same_as_without(browser, b
     # another setting: the worked round is that setting's first round (once the slider
     # rests: see the next test), until the reader runs rounds
     page.evaluate("() => { const i = document.querySelector('#sd-gamma'); i.value = '9'; i.dispatchEvent(new Event('input', {bubbles: true})); }")
-    page.wait_for_function("document.querySelector('.sd-round-current').dataset.gamma === '9'")
+    page.wait_for_function("() => document.querySelector('.sd-round-current').dataset.gamma === '9'")
     row = page.evaluate(ROW)
     assert row["worked"] == "true"
     assert_finished(row, 9)
@@ -162,7 +162,7 @@ def test_a_drag_redraws_the_stage_once_the_slider_rests(browser, http_server):
     assert [s["stage"] for s in seen] == ["6"] * 5, "the stage waits for the slider to rest"
     assert {s["rounds"] for s in seen} == {"0"}, "the run (and its tally) is the new setting's at once"
     assert seen[-1]["lane"].startswith("Speculative: draft 11 words")
-    page.wait_for_function("document.querySelector('.sd-round-current').dataset.gamma === '11'")
+    page.wait_for_function("() => document.querySelector('.sd-round-current').dataset.gamma === '11'")
     row = page.evaluate(ROW)
     assert row["worked"] == "true" and row["rounds"] == "0"
     assert_finished(row, 11)
@@ -281,7 +281,7 @@ def test_one_pass_scores_every_draft_before_the_decisions(browser, http_server):
     scoring = page.evaluate("window.__scoring")
     assert len(scoring) == 6 and all(s == ["drafted", "true", s[2]] and s[2] for s in scoring), scoring
     assert "all 6 drafts at once, in one pass" in page.evaluate("window.__phase")
-    page.wait_for_function("document.querySelector('.sd-phase').textContent.startsWith('Its accept decisions')")
+    page.wait_for_function("() => document.querySelector('.sd-phase').textContent.startsWith('Its accept decisions')")
     assert "left to right" in page.inner_text(".sd-phase")
     page.click("[data-action=play]")
     assert "scores every draft at once" in page.inner_text(".sd-verify")

@@ -157,3 +157,26 @@ test("inked: every currentColor of a spec becomes the given colour, nothing else
   assert.equal(spec.config.axis.labelColor, "currentColor", "the spec itself is left as it was");
   assert.ok(C.CANVAS.curve && !C.CANVAS.plane, "the curve, the view a slider redraws, is the canvas one");
 });
+
+test("issue 30: a script is loaded only from a file name beside the widget's script", () => {
+  const here = "https://example.org/glossary/assets/speculative-decoding.0123456789.js";
+  assert.equal(C.assetUrl("vega-runtime.abc.js", here), "https://example.org/glossary/assets/vega-runtime.abc.js");
+  assert.equal(C.assetUrl("sd-specs-curve.abc.js", "file:///site/assets/w.js"), "file:///site/assets/sd-specs-curve.abc.js");
+  for (const bad of ["data:text/javascript,alert(1)", "javascript:alert(1)//.js", "//evil.example/x.js", "../x.js",
+    "/x.js", "a/b.js", "https://evil.example/x.js", ".hidden.js", "x.js?y", "x.css", "", null, undefined, 1, {}, ["x.js"]]) {
+    assert.equal(C.assetUrl(bad, here), "", String(bad));
+  }
+  assert.equal(C.assetUrl("x.js", ""), "", "no base (the script's URL unknown): nothing is loaded");
+});
+
+test("issue 30: an element named SpeculativeDecoding on window is not taken for the namespace", () => {
+  const fs = require("node:fs");
+  const { STATIC } = require("./widget.js");
+  const named = { tagName: "P", nodeType: 1 };
+  const self = Object.create({ SpeculativeDecoding: named }); // as named access puts it: not an own property
+  new Function("self", fs.readFileSync(path.join(STATIC, "sd-model.js"), "utf8"))(self);
+  assert.ok(Object.prototype.hasOwnProperty.call(self, "SpeculativeDecoding"));
+  assert.notEqual(self.SpeculativeDecoding, named);
+  assert.equal(typeof self.SpeculativeDecoding.model.speedup, "function");
+  assert.equal(named.model, undefined);
+});

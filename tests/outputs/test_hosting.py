@@ -66,3 +66,33 @@ def test_the_file_survives_rebuilds(small_site, tmp_path, cli):
         status, _, err = cli("build", "--content", small_site, "--output", out, "--quiet")
         assert status == 0, err
         assert (out / "_headers").read_bytes() == hosting.headers_file()
+
+
+def test_every_html_page_carries_the_policy_in_a_meta_element_first_in_its_head(small_site, tmp_path, cli):
+    """Issue 30: hosts that send no header (GitHub Pages) and file:// get the
+    policy from the page itself: the header's, less what a <meta> cannot hold,
+    before any script, style or link. Alias pages included."""
+    out = tmp_path / "out"
+    status, _, err = cli("build", "--content", small_site, "--output", out, "--quiet")
+    assert status == 0, err
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{hosting.meta_policy()}">'
+    pages = sorted(out.rglob("*.html"))
+    assert len(pages) >= 5 and any("first-letter" in str(p) for p in pages)  # the alias page too
+    for path in pages:
+        html = path.read_text(encoding="utf-8")
+        assert html.count(meta) == 1, path
+        head = html[:html.index("</head>")]
+        first = min(head.index(tag) for tag in ("<script", "<link", "<style", "<title") if tag in head)
+        assert head.index(meta) < first, path
+        assert head.index('<meta charset="utf-8">') < head.index(meta), "the charset stays first"
+
+
+def test_the_meta_policy_is_the_header_less_what_a_meta_element_cannot_hold():
+    header = hosting.SECURITY_HEADERS["Content-Security-Policy"]
+    assert hosting.meta_policy() == "; ".join(d.strip() for d in header.split(";"))
+    assert "'self'" in hosting.meta_policy() and "base-uri 'none'" in hosting.meta_policy()
+    policy = ("default-src 'self'; frame-ancestors 'none'; sandbox allow-scripts; "
+              "report-uri /r; report-to csp; script-src 'self'")
+    assert hosting.meta_policy(policy) == "default-src 'self'; script-src 'self'"
+    with pytest.raises(ValueError):
+        hosting.meta_policy('default-src "x"')

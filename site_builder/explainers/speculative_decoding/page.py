@@ -209,15 +209,13 @@ def serving_values() -> dict:
     }
 
 
-def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_src: dict[str, str],
-           serving_src: str = "") -> str:
+def markup(page: dict, sizes: dict[str, tuple[int, int]]) -> str:
     """The explainer's HTML as it stands before any script runs: controls
     (disabled until the script enables them), one worked round, the readout
     and the static SVG charts, all at ``DEFAULTS`` (``figure.html``, with the
     shared macros). ``page`` is the page data (``data.py``), ``sizes`` each
-    chart's SVG size, ``vega_src``/``serving_src`` the URLs the script loads the
-    Vega runtime and the serving panel's script from, ``specs_src`` each chart's
-    spec script's URL (on its chart, as ``data-spec-src``)."""
+    chart's SVG size. No URL is in the markup: the script knows the ones it
+    loads (``lazy_assets``)."""
     a, g, c, seed = DEFAULTS["alpha"], DEFAULTS["gamma"], DEFAULTS["c"], DEFAULTS["seed"]
     d = describe(a, g, c)
     best = int(optimal_depth(a, c, 16))
@@ -245,7 +243,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]], vega_src: str, specs_s
                "S": _fixed(d["S"], 3) + "×", "best": d["best_text"], "verdict": d["verdict"]}
     return explainer_markup.render(
         __package__, "figure.html",
-        alpha=a, gamma=g, c=c, seed=seed, vega_src=vega_src, specs_src=specs_src, serving_src=serving_src,
+        alpha=a, gamma=g, c=c, seed=seed,
         sliders=sliders, presets=[("", "Custom setting")] + [(str(i), p["label"]) for i, p in enumerate(page["presets"])],
         speeds=SPEEDS, words=WORDS, round=sentences.worked_round(a, g, c, seed), tally=tally,
         readout=readout, alts=alts, sizes=sizes, hist=hist, serving=serving_values(),
@@ -282,6 +280,21 @@ def serving_script(presets: dict) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
+def lazy_assets(widget_dir: str, runtime: str, serving: str, specs: dict[str, str]) -> dict:
+    """What the widget's script loads later, as file names in its own folder
+    (``widget_dir``; each URL here is root-relative and in it): the Vega
+    runtime, the serving panel's script, each chart's spec script. Written into
+    the script (``SpeculativeDecoding.data.assets``), resolved against the
+    script's own URL in the browser: never read from the page, where content
+    could write a URL of its own (issue 30)."""
+    def name(url: str) -> str:
+        folder, _, file = url.rpartition("/")
+        if folder != widget_dir or not file:
+            raise ValueError(f"{url!r} is not in {widget_dir!r}, beside the widget's script")
+        return file
+    return {"runtime": name(runtime), "serving": name(serving), "specs": {k: name(v) for k, v in sorted(specs.items())}}
+
+
 def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     """The contract: markup, files beside the page, hashed scripts and stylesheet;
     the preview image only when the site makes previews (``ctx.previews``)."""
@@ -302,8 +315,8 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     serving_presets = serving_panel.presets_data()
     # the ids only: the state checks a URL's hw and pair at once; the rest comes with the panel's script
     ids = {kind: [p["id"] for p in serving_presets[kind]] for kind in ("hardware", "pairings")}
-    scripts = [ctx.add_asset(SCRIPT, widget_script({**SETTINGS, "presets": slim_presets, "serving_ids": ids,
-                                                      "sentences": {"passages": sentences.CORPUS["passages"]}}))]
+    widget_data = {**SETTINGS, "presets": slim_presets, "serving_ids": ids,
+                   "sentences": {"passages": sentences.CORPUS["passages"]}}
     serving_url = ctx.add_asset(SERVING_SCRIPT, serving_script(serving_presets))
     stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
     vega_url = vega.add_runtime(ctx, runtime)
@@ -321,9 +334,12 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
 
     t = time.perf_counter()
     # one script per chart: a view's spec comes when that view is built (an off-screen view's, never before it nears)
-    specs_src = {name: ctx.root + ctx.add_asset(f"sd-specs-{name}.js", vega.js_data(NAMESPACE, "specs", spec, COMMENT, name))
+    specs_url = {name: ctx.add_asset(f"sd-specs-{name}.js", vega.js_data(NAMESPACE, "specs", spec, COMMENT, name))
                  for name, spec in sorted(vega_specs.items())}
-    html_text = markup(page, sizes, ctx.root + vega_url, specs_src, ctx.root + serving_url)
+    # the widget's script last: it names the others (their hashes are in their names)
+    lazy = lazy_assets(vega_url.rpartition("/")[0], vega_url, serving_url, specs_url)
+    scripts = [ctx.add_asset(SCRIPT, widget_script({**widget_data, "assets": lazy}))]
+    html_text = markup(page, sizes)
     timings["assets"] += time.perf_counter() - t
     timings["total"] = time.perf_counter() - t0
     LAST_TIMINGS.clear()

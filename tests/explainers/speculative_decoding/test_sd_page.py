@@ -15,7 +15,7 @@ import altair as alt
 import jsonschema
 import pytest
 from altair.utils.schemapi import debug_mode
-from helpers import chart_spec_scripts, chart_specs
+from helpers import chart_spec_scripts, chart_specs, explainer_lazy_assets, js_data_value
 
 from site_builder.explainers import base, vega
 from site_builder.explainers.speculative_decoding import charts, data, model, page, page_charts, serving_charts
@@ -41,8 +41,7 @@ def built():
 
 def _data(script: str, key: str):
     """The JSON a generated script puts in SpeculativeDecoding.<key>."""
-    head = f"(self.SpeculativeDecoding = self.SpeculativeDecoding || {{}}).{key} = "
-    return json.loads(script.split(head, 1)[1].split(";\n", 1)[0])
+    return js_data_value(script, key)
 
 
 class _Collect(HTMLParser):
@@ -91,7 +90,7 @@ def test_markup_is_csp_clean_and_valid(built):
 
 def test_lazy_sources_point_at_assets(built):
     b, assets = built
-    vega = re.search(r'data-vega-src="\.\./(assets/[^"]+)"', b.html).group(1)
+    vega = explainer_lazy_assets(b.html, assets)["runtime"]
     assert assets[vega].startswith(b"!function") and b"self.vegaInterpreter" in assets[vega] and b"vegaEmbed" not in assets[vega]
     scripts = chart_spec_scripts(b.html, assets)
     assert set(scripts) == {"curve", "plane", "hist", "lossless", "serving"}, "each chart names its own spec script"
@@ -307,3 +306,17 @@ def test_shipped_parts_lose_comments_and_keep_what_only_looks_like_one():
     assert "header" not in out and "gone" not in out and "one line" not in out
     assert "'/* not a comment */'" in out and "/\\/\\/ not one either/g" in out and "`\n// nor this\n`" in out
     assert out.endswith(";\n") and len(out) < len(js)
+
+def test_the_markup_names_no_script_and_the_widget_names_each_lazy_one(built):
+    """Issue 30: what the widget loads later is named in its own script, as
+    file names beside it, never in the markup content could imitate."""
+    b, assets = built
+    assert not re.search(r"data-[\w-]*src|assets/", b.html)
+    later = explainer_lazy_assets(b.html, assets)
+    assert set(later["specs"]) == {"curve", "plane", "hist", "lossless", "serving"}
+    for url in [later["runtime"], later["serving"], *later["specs"].values()]:
+        assert url in assets and url.count("/") == 1, url
+    with pytest.raises(ValueError):
+        page.lazy_assets("assets", "assets/vega.js", "assets/s.js", {"curve": "elsewhere/c.js"})
+    with pytest.raises(ValueError):
+        page.lazy_assets("assets", "assets/", "assets/s.js", {})

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from helpers import chart_specs
+from helpers import chart_specs, explainer_lazy_assets, js_data_value
 
 from site_builder.explainers import base
 from site_builder.explainers.speculative_decoding import page, serving_charts, serving_panel
@@ -320,17 +320,16 @@ def test_the_panel_ships_its_svgs_spec_and_presets(built):
     assert {"serving", "serving_marks"} <= {d["name"] for d in vega["data"]}
     assert {s["name"] for s in vega["signals"]} >= {"ymax", "goodInk", "badInk"}
     script = assets[b.scripts[0]].decode()
-    shipped = json.loads(script.split("(self.SpeculativeDecoding = self.SpeculativeDecoding || {}).data = ", 1)[1]
-                         .split(";\n", 1)[0])
+    shipped = js_data_value(script, "data")
     # the widget's script: the words, lists and preset ids; the presets and the panel's code load lazily
     assert shipped["serving"] == serving_panel.SERVING
     assert shipped["serving_ids"] == {k: [p["id"] for p in PRESETS[k]] for k in ("hardware", "pairings")}
     assert "sd-frames.js" in page.SCRIPTS and page.SERVING_SCRIPTS == ["sd-serving.js", "sd-serving-panel.js"]
-    url = re.search(r'data-serving-src="\.\./(assets/sd-serving\.[0-9a-f]+\.js)"', b.html).group(1)
+    url = explainer_lazy_assets(b.html, assets)["serving"]
+    assert re.fullmatch(r"assets/sd-serving\.[0-9a-f]+\.js", url)
     assert url not in b.scripts
     lazy = assets[url].decode()
-    head = "(self.SpeculativeDecoding = self.SpeculativeDecoding || {}).servingPresets = "
-    assert json.loads(lazy.split(head, 1)[1].split(";\n", 1)[0]) == json.loads(json.dumps(PRESETS))
+    assert js_data_value(lazy, "servingPresets") == json.loads(json.dumps(PRESETS))
     assert lazy.split(";\n", 1)[1] == "".join(page.shipped((STATIC / name).read_text()) for name in page.SERVING_SCRIPTS)
 
 

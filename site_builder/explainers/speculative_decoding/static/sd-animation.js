@@ -25,7 +25,8 @@
  */
 (function (root) {
   "use strict";
-  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  // own property only: an element with this id is named on window too (see vega.js_namespace)
+  var SD = Object.prototype.hasOwnProperty.call(root, "SpeculativeDecoding") ? root.SpeculativeDecoding : (root.SpeculativeDecoding = {});
   var M = SD.model;
   var W = SD.words;
   var T = SD.tokens;

@@ -7,7 +7,7 @@
  *       the viewport (frames.startLazily); never merely because the page is idle-->
  *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip),
  *            then build the views one at a time, each from its own spec script
- *            (data-spec-src: SpeculativeDecoding.specs[name]) in several tasks
+ *            (SpeculativeDecoding.specs[name]) in several tasks
  *            (frames.buildView): those near the viewport, the curve first of all
  *            once a control is used (it is the view a slider moves; its spec
  *            loads with the runtime then); the rest only as they near the
@@ -27,6 +27,10 @@
  *
  * Views are built with the AST expression interpreter (ast: true): nothing is
  * eval'd and a strict CSP holds.
+ *
+ * The scripts it loads are never named by the page (issue 30): the build writes
+ * their file names into this script (data.assets, page.lazy_assets), resolved
+ * beside this script's own URL (test_script_wall.py).
  *
  * Updates, once live. The store and the run only mark what is dirty; one
  * requestAnimationFrame applies it, however many inputs arrived:
@@ -57,10 +61,27 @@
  */
 (function (root, factory) {
   "use strict";
-  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  // own property only: an element with this id is named on window too (see vega.js_namespace)
+  var SD = Object.prototype.hasOwnProperty.call(root, "SpeculativeDecoding") ? root.SpeculativeDecoding : (root.SpeculativeDecoding = {});
   SD.charts = factory(root, SD.model, SD.frames, SD.curve);
 })(typeof self !== "undefined" ? self : this, function (root, M, F, K) {
   "use strict";
+
+  // this script's own URL: document.currentScript names it only while it runs
+  var HERE = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : "";
+  var FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*\.js$/; // a file beside this script: no folder, no scheme
+
+  /** The URL of file `name` beside this script; "" (never loaded) for a path, a scheme, a non-string. */
+  function assetUrl(name, here) {
+    if (typeof name !== "string" || !FILE_NAME.test(name) || !here) return "";
+    return new URL(name, here).href;
+  }
+  /** A script the build named, loaded once (a promise); refused when it named none. */
+  function loadAsset(name) {
+    var url = assetUrl(name, HERE);
+    return url ? F.loadScript(url) : Promise.reject(new Error("no script named " + String(name)));
+  }
+  function assets() { return (root.SpeculativeDecoding.data || {}).assets || { specs: {} }; }
 
   var curveRows = K.curveRows, curveEdits = K.curveEdits, yTop = K.yTop, currentRow = K.currentRow, inked = K.inked;
   // views drawn to their container's width (plot width limits, height as a share
@@ -239,7 +260,7 @@
 
     /** The spec of the chart in container c, once its script is in (a promise). */
     function specOf(c) {
-      return F.loadScript(c.getAttribute("data-spec-src")).then(function () {
+      return loadAsset(assets().specs[c.getAttribute("data-chart")]).then(function () {
         return root.SpeculativeDecoding.specs[c.getAttribute("data-chart")] || Promise.reject(new Error("no spec"));
       });
     }
@@ -256,14 +277,13 @@
         if (turn && curveContainer()) turn.first(curveContainer());
       }
       if (ready) return ready;
-      var runtime = figure.getAttribute("data-vega-src");
       figure.setAttribute("data-charts", "loading");
-      var runtimeIn = F.loadScript(runtime);
+      var runtimeIn = loadAsset(assets().runtime);
       if (wanted && curveContainer()) specOf(curveContainer()).catch(warn); // beside the runtime, not after it (its build reports a failure)
       ready = runtimeIn
         .then(function () {
           var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
-            return c.getAttribute("data-spec-src");
+            return Object.prototype.hasOwnProperty.call(assets().specs, c.getAttribute("data-chart"));
           });
           turn = F.buildInTurn(root, containers, function (c) {
             var name = c.getAttribute("data-chart");
@@ -304,8 +324,8 @@
      * whether or not the runtime loads. */
     function loadServing() {
       if (servingIn) return servingIn;
-      var src = figure.getAttribute("data-serving-src");
-      servingIn = (src ? F.loadScript(src) : Promise.resolve()).then(function () {
+      var name = assets().serving;
+      servingIn = (name ? loadAsset(name) : Promise.resolve()).then(function () {
         onServing.forEach(function (fn) { fn(); });
         if (ready) { // a serving view built before the script came follows the state now
           scheduler.mark("state");
@@ -367,6 +387,7 @@
     createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
     fitSize: F.fitSize, // sd-frames.js
     inked: inked,
+    assetUrl: assetUrl,
     CANVAS: CANVAS,
     pictureFit: F.pictureFit, // sd-frames.js
     FIT: FIT,

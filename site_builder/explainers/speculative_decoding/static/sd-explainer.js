@@ -16,7 +16,8 @@
  */
 (function (root) {
   "use strict";
-  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  // own property only: an element with this id is named on window too (see vega.js_namespace)
+  var SD = Object.prototype.hasOwnProperty.call(root, "SpeculativeDecoding") ? root.SpeculativeDecoding : (root.SpeculativeDecoding = {});
   var S = SD.state;
   var ANNOUNCE_MS = 500; // the live region speaks once a slider has rested this long
   var setText = SD.readout.setText;
@@ -195,15 +196,33 @@
     return instance;
   }
 
+  var FIGURE_ID = "sd-explainer";
+
+  /** The page's own figure, or null: <figure id="sd-explainer"> where the
+   * page template puts an explainer, a child of the term's <article> in
+   * <main id="main">. Never the first element that has the class or the id:
+   * content comes before the figure (its opening section) and may carry
+   * either (issue 30), but cannot make an element a child of the article.
+   * <main> is found by its id safely: it comes before all content. */
+  function ownFigure(doc) {
+    var main = doc.getElementById("main");
+    var article = main && main.querySelector(":scope > article.term");
+    if (!article) return null;
+    for (var el = article.firstElementChild; el; el = el.nextElementSibling) {
+      if (el.id === FIGURE_ID && el.tagName === "FIGURE") return el;
+    }
+    return null;
+  }
+
   /** Wire the page's figure, if it has one (SpeculativeDecoding.instance is the test hook). */
   function boot(doc) {
     doc.documentElement.classList.add("sd-js");
-    var figure = doc.querySelector(".sd-explainer");
+    var figure = ownFigure(doc);
     if (figure) SD.instance = init(figure);
   }
 
   SD.init = init;
   SD.boot = boot;
-  SD.explainer = { provenance: provenance, fmtValue: fmtValue, presetIndex: presetIndex, keyStep: keyStep, nextSeed: nextSeed, CUSTOM: CUSTOM };
+  SD.explainer = { provenance: provenance, fmtValue: fmtValue, presetIndex: presetIndex, keyStep: keyStep, nextSeed: nextSeed, CUSTOM: CUSTOM, ownFigure: ownFigure };
   if (typeof document !== "undefined") boot(document);
 })(typeof self !== "undefined" ? self : this);

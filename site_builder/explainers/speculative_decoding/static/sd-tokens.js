@@ -2,7 +2,8 @@
  * called). Registers SpeculativeDecoding.tokens. */
 (function (root) {
   "use strict";
-  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  // own property only: an element with this id is named on window too (see vega.js_namespace)
+  var SD = Object.prototype.hasOwnProperty.call(root, "SpeculativeDecoding") ? root.SpeculativeDecoding : (root.SpeculativeDecoding = {});
   var W = SD.words;
   var setText = SD.readout.setText;
 

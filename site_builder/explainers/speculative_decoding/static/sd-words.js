@@ -2,7 +2,8 @@
  * explains them) gives them; pure. Registers SpeculativeDecoding.words. */
 (function (root, factory) {
   "use strict";
-  var SD = (root.SpeculativeDecoding = root.SpeculativeDecoding || {});
+  // own property only: an element with this id is named on window too (see vega.js_namespace)
+  var SD = Object.prototype.hasOwnProperty.call(root, "SpeculativeDecoding") ? root.SpeculativeDecoding : (root.SpeculativeDecoding = {});
   SD.words = factory();
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
