@@ -128,6 +128,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     started = time.perf_counter()
     if options.write:
         check_output(options.output)  # refuse a folder we may not replace before any work (or cache write)
+        store.check()  # and a plant in the cache folder (files.RefusedPath)
     overlap = compile_templates if options.write else lambda: None  # work to do while waiting for workers
 
     with _stage("load", log), cache.collector_paused():

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .. import __version__
+from ..files import RefusedPath, check_owned, check_owned_folder, read_owned, write_owned
 
 
 OUTPUT_DEPENDENCIES = ("markdown", "jinja2", "latex2mathml", "pyyaml", "markupsafe", "numpy",
@@ -137,6 +138,17 @@ class BuildCache:
         should be...), or None. A build goes on without it: the cache only saves
         time, and the site was already written or is written next."""
 
+    def check(self) -> None:
+        """Refuse (``files.RefusedPath``, naming it) a cache folder that is not a
+        real folder, or holding anything but regular files: a symlink, FIFO,
+        socket or device planted there is never opened. Run before any work."""
+        if self.folder is None or not check_owned_folder(self.folder):
+            return
+        with os.scandir(self.folder) as entries:
+            for entry in entries:
+                if not entry.is_file(follow_symlinks=False):
+                    check_owned(entry.path)
+
     @property
     def enabled(self) -> bool:
         """False when caching is switched off (``--no-cache``)."""
@@ -148,8 +160,8 @@ class BuildCache:
             data: dict = {}
             if self.folder is not None:
                 try:
-                    with open(self.folder / f"{name}.table", "rb") as handle:
-                        raw = handle.read()  # one read: marshal.load() on a file reads in small pieces
+                    # One read (marshal.load() on a file reads in small pieces), never through a plant.
+                    raw = read_owned(self.folder / f"{name}.table") or b""
                     kind, payload = raw[:1], memoryview(raw)[1:]
                     with collector_paused():
                         loaded = marshal.loads(payload) if kind == _MARSHAL else pickle.loads(payload) if kind == _PICKLE else None
@@ -188,10 +200,9 @@ class BuildCache:
             payload = _PICKLE + pickle.dumps(content, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with open(temporary, "wb") as handle:
-                handle.write(payload)
-            os.replace(temporary, self.folder / f"{name}.table")
-        except OSError as error:
+            check_owned_folder(self.folder)
+            write_owned(self.folder / f"{name}.table", payload, temporary)
+        except (OSError, RefusedPath) as error:  # (a plant since check(): refused, and the cache given up)
             self.fail(error)
 
     def fail(self, error: Exception) -> None:
@@ -247,14 +258,19 @@ class BlobStore:
         if self._db is None and self.read_only:
             try:
                 self._db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro&immutable=1", uri=True) \
-                    if self.path.is_file() else None
-            except sqlite3.Error as error:
+                    if check_owned(self.path) else None
+            except (sqlite3.Error, RefusedPath) as error:
                 self.path = None
                 self.on_failure(error)
         elif self._db is None:
             try:
                 try:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
+                    # SQLite follows links and cannot be told not to from Python: its
+                    # files are checked just before (and the whole folder by check()).
+                    check_owned_folder(self.path.parent)
+                    for suffix in ("", "-wal", "-shm", "-journal"):
+                        check_owned(f"{self.path}{suffix}")
                     db = sqlite3.connect(self.path, isolation_level=None)
                     db.execute("PRAGMA journal_mode=WAL")
                     db.execute("PRAGMA synchronous=NORMAL")
@@ -267,7 +283,7 @@ class BlobStore:
                     self.path.unlink(missing_ok=True)
                     self._db = sqlite3.connect(self.path, isolation_level=None)
                     self._db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            except (OSError, sqlite3.Error) as error:
+            except (OSError, sqlite3.Error, RefusedPath) as error:
                 self.path = None  # a store that cannot open is no store
                 self.on_failure(error)
         return self._db

@@ -14,6 +14,8 @@ import shutil
 import time
 from pathlib import Path
 
+from ..files import check_owned_folder
+
 BACKGROUND_REMOVAL = 256
 """An old site with at least this many top-level entries is deleted in the background."""
 
@@ -73,21 +75,21 @@ ACTIVE_DELETION_SECONDS = 60
 def clean_leftovers(output: Path) -> None:
     """Remove what killed or finished builds left beside ``output``."""
     now = time.time()
+    # Each is checked (check_owned_folder): a symlink, FIFO or device planted
+    # there is refused, naming it, never followed, removed through or restored as the site.
     for leftover in output.parent.glob(f".{output.name}.staging-*"):
-        if not _builder_alive(leftover):  # a live one is another build writing now (e.g. serve's)
+        if check_owned_folder(leftover) and not _builder_alive(leftover):  # a live one is another build writing now (e.g. serve's)
             remove_tree(leftover)
     for leftover in output.parent.glob(f".{output.name}.old-*"):
         try:
-            if now - leftover.stat().st_mtime > ACTIVE_DELETION_SECONDS:
+            if check_owned_folder(leftover) and now - os.lstat(leftover).st_mtime > ACTIVE_DELETION_SECONDS:
                 remove_tree(leftover)
         except OSError:
             continue
     old = output.parent / f".{output.name}.old"
-    if old.is_symlink() or (old.exists() and not old.is_dir()):
-        old.unlink()  # not ours: never restore a link as the site
-    elif old.exists() and output.exists():
+    if check_owned_folder(old) and output.exists():
         shutil.rmtree(old, ignore_errors=True)
-    elif old.exists():
+    elif os.path.lexists(old):
         os.rename(old, output)  # a two-step swap was interrupted: restore
 
 

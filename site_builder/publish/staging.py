@@ -13,6 +13,7 @@ import shutil
 import stat
 from pathlib import Path
 
+from ..files import check_owned_folder
 from .guard import MARKER, MARKER_TEXT, _guard
 from .lock import lock as _lock, unlock as _unlock
 from .records import _identity, _read_spare_record, _read_trees, _record_path, _save, _trees_path, _write_records
@@ -62,7 +63,7 @@ class Staging(_Tree):
         clean_leftovers(self.output)
         self.path = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
         self.spare = self.output.parent / f".{self.output.name}.spare"
-        if self.path.exists():
+        if check_owned_folder(self.path):  # a plant there is refused, never followed
             shutil.rmtree(self.path)
         try:
             os.rename(self.spare, self.path)  # claim the spare (atomic: one build wins)
@@ -71,9 +72,9 @@ class Staging(_Tree):
             self.path.mkdir()
             self.recycled = False
         if self.recycled and not stat.S_ISDIR(os.lstat(self.path).st_mode):
-            os.unlink(self.path)  # a symlink or file put where the spare goes: never write through it
-            self.path.mkdir()
-            self.recycled = False
+            # Planted after check_output looked: put it back as found, never write through it.
+            os.rename(self.path, self.spare)
+            check_owned_folder(self.spare)
         self.stats = WriteStats()
         self._root = str(self.path)
         self._old = str(self.output)
