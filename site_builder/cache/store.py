@@ -139,15 +139,21 @@ class BuildCache:
         time, and the site was already written or is written next."""
 
     def check(self) -> None:
-        """Refuse (``files.RefusedPath``, naming it) a cache folder that is not a
-        real folder, or holding anything but regular files: a symlink, FIFO,
-        socket or device planted there is never opened. Run before any work."""
-        if self.folder is None or not check_owned_folder(self.folder):
-            return
-        with os.scandir(self.folder) as entries:
-            for entry in entries:
-                if not entry.is_file(follow_symlinks=False):
-                    check_owned(entry.path)
+        """Give the cache up (as ``--no-cache``, with ``failure`` naming the path)
+        when its folder is not a real folder or holds anything but regular files:
+        a symlink, FIFO, socket or device planted there is never opened, nor
+        removed (it is the user's). The cache only saves time: the build goes on.
+        Run before any work."""
+        try:
+            if self.folder is None or not check_owned_folder(self.folder):
+                return
+            with os.scandir(self.folder) as entries:
+                for entry in entries:
+                    if not entry.is_file(follow_symlinks=False):
+                        check_owned(entry.path)
+        except (OSError, RefusedPath) as error:
+            self.folder, self._blobs, self.tables = None, None, {}
+            self.failure = str(error)
 
     @property
     def enabled(self) -> bool:
