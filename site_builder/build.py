@@ -111,9 +111,18 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     own = store is None or not options.write
     if own:  # a store of its own (no disk work yet: tables and blobs open on first use)
         store = cache.BuildCache(options.cache_folder() if options.write else None)
+    full = False
     try:
         return _build_site(options, log, store, preloaded)
+    except BaseException as error:
+        full = cache.disk_full(error)
+        raise
     finally:
+        if full or store.full:
+            # A full disk: the build failed (output/ untouched) or its cache could not
+            # be saved. Drop the cache whole, with what this build put in it, so it
+            # never stops the next build; it only saves time.
+            store.drop()
         if own:
             store.close()  # its SQLite files' descriptors now, not whenever the collector gets to them
         if preloaded is not None:

@@ -8,6 +8,7 @@ the output folder; deleting it is always safe.
 
 from __future__ import annotations
 
+import errno
 import gc
 import hashlib
 import marshal
@@ -16,7 +17,7 @@ import pickle
 import sqlite3
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -118,6 +119,24 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+_SQLITE_IOERR, _SQLITE_FULL = 10, 13
+
+
+def disk_full(error: BaseException) -> bool:
+    """Whether ``error`` says the disk (or the user's quota) is full, from the
+    OS or from SQLite ("database or disk is full", or the "disk I/O error" it
+    gives when its write-ahead log cannot grow)."""
+    if isinstance(error, OSError):
+        return error.errno in DISK_FULL
+    if not isinstance(error, sqlite3.Error):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (_SQLITE_IOERR, _SQLITE_FULL)
+    return "disk is full" in str(error) or "disk I/O error" in str(error)
+
+
 class BuildCache:
     """Named tables (dicts), each persisted as one file: one sequential write
     is far cheaper than thousands of small files on a slow disk. Large values
@@ -134,6 +153,8 @@ class BuildCache:
         self.memo: dict = {}
         """Objects rebuilt from table entries, for reuse while those entries last (memory only)."""
         self.failure: str | None = None
+        self.full = False
+        """True once a write found the disk full (see ``fail``)."""
         """Why the cache could not be saved (a full disk, a file where its folder
         should be...), or None. A build goes on without it: the cache only saves
         time, and the site was already written or is written next."""
@@ -214,7 +235,10 @@ class BuildCache:
     def fail(self, error: Exception) -> None:
         """Stop saving, and drop the tables already saved: some tables record what
         the last finished build did, and a mix of this build's and an older
-        one's must never be trusted. The next build starts from nothing."""
+        one's must never be trusted. The next build starts from nothing.
+        A full disk also marks the cache ``full``: the build drops it whole when
+        it ends (``drop``), so that what it holds never stops the next build."""
+        self.full = self.full or disk_full(error)
         if self.failure is None:
             self.failure = str(error)
         try:
@@ -227,6 +251,26 @@ class BuildCache:
                     path.unlink()
                 except OSError:
                     pass  # unreadable ones are a cold cache too (see table())
+
+    def drop(self) -> None:
+        """Delete every file of the cache folder (the tables, the SQLite stores
+        with their write-ahead logs, temporaries), after a full disk: it only
+        saves time, and the next build needs the room more. Only regular files
+        are removed, nothing is followed; a planted entry is left to its owner."""
+        self.close()
+        self.tables, self.memo, self._dirty = {}, {}, set()
+        if self.folder is None:
+            return
+        try:
+            with os.scandir(self.folder) if check_owned_folder(self.folder) else nullcontext(()) as entries:
+                doomed = [entry.path for entry in entries if entry.is_file(follow_symlinks=False)]
+        except (OSError, RefusedPath):
+            return
+        for path in doomed:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
     def close(self) -> None:
         """Close the blob store's connection, if open (the tables are plain files)."""
@@ -325,11 +369,12 @@ class BlobStore:
                     db.executemany("INSERT OR IGNORE INTO live VALUES (?)", ((k,) for k in live))
                     db.execute("DELETE FROM blobs WHERE key NOT IN (SELECT key FROM live)")
             db.execute("COMMIT")
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as error:
             try:
                 db.execute("ROLLBACK")
             except sqlite3.DatabaseError:
                 pass
+            self.on_failure(error)  # (a full disk: the build drops the cache when it ends)
 
     def close(self) -> None:
         """Close the connection (forked workers must never share it)."""
