@@ -98,6 +98,9 @@ def load_config(content_dir: Path, path: Path | None = None) -> tuple[SiteConfig
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None) or _line_from_message(str(exc))
         return SiteConfig(), [Problem(shown, line, f"invalid TOML: {exc}")]
+    except ValueError:  # an integer past Python's limit on digits
+        line = next((n for n, row in enumerate(text.splitlines(), 1) if re.search(r"[0-9_]{4000,}", row)), 1)
+        return SiteConfig(), [Problem(shown, line, "invalid TOML: a number with too many digits")]
     text_lines = text.splitlines()
     key_lines = {key: _key_line(text_lines, key) for key in data}
     values, problems = schema.check(data, SITE_SCHEMA, shown, key_lines)
