@@ -99,7 +99,13 @@ def run() -> int:
     That collection walked all of them for nothing: ~0.2 s after a build that
     imported the explainer's libraries (Altair's schema classes), ~0.06 s after
     others. Not in ``main``: a caller in a long-lived process keeps its collector."""
-    status = main()
+    try:
+        status = main()
+    except KeyboardInterrupt:
+        # Ctrl-C: one line, not a traceback. The write stage is atomic, so
+        # output/ holds the previous site or the new one, whole; workers die with us.
+        print("interrupted (Ctrl-C); output/ holds the previous site or the new one, whole", file=sys.stderr)
+        return 130
     gc.freeze()
     return status
 
