@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shutil
 import time
 from pathlib import Path
 
 from ..files import check_owned_folder
+from .trees import remove_all
 
 BACKGROUND_REMOVAL = 256
 """An old site with at least this many top-level entries is deleted in the background."""
@@ -42,7 +42,7 @@ def remove_tree(path: Path) -> None:
     unlinking thousands of files costs seconds on some disks and nobody
     waits for it (the next build removes anything left)."""
     if sum(1 for _ in zip(range(BACKGROUND_REMOVAL), path.iterdir())) < BACKGROUND_REMOVAL or not hasattr(os, "fork"):
-        shutil.rmtree(path, ignore_errors=True)
+        remove_all(path)
         return
     doomed = path
     if ".old-" not in path.name:
@@ -50,7 +50,7 @@ def remove_tree(path: Path) -> None:
         try:
             os.rename(path, doomed)
         except OSError:
-            shutil.rmtree(path, ignore_errors=True)
+            remove_all(path)
             return
     if os.fork() == 0:  # pragma: no cover - runs in the child
         try:
@@ -63,7 +63,7 @@ def remove_tree(path: Path) -> None:
             os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # ``quiet`` too
             os.setsid()
             _name_process(DELETION_NAME)
-            shutil.rmtree(doomed, ignore_errors=True)
+            remove_all(doomed)
         finally:
             os._exit(0)
 
@@ -88,7 +88,7 @@ def clean_leftovers(output: Path) -> None:
             continue
     old = output.parent / f".{output.name}.old"
     if check_owned_folder(old) and output.exists():
-        shutil.rmtree(old, ignore_errors=True)
+        remove_all(old)
     elif os.path.lexists(old):
         os.rename(old, output)  # a two-step swap was interrupted: restore
 

@@ -9,7 +9,6 @@ docstring).
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from .records import _identity, _read_spare_record, _read_trees, _record_path, _
 from .removal import clean_leftovers, remove_tree
 from .snapshot import _folders_of
 from .swap import _exchange
-from .trees import _clear_obstacle, _is_real_folder, _real_folder, _remove_paths, _same_bytes, _sweep, _unlink_quietly, _write_file
+from .trees import remove_all, _clear_obstacle, _is_real_folder, _real_folder, _remove_paths, _same_bytes, _sweep, _unlink_quietly, _write_file
 from .writer import WriteStats, _Tree
 
 
@@ -64,7 +63,7 @@ class Staging(_Tree):
         self.path = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
         self.spare = self.output.parent / f".{self.output.name}.spare"
         if check_owned_folder(self.path):  # a plant there is refused, never followed
-            shutil.rmtree(self.path)
+            remove_all(self.path)
         try:
             os.rename(self.spare, self.path)  # claim the spare (atomic: one build wins)
             self.recycled = True
@@ -264,7 +263,7 @@ class Staging(_Tree):
 
     def abort(self) -> None:
         """Throw the staged site away; ``output`` is untouched."""
-        shutil.rmtree(self.path, ignore_errors=True)
+        remove_all(self.path)
         _unlock(self._lock)
         self._lock = None
 
@@ -278,7 +277,7 @@ class Staging(_Tree):
                 if self._record is not None:  # still true: renaming a folder changes none of its entries
                     _save(_record_path(self.spare), self._record.data)
             else:
-                shutil.rmtree(self.path, ignore_errors=True)
+                remove_all(self.path)
         finally:
             _unlock(self._lock)
             self._lock = None
