@@ -112,9 +112,18 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
     own = store is None or not options.write
     if own:  # a store of its own (no disk work yet: tables and blobs open on first use)
         store = cache.BuildCache(options.cache_folder() if options.write else None)
+    full = False
     try:
         return _build_site(options, log, store, preloaded)
+    except BaseException as error:
+        full = cache.disk_full(error)
+        raise
     finally:
+        if full or store.full:
+            # A full disk: the build failed (output/ untouched) or its cache could not
+            # be saved. Drop the cache whole, with what this build put in it, so it
+            # never stops the next build; it only saves time.
+            store.drop()
         if own:
             store.close()  # its SQLite files' descriptors now, not whenever the collector gets to them
         if preloaded is not None:
@@ -129,6 +138,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     started = time.perf_counter()
     if options.write:
         check_output(options.output)  # refuse a folder we may not replace before any work (or cache write)
+        store.check()  # and a plant in the cache folder (files.RefusedPath)
     overlap = compile_templates if options.write else lambda: None  # work to do while waiting for workers
 
     with _stage("load", log), cache.collector_paused():

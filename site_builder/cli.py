@@ -99,7 +99,13 @@ def run() -> int:
     That collection walked all of them for nothing: ~0.2 s after a build that
     imported the explainer's libraries (Altair's schema classes), ~0.06 s after
     others. Not in ``main``: a caller in a long-lived process keeps its collector."""
-    status = main()
+    try:
+        status = main()
+    except KeyboardInterrupt:
+        # Ctrl-C: one line, not a traceback. The write stage is atomic, so
+        # output/ holds the previous site or the new one, whole; workers die with us.
+        print("interrupted (Ctrl-C); output/ holds the previous site or the new one, whole", file=sys.stderr)
+        return 130
     gc.freeze()
     return status
 
@@ -192,6 +198,7 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
     """Build (or check), print the log and problems; return 0 on success, 1 on failure."""
     from .build import build_site
     from .errors import BuildFailed
+    from .files import RefusedPath
     from .publish import PublishError
 
     log(f"{'Checking' if not options.write else 'Building'} {options.content} -> {options.output if options.write else '(nothing written)'}")
@@ -203,7 +210,7 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
         errors = sum(1 for p in failure.problems if p.severity == "error" or options.strict)
         print(f"error: {errors} error(s); nothing was written", file=sys.stderr)
         return 1
-    except PublishError as exc:
+    except (PublishError, RefusedPath) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # the disk, not the content: the swap is atomic, so output/ is the old site or the new

@@ -62,6 +62,7 @@ def guard(parent: int) -> None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if orphaned():  # the parent died before the prctl: no signal will come
         os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: stop quietly, no traceback; the parent reports it
     output_lock.close_inherited()
 
 

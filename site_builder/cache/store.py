@@ -8,6 +8,7 @@ the output folder; deleting it is always safe.
 
 from __future__ import annotations
 
+import errno
 import gc
 import hashlib
 import marshal
@@ -16,13 +17,14 @@ import pickle
 import sqlite3
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .. import __version__
+from ..files import RefusedPath, check_owned, check_owned_folder, read_owned, write_owned
 
 
 OUTPUT_DEPENDENCIES = ("markdown", "jinja2", "latex2mathml", "pyyaml", "markupsafe", "numpy",
@@ -117,6 +119,24 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+_SQLITE_IOERR, _SQLITE_FULL = 10, 13
+
+
+def disk_full(error: BaseException) -> bool:
+    """Whether ``error`` says the disk (or the user's quota) is full, from the
+    OS or from SQLite ("database or disk is full", or the "disk I/O error" it
+    gives when its write-ahead log cannot grow)."""
+    if isinstance(error, OSError):
+        return error.errno in DISK_FULL
+    if not isinstance(error, sqlite3.Error):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (_SQLITE_IOERR, _SQLITE_FULL)
+    return "disk is full" in str(error) or "disk I/O error" in str(error)
+
+
 class BuildCache:
     """Named tables (dicts), each persisted as one file: one sequential write
     is far cheaper than thousands of small files on a slow disk. Large values
@@ -133,9 +153,28 @@ class BuildCache:
         self.memo: dict = {}
         """Objects rebuilt from table entries, for reuse while those entries last (memory only)."""
         self.failure: str | None = None
+        self.full = False
+        """True once a write found the disk full (see ``fail``)."""
         """Why the cache could not be saved (a full disk, a file where its folder
         should be...), or None. A build goes on without it: the cache only saves
         time, and the site was already written or is written next."""
+
+    def check(self) -> None:
+        """Give the cache up (as ``--no-cache``, with ``failure`` naming the path)
+        when its folder is not a real folder or holds anything but regular files:
+        a symlink, FIFO, socket or device planted there is never opened, nor
+        removed (it is the user's). The cache only saves time: the build goes on.
+        Run before any work."""
+        try:
+            if self.folder is None or not check_owned_folder(self.folder):
+                return
+            with os.scandir(self.folder) as entries:
+                for entry in entries:
+                    if not entry.is_file(follow_symlinks=False):
+                        check_owned(entry.path)
+        except (OSError, RefusedPath) as error:
+            self.folder, self._blobs, self.tables = None, None, {}
+            self.failure = str(error)
 
     @property
     def enabled(self) -> bool:
@@ -148,8 +187,8 @@ class BuildCache:
             data: dict = {}
             if self.folder is not None:
                 try:
-                    with open(self.folder / f"{name}.table", "rb") as handle:
-                        raw = handle.read()  # one read: marshal.load() on a file reads in small pieces
+                    # One read (marshal.load() on a file reads in small pieces), never through a plant.
+                    raw = read_owned(self.folder / f"{name}.table") or b""
                     kind, payload = raw[:1], memoryview(raw)[1:]
                     with collector_paused():
                         loaded = marshal.loads(payload) if kind == _MARSHAL else pickle.loads(payload) if kind == _PICKLE else None
@@ -188,16 +227,18 @@ class BuildCache:
             payload = _PICKLE + pickle.dumps(content, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with open(temporary, "wb") as handle:
-                handle.write(payload)
-            os.replace(temporary, self.folder / f"{name}.table")
-        except OSError as error:
+            check_owned_folder(self.folder)
+            write_owned(self.folder / f"{name}.table", payload, temporary)
+        except (OSError, RefusedPath) as error:  # (a plant since check(): refused, and the cache given up)
             self.fail(error)
 
     def fail(self, error: Exception) -> None:
         """Stop saving, and drop the tables already saved: some tables record what
         the last finished build did, and a mix of this build's and an older
-        one's must never be trusted. The next build starts from nothing."""
+        one's must never be trusted. The next build starts from nothing.
+        A full disk also marks the cache ``full``: the build drops it whole when
+        it ends (``drop``), so that what it holds never stops the next build."""
+        self.full = self.full or disk_full(error)
         if self.failure is None:
             self.failure = str(error)
         try:
@@ -210,6 +251,26 @@ class BuildCache:
                     path.unlink()
                 except OSError:
                     pass  # unreadable ones are a cold cache too (see table())
+
+    def drop(self) -> None:
+        """Delete every file of the cache folder (the tables, the SQLite stores
+        with their write-ahead logs, temporaries), after a full disk: it only
+        saves time, and the next build needs the room more. Only regular files
+        are removed, nothing is followed; a planted entry is left to its owner."""
+        self.close()
+        self.tables, self.memo, self._dirty = {}, {}, set()
+        if self.folder is None:
+            return
+        try:
+            with os.scandir(self.folder) if check_owned_folder(self.folder) else nullcontext(()) as entries:
+                doomed = [entry.path for entry in entries if entry.is_file(follow_symlinks=False)]
+        except (OSError, RefusedPath):
+            return
+        for path in doomed:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
     def close(self) -> None:
         """Close the blob store's connection, if open (the tables are plain files)."""
@@ -247,14 +308,19 @@ class BlobStore:
         if self._db is None and self.read_only:
             try:
                 self._db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro&immutable=1", uri=True) \
-                    if self.path.is_file() else None
-            except sqlite3.Error as error:
+                    if check_owned(self.path) else None
+            except (sqlite3.Error, RefusedPath) as error:
                 self.path = None
                 self.on_failure(error)
         elif self._db is None:
             try:
                 try:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
+                    # SQLite follows links and cannot be told not to from Python: its
+                    # files are checked just before (and the whole folder by check()).
+                    check_owned_folder(self.path.parent)
+                    for suffix in ("", "-wal", "-shm", "-journal"):
+                        check_owned(f"{self.path}{suffix}")
                     db = sqlite3.connect(self.path, isolation_level=None)
                     db.execute("PRAGMA journal_mode=WAL")
                     db.execute("PRAGMA synchronous=NORMAL")
@@ -267,7 +333,7 @@ class BlobStore:
                     self.path.unlink(missing_ok=True)
                     self._db = sqlite3.connect(self.path, isolation_level=None)
                     self._db.execute("CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            except (OSError, sqlite3.Error) as error:
+            except (OSError, sqlite3.Error, RefusedPath) as error:
                 self.path = None  # a store that cannot open is no store
                 self.on_failure(error)
         return self._db
@@ -303,11 +369,12 @@ class BlobStore:
                     db.executemany("INSERT OR IGNORE INTO live VALUES (?)", ((k,) for k in live))
                     db.execute("DELETE FROM blobs WHERE key NOT IN (SELECT key FROM live)")
             db.execute("COMMIT")
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as error:
             try:
                 db.execute("ROLLBACK")
             except sqlite3.DatabaseError:
                 pass
+            self.on_failure(error)  # (a full disk: the build drops the cache when it ends)
 
     def close(self) -> None:
         """Close the connection (forked workers must never share it)."""

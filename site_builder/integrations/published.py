@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -18,10 +17,9 @@ from urllib.parse import urljoin, urlsplit
 from ..load.config import normalise_base_url
 from ..names import NameIndex
 from ..urls import refusal
+from .fetch import fetch_url, read_local
 
 SUPPORTED_VERSION = 1
-TIMEOUT = 10.0
-"""Seconds to wait for a glossary.json over the network."""
 RETRY_AFTER = 30.0
 """Seconds a failed load is remembered before the next use tries again."""
 
@@ -128,7 +126,7 @@ def load_glossary(location: str | Path) -> PublishedGlossary:
 
     A failure is remembered for ``RETRY_AFTER`` seconds: a docs build whose
     glossary is unreachable fails on its first link instead of waiting
-    ``TIMEOUT`` again per page, while a long-running ``mkdocs serve`` started
+    ``fetch.DEADLINE`` again per page, while a long-running ``mkdocs serve`` started
     before the glossary was published picks it up on a later rebuild."""
     key = str(location)
     with _lock:
@@ -161,8 +159,8 @@ def _load(location: str) -> PublishedGlossary:
     if scheme in ("http", "https", "file"):
         url = location if not location.endswith("/") else location + "glossary.json"
         try:
-            with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
-                raw = response.read()
+            # A total deadline and a size limit (fetch.py), not a timeout per read.
+            raw = read_local(url) if scheme == "file" else fetch_url(url)
         except (OSError, ValueError) as exc:
             raise GlossaryLoadError(f"cannot read {url}: {exc}") from None
         return PublishedGlossary(_parse(raw, url), url, urljoin(url, "."))
@@ -170,9 +168,9 @@ def _load(location: str) -> PublishedGlossary:
     if path.is_dir():
         path = path / "glossary.json"
     try:
-        raw = path.read_bytes()
+        raw = read_local(path)
     except OSError as exc:
-        raise GlossaryLoadError(f"cannot read {path}: {exc.strerror}") from None
+        raise GlossaryLoadError(f"cannot read {path}: {exc.strerror or exc}") from None
     return PublishedGlossary(_parse(raw, str(path)), str(path), path.resolve().parent.as_uri() + "/")
 
 

@@ -7,6 +7,7 @@ warning (an error under ``--strict``), so a misspelling never passes silently.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import replace
@@ -15,6 +16,8 @@ from pathlib import Path
 from . import schema
 from .schema import AUTO_BOOL, BOOL, LANGUAGE, NAME_LIMIT, STRING, TEXT_LIMIT, URL, Field, normalise_base_url
 from ..errors import Problem, display_path
+from ..files import RefusedPath, read_regular
+from .content import symlink_problem
 
 __all__ = ["SITE_FIELDS", "SITE_SCHEMA", "SiteConfig", "load_config", "normalise_base_url"]
 
@@ -70,16 +73,24 @@ class SiteConfig(schema.settings_class("SiteConfig", SITE_SCHEMA, __name__)):
 def load_config(content_dir: Path, path: Path | None = None) -> tuple[SiteConfig, list[Problem]]:
     """Read ``content_dir/site.toml`` when present, or ``path`` (``--config``), which
     must exist; return the config and any problems."""
+    given = path is not None
     if path is None:
         path = content_dir / "site.toml"
-        if not path.exists():
+        if not os.path.lexists(path):  # (a dangling symlink is read, and said)
             return SiteConfig(), []
     shown = display_path(path)
-    if not path.exists():  # asked for by name: a typo must not build with the defaults
+    if not path.exists() and given:  # asked for by name: a typo must not build with the defaults
         return SiteConfig(), [Problem(shown, None, "no such file (given as --config)")]
     try:
-        text = path.read_text(encoding="utf-8")
+        # The rule of every content file (load/content.py): a symlink only to inside the
+        # content folder, and a regular file only (a FIFO must not hang the build).
+        refused = None if given or not path.is_symlink() else symlink_problem(path, content_dir.resolve())
+        if refused:
+            return SiteConfig(), [Problem(shown, None, refused)]
+        text = read_regular(path, follow=True, owned=False).decode("utf-8")
         data = tomllib.loads(text)
+    except RefusedPath as exc:
+        return SiteConfig(), [Problem(shown, None, exc.reason)]
     except OSError as exc:  # e.g. site.toml is a folder
         return SiteConfig(), [Problem(shown, None, f"cannot read: {exc.strerror or exc}")]
     except UnicodeDecodeError as exc:
@@ -87,6 +98,9 @@ def load_config(content_dir: Path, path: Path | None = None) -> tuple[SiteConfig
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None) or _line_from_message(str(exc))
         return SiteConfig(), [Problem(shown, line, f"invalid TOML: {exc}")]
+    except ValueError:  # an integer past Python's limit on digits
+        line = next((n for n, row in enumerate(text.splitlines(), 1) if re.search(r"[0-9_]{4000,}", row)), 1)
+        return SiteConfig(), [Problem(shown, line, "invalid TOML: a number with too many digits")]
     text_lines = text.splitlines()
     key_lines = {key: _key_line(text_lines, key) for key in data}
     values, problems = schema.check(data, SITE_SCHEMA, shown, key_lines)

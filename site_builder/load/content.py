@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from ..errors import Problem, display_path
+from ..files import RefusedPath, kind_of, read_regular
 from .front_matter import parse_front_matter, split_front_matter
 
 UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
@@ -82,10 +83,14 @@ def load_terms(content_dir: Path, known: dict | None = None,
     are the whole load's.
     """
     terms_dir = content_dir / "terms"
-    if not terms_dir.is_dir():
-        missing = Problem(display_path(content_dir), None, "no terms/ folder: expected content/terms/<slug>.md files")
-        return [], [missing] if part is None or part[0] == 0 else []
     root = content_dir.resolve()
+    # One rule for every path read: the terms folder itself may be a symlink
+    # only as a term file may, to somewhere inside the content folder.
+    refused = symlink_problem(terms_dir, root) if terms_dir.is_symlink() else None
+    if refused or not terms_dir.is_dir():
+        missing = Problem(display_path(terms_dir), None, refused) if refused else \
+            Problem(display_path(content_dir), None, "no terms/ folder: expected content/terms/<slug>.md files")
+        return [], [missing] if part is None or part[0] == 0 else []
     shown_dir = display_path(terms_dir)
     order: list[tuple[str, Problem | None]] = []
     todo: list[tuple[str, str, tuple]] = []
@@ -97,11 +102,11 @@ def load_terms(content_dir: Path, known: dict | None = None,
     if part is not None:
         index, count = part
         files = files[len(files) * index // count:len(files) * (index + 1) // count]
-    for path, relative, symlinked in files:
-        shown = f"{shown_dir}/{_printable(relative)}"
-        refused = _symlink_problem(Path(path), root) if symlinked else None
+    for path, relative, symlinked, unreadable in files:
+        shown = f"{shown_dir}/{_printable(relative)}" if relative else shown_dir
+        refused = unreadable or (symlink_problem(Path(path), root) if symlinked else None)
         if refused:
-            order.append((shown, Problem(shown, 1, refused)))
+            order.append((shown, Problem(shown, None if unreadable else 1, refused)))
             continue
         hit = known.get(shown) if known is not None else None
         # Trusting the watcher needs no settled timestamps: it has watched since
@@ -112,9 +117,15 @@ def load_terms(content_dir: Path, known: dict | None = None,
             continue
         try:
             info = os.stat(path)
-        except OSError:
+        except OSError as error:  # a dangling symlink, a folder that cannot be searched: said, never skipped
+            problem = "is a symlink that leads nowhere" if symlinked and not os.path.exists(path) else \
+                f"cannot read: {error.strerror}"
+            order.append((shown, Problem(shown, None, problem)))
             continue
+        if stat.S_ISDIR(info.st_mode):
+            continue  # a symlinked folder: never walked into (see _term_files)
         if not stat.S_ISREG(info.st_mode):
+            order.append((shown, Problem(shown, None, f"is {kind_of(info.st_mode)}; only regular files are read")))
             continue
         order.append((shown, None))
         signature = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
@@ -165,14 +176,16 @@ def _read_all(items: list[tuple[str, str, tuple]]) -> list[tuple[str, tuple, Ter
     return out
 
 
-def _term_files(terms_dir: Path) -> list[tuple[str, str, bool]]:
+def _term_files(terms_dir: Path) -> list[tuple[str, str, bool, str | None]]:
     """Every ``*.md`` below ``terms_dir`` in a stable order: (path, path relative
-    to ``terms_dir`` with "/", is a symlink).
+    to ``terms_dir`` with "/", is a symlink, why it cannot be read or None).
 
     Symlinked folders are listed as entries too (flagged), never walked into:
-    that avoids loops, and ``load_terms`` refuses those leading outside.
+    that avoids loops, and ``load_terms`` refuses those leading outside. A
+    folder that cannot be listed is an entry too, with its reason (never a
+    silent skip: its terms would vanish from the site).
     """
-    found: list[tuple[str, str, bool]] = []
+    found: list[tuple[str, str, bool, str | None]] = []
     prefix = len(str(terms_dir)) + 1
 
     def relative(path: str) -> str:
@@ -182,7 +195,8 @@ def _term_files(terms_dir: Path) -> list[tuple[str, str, bool]]:
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda entry: entry.name)
-        except OSError:
+        except OSError as error:
+            found.append((folder, relative(folder), False, f"cannot read: {error.strerror}"))
             return
         files, folders = [], []
         for entry in entries:
@@ -197,9 +211,9 @@ def _term_files(terms_dir: Path) -> list[tuple[str, str, bool]]:
                 continue
         for entry in folders:
             if entry.is_symlink():
-                found.append((entry.path, relative(entry.path), True))
+                found.append((entry.path, relative(entry.path), True, None))
         for entry in files:
-            found.append((entry.path, relative(entry.path), entry.is_symlink()))
+            found.append((entry.path, relative(entry.path), entry.is_symlink(), None))
         for entry in folders:
             if not entry.is_symlink():
                 walk(entry.path)
@@ -216,7 +230,7 @@ def _printable(name: str) -> str:
     return UNPRINTABLE_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
 
 
-def _symlink_problem(path: Path, root: Path) -> str | None:
+def symlink_problem(path: Path, root: Path) -> str | None:
     """Why the symlink ``path`` must not be read, or None when it stays inside ``root``."""
     try:
         path.resolve().relative_to(root)
@@ -235,10 +249,12 @@ def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
         problems.append(Problem(shown, 1, f"file name {path.name!r} is not a valid slug: use lowercase letters, digits and single hyphens, e.g. 'output-tokens.md'"))
         return None, problems
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, [Problem(shown, 1, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
-        raw = path.read_bytes()
+        # A regular file only, checked on the open file: a FIFO swapped in cannot hang the build.
+        raw = read_regular(path, follow=True, owned=False, limit=MAX_FILE_BYTES)
+    except ValueError as exc:  # over the limit
+        return None, [Problem(shown, 1, str(exc))]
+    except RefusedPath as exc:
+        return None, [Problem(shown, None, exc.reason)]
     except OSError as exc:
         return None, [Problem(shown, None, f"cannot read: {exc.strerror}")]
     try:

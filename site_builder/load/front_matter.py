@@ -8,6 +8,7 @@ without PyYAML's constructor; anything else goes to PyYAML's safe loader.
 from __future__ import annotations
 
 import re
+import sys
 
 import yaml
 
@@ -52,8 +53,16 @@ def split_front_matter(text: str, shown: str) -> tuple[str, str, int, Problem | 
 
 def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Problem]]:
     """Parse and check the YAML front matter (its first line is line 2 of the file)."""
+    repeated: list[tuple[str, int, int]] | None = None
+    lines = _key_lines(front)
     try:
-        data = (simple_yaml.parse(front) or yaml.load(front, Loader=_Loader)) if front.strip() else {}
+        data = simple_yaml.parse(front) if front.strip() else {}
+        if data is None:  # not the plainest shape: PyYAML, which also tells every key's spelling apart
+            data, lines, repeated = _load_yaml(front, lines)
+    except (ValueError, OverflowError) as exc:  # e.g. an integer past Python's limit on digits
+        line, limit = _long_number_line(front)
+        reason = f"a number of more than {limit:,} digits" if limit and "digits" in str(exc) else str(exc)
+        return None, [Problem(shown, line, f"malformed YAML front matter: {reason}")]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # A mark past the last line means "ran off the end": blame the last line.
@@ -65,10 +74,41 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
         return None, [Problem(shown, 2, "malformed YAML front matter: nested too deeply")]
     if not isinstance(data, dict):
         return None, [Problem(shown, 2, "front matter must be a mapping of keys to values (title: ..., summary: ...)")]
-    lines = _key_lines(front)
-    meta, problems = check(data, TERM_SCHEMA, shown, lines, _repeated_keys(front))
+    meta, problems = check(data, TERM_SCHEMA, shown, lines, _repeated_keys(front) if repeated is None else repeated)
     meta["__lines__"] = lines
     return meta, problems
+
+
+def _load_yaml(front: str, lines: dict[str, int]) -> tuple[object, dict[str, int], list[tuple[str, int, int]]]:
+    """(data, key -> line, repeated keys) read by PyYAML's safe loader. Repeats are
+    found on the nodes, so every spelling of a key counts (``title:``,
+    ``"title":``, ``? title``, ``{title: ..., title: ...}``): PyYAML itself keeps
+    the last one silently."""
+    loader = _Loader(front)
+    try:
+        node = loader.get_single_node()
+        found: dict[str, int] = {}
+        repeated: list[tuple[str, int, int]] = []
+        if isinstance(node, yaml.MappingNode):
+            for key, _value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue
+                name, line = str(key.value), key.start_mark.line + 2
+                if name in found:
+                    repeated.append((name, found[name], line))
+                else:
+                    found[name] = line
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    return data, {**found, **lines}, repeated
+
+
+def _long_number_line(front: str) -> tuple[int, int]:
+    """(line of the first run of more digits than Python turns into an int, or 2; that limit)."""
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+    match = re.search(r"[0-9_]{%d,}" % (limit + 1), front)
+    return (front.count("\n", 0, match.start()) + 2 if match else 2), limit
 
 
 def _key_lines(front: str) -> dict[str, int]:

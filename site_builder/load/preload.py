@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import parallel
+from ..files import RefusedPath, open_regular
 
 FILES_PER_LOADER = 2500
 """A loader per this many term files, up to one per core: below it, a second
@@ -158,10 +159,12 @@ def explainers_named(content: Path, limit: int = EARLY_SCAN) -> set[str]:
     names: set[str] = set()
     for path in paths:
         try:
-            with open(path, "rb") as file:
-                head = file.read(4096)
-        except OSError:
-            continue
+            # A regular file, not followed (a hint needs no symlinked term): a FIFO must not hang the start.
+            descriptor = open_regular(path, owned=False)
+        except (OSError, RefusedPath):
+            continue  # the load stage reports it
+        with open(descriptor, "rb") as file:
+            head = file.read(4096)
         if not head.startswith(b"---"):
             continue
         end = head.find(b"\n---", 3)

@@ -70,6 +70,29 @@ _UNKNOWN_COMMAND = re.compile(r"\\[A-Za-z]+")
 _CHARACTER_REFERENCE = re.compile(r"&#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}));")
 
 
+ENVIRONMENTS = frozenset({
+    "matrix", "matrix*", "pmatrix", "pmatrix*", "bmatrix", "bmatrix*", "Bmatrix", "Bmatrix*",
+    "vmatrix", "vmatrix*", "Vmatrix", "Vmatrix*", "smallmatrix", "array", "cases", "split", "align", "align*",
+})
+"""``\\begin{...}`` environments latex2mathml draws as tables; any other (``aligned``,
+``script``...) it would silently turn into a row with its ``&`` as text: an error."""
+
+_BEGIN = re.compile(r"\\(begin|end)\s*\{([^{}]*)\}")
+_ARRAY = re.compile(r"\\begin\s*\{(?:array|subarray)\}\s*(?:\[[tcb]\]\s*)?")
+_COLUMNS = re.compile(r"[lcr|: ]+")
+_NOT_ASCII_COMMAND = re.compile(r"\\([^\x00-\x7f])")
+
+LENGTH_LIMITS = {"width": (-1.0, 50.0), "lspace": (-1.0, 5.0), "rspace": (-1.0, 5.0),
+                 "height": (-1.0, 3.0), "depth": (-1.0, 3.0), "voffset": (-1.0, 1.0)}
+"""(least, most) em each length attribute may take: a formula can push the text
+beside it away, but not draw over it (``\\kern{-9999em}``, a ``\\rule`` 999em
+tall). Values outside are clamped, in em."""
+_UNITS = {"em": 1.0, "ex": 0.5, "mu": 1 / 18, "pt": 0.1, "bp": 0.1, "dd": 0.107, "pc": 1.2, "px": 1 / 16,
+          "mm": 0.237, "cm": 2.37, "in": 6.02, "sp": 0.1 / 65536}
+"""Each TeX/CSS unit in em, roughly (1em = 10pt): enough to clamp."""
+_LENGTH = re.compile(r"([+-]?)\s*(\d+\.?\d*|\.\d+)\s*([a-z]{2})")
+
+
 class LatexError(ValueError):
     """LaTeX that does not parse or uses a command we cannot render."""
 
@@ -80,6 +103,7 @@ def latex_to_mathml(latex: str, display: bool) -> str:
     if not source:
         raise LatexError("empty formula")
     _check_braces(source)
+    _check_commands(source)
     from latex2mathml.converter import convert_to_element  # here: a rebuild without maths never pays its 60 ms import
 
     try:
@@ -143,7 +167,52 @@ def _attribute(name: str, value: str) -> str:
         raise LatexError(f"formula sets the attribute {name!r}, which is not allowed in maths")
     if not pattern.fullmatch(value):
         raise LatexError(f"invalid value {value!r} for {name} in formula")
+    if name in LENGTH_LIMITS:
+        value = _clamped(value, *LENGTH_LIMITS[name])
     return f' {name}="{_escape_attribute(value)}"'
+
+
+def _clamped(value: str, least: float, most: float) -> str:
+    """A length kept within [least, most] em; as written when it is (or is no number with a unit)."""
+    match = _LENGTH.fullmatch(value.strip())
+    if match is None or match.group(3) not in _UNITS:
+        return value
+    sign, number, unit = match.groups()
+    ems = float(number) * _UNITS[unit] * (-1 if sign == "-" else 1)
+    if least <= ems <= most:
+        return value
+    return f"{least:g}em" if ems < least else f"{most:g}em"
+
+
+def _check_commands(source: str) -> None:
+    """Refuse what latex2mathml would draw as something else, silently: a command
+    spelled with a lookalike (``\\һref``, Cyrillic), an environment it does not
+    know, an array column spec that is not columns."""
+    lookalike = _NOT_ASCII_COMMAND.search(source)
+    if lookalike:
+        char = lookalike.group(1)
+        raise LatexError(f"\\{char}: LaTeX commands are ASCII letters; {char!r} (U+{ord(char):04X}) is not one")
+    for kind, name in _BEGIN.findall(source):
+        if name not in ENVIRONMENTS:
+            raise LatexError(f"unknown environment {name.strip()!r} in \\{kind}: "
+                             f"use one of {', '.join(sorted(ENVIRONMENTS))}")
+    for array in _ARRAY.finditer(source):
+        spec = _group(source, array.end())
+        if spec is None or not _COLUMNS.fullmatch(spec):
+            shown = f"{{{spec}}}" if spec is not None else "missing"
+            raise LatexError(f"array column spec {shown}: use only l, c, r, | and :")
+
+
+def _group(source: str, start: int) -> str | None:
+    """The text of the brace group opening at ``start`` (None when none opens there)."""
+    if not source.startswith("{", start):
+        return None
+    depth = 0
+    for index in range(start, len(source)):
+        depth += {"{": 1, "}": -1}.get(source[index], 0)
+        if depth == 0:
+            return source[start + 1:index]
+    return None
 
 
 def _escape_text(text: str, tag: str) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..files import check_owned, check_owned_folder
+
 MARKER = ".site-builder"
 """A file in every output folder we build: we only ever replace folders that have it."""
 
@@ -29,3 +31,26 @@ def _guard(output: Path) -> None:
         raise PublishError(f"{output} exists and is not a folder; refusing to replace it")
     if output.is_dir() and any(output.iterdir()) and not (output / MARKER).exists():
         raise PublishError(f"{output} is not empty and was not built by site_builder; refusing to replace it (choose another --output or empty it)")
+    check_beside(output)
+
+
+OWNED_FILES = ("lock", "tree-record", "tree-record.tmp", "spare-record.json", "spare-record.json.tmp")
+"""Files a build keeps beside ``output/`` (as ``.<output>.<name>``)."""
+OWNED_FOLDERS = ("spare", "old")
+"""Folders a build keeps beside ``output/`` (as ``.<output>.<name>``); with
+``.<output>.staging-<pid>`` and ``.<output>.old-<n>``."""
+
+
+def check_beside(output: Path) -> None:
+    """Refuse (``files.RefusedPath``, naming the path) anything but a regular file
+    or a real folder where the build keeps its own files beside ``output``, before
+    any work: a planted symlink, FIFO, socket or device is never opened."""
+    parent, name = output.parent, output.name
+    for suffix in OWNED_FILES:
+        check_owned(parent / f".{name}.{suffix}")
+    for suffix in OWNED_FOLDERS:
+        check_owned_folder(parent / f".{name}.{suffix}")
+    if parent.is_dir():
+        for pattern in (f".{name}.staging-*", f".{name}.old-*"):
+            for leftover in sorted(parent.glob(pattern)):
+                check_owned_folder(leftover)

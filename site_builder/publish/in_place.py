@@ -10,6 +10,7 @@ import os
 import stat
 from pathlib import Path
 
+from ..files import RefusedPath
 from .guard import MARKER, MARKER_TEXT, _guard
 from .lock import lock as _lock, unlock as _unlock
 from .records import _Side, _describe_spare, _identity, _read_trees, _record_path, _save_trees, _trees_path
@@ -156,7 +157,7 @@ class InPlace(_Tree):
                 described = _describe_spare(self._spare, output, self._paths, None, now, None)
                 spare = described[0] if described is not None else None
             _save_trees(output, _Side(identity, self._paths, snapshot), spare)
-        except OSError:
+        except (OSError, RefusedPath):
             _unlink_quietly(_trees_path(output))
 
     def release(self) -> None:

@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..files import open_regular
 from .guard import PublishError
 
 POLL_SECONDS = 0.05
@@ -55,7 +56,8 @@ def lock(output: Path) -> int | None:
     except ImportError:  # pragma: no cover - not POSIX
         return None
     path = output.parent / f".{output.name}.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    # Never through a planted symlink, FIFO or device, nor into a file with other links: it is written below.
+    fd = open_regular(path, os.O_RDWR | os.O_CREAT, 0o644, sole=True)
     _held.add(fd)  # from here: a child forked while this process waits must not keep it either
     try:
         try:

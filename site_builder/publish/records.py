@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..files import RefusedPath, read_owned, write_owned
 from .guard import MARKER
 from .snapshot import _Snapshot, _clock, _survey
-from .trees import _remove_paths, _sweep, _unlink_quietly, _write_file
+from .trees import _remove_paths, _sweep, _unlink_quietly
 
 
 # The records: what lets a rebuild skip unchanged files without looking at them.
@@ -118,7 +119,7 @@ changed since has another inode or ctime (which no tool can set)."""
 
 def _signature(path: Path) -> tuple | None:
     try:
-        info = os.stat(path)
+        info = os.lstat(path)
     except OSError:
         return None
     return str(path), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
@@ -133,9 +134,10 @@ def _read_trees(output: Path) -> tuple[_Side | None, _Side | None]:
         return None, None
     if _last_trees is not None and _last_trees[0] == signature:
         return _last_trees[1]
+    raw = read_owned(path)  # a plant there is refused (files.RefusedPath), never followed
     try:
         # marshal, as the build cache: at 10,000 pages JSON took 25 ms each way, marshal 5.
-        data = marshal.loads(path.read_bytes())
+        data = marshal.loads(raw)
         sides = _Side.from_data(data["output"]), _Side.from_data(data["spare"])
     except Exception:  # noqa: BLE001 - unreadable or damaged, in any way: no record
         return None, None
@@ -157,12 +159,14 @@ def _read_spare_record(staging: Path, spare: Path, output: Path, paths: set[str]
     ``paths``) are the live site's (``live``), if the record says so of these
     two trees; it is used up either way."""
     path = _record_path(spare)
+    raw = read_owned(path)  # a plant there is refused (files.RefusedPath), never followed
+    _unlink_quietly(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(raw) if raw is not None else None
+    except ValueError:
         return None
-    finally:
-        _unlink_quietly(path)
+    if data is None:
+        return None
     if paths is None or live is None or live.identity != _identity(output, True):
         return None
     try:
@@ -195,7 +199,7 @@ def _write_records(spare: Path | None, output: Path, output_paths: set[str], wri
         _save_trees(output, live, described[0] if described is not None else None)
         if described is not None and described[1] is not None:
             _save(_record_path(spare), {"identity": described[0].identity + identity, "stale": sorted(described[1])})
-    except OSError:
+    except (OSError, RefusedPath):  # a plant since check_output: no record, nothing written through it
         _unlink_quietly(_trees_path(output))
         if spare is not None:
             _unlink_quietly(_record_path(spare))
@@ -242,11 +246,5 @@ def _describe_spare(spare: Path, output: Path, output_paths: set[str], old: _Sid
 
 
 def _save(path: Path, data: dict, encode: Callable[[dict], bytes] = lambda data: json.dumps(data).encode("utf-8")) -> None:
-    """Write a record atomically (a reader sees the old one or the new one)."""
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        _write_file(str(temporary), encode(data))
-        os.replace(temporary, path)
-    except OSError:
-        _unlink_quietly(temporary)
-        raise
+    """Write a record atomically (a reader sees the old one or the new one), never through a plant."""
+    write_owned(path, encode(data))

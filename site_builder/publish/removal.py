@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shutil
 import time
 from pathlib import Path
+
+from ..files import check_owned_folder
+from .trees import remove_all
 
 BACKGROUND_REMOVAL = 256
 """An old site with at least this many top-level entries is deleted in the background."""
@@ -40,7 +42,7 @@ def remove_tree(path: Path) -> None:
     unlinking thousands of files costs seconds on some disks and nobody
     waits for it (the next build removes anything left)."""
     if sum(1 for _ in zip(range(BACKGROUND_REMOVAL), path.iterdir())) < BACKGROUND_REMOVAL or not hasattr(os, "fork"):
-        shutil.rmtree(path, ignore_errors=True)
+        remove_all(path)
         return
     doomed = path
     if ".old-" not in path.name:
@@ -48,7 +50,7 @@ def remove_tree(path: Path) -> None:
         try:
             os.rename(path, doomed)
         except OSError:
-            shutil.rmtree(path, ignore_errors=True)
+            remove_all(path)
             return
     if os.fork() == 0:  # pragma: no cover - runs in the child
         try:
@@ -61,7 +63,7 @@ def remove_tree(path: Path) -> None:
             os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # ``quiet`` too
             os.setsid()
             _name_process(DELETION_NAME)
-            shutil.rmtree(doomed, ignore_errors=True)
+            remove_all(doomed)
         finally:
             os._exit(0)
 
@@ -73,21 +75,21 @@ ACTIVE_DELETION_SECONDS = 60
 def clean_leftovers(output: Path) -> None:
     """Remove what killed or finished builds left beside ``output``."""
     now = time.time()
+    # Each is checked (check_owned_folder): a symlink, FIFO or device planted
+    # there is refused, naming it, never followed, removed through or restored as the site.
     for leftover in output.parent.glob(f".{output.name}.staging-*"):
-        if not _builder_alive(leftover):  # a live one is another build writing now (e.g. serve's)
+        if check_owned_folder(leftover) and not _builder_alive(leftover):  # a live one is another build writing now (e.g. serve's)
             remove_tree(leftover)
     for leftover in output.parent.glob(f".{output.name}.old-*"):
         try:
-            if now - leftover.stat().st_mtime > ACTIVE_DELETION_SECONDS:
+            if check_owned_folder(leftover) and now - os.lstat(leftover).st_mtime > ACTIVE_DELETION_SECONDS:
                 remove_tree(leftover)
         except OSError:
             continue
     old = output.parent / f".{output.name}.old"
-    if old.is_symlink() or (old.exists() and not old.is_dir()):
-        old.unlink()  # not ours: never restore a link as the site
-    elif old.exists() and output.exists():
-        shutil.rmtree(old, ignore_errors=True)
-    elif old.exists():
+    if check_owned_folder(old) and output.exists():
+        remove_all(old)
+    elif os.path.lexists(old):
         os.rename(old, output)  # a two-step swap was interrupted: restore
 
 

@@ -9,17 +9,17 @@ docstring).
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from pathlib import Path
 
+from ..files import check_owned_folder
 from .guard import MARKER, MARKER_TEXT, _guard
 from .lock import lock as _lock, unlock as _unlock
 from .records import _identity, _read_spare_record, _read_trees, _record_path, _save, _trees_path, _write_records
 from .removal import clean_leftovers, remove_tree
 from .snapshot import _folders_of
 from .swap import _exchange
-from .trees import _clear_obstacle, _is_real_folder, _real_folder, _remove_paths, _same_bytes, _sweep, _unlink_quietly, _write_file
+from .trees import remove_all, _clear_obstacle, _is_real_folder, _real_folder, _remove_paths, _same_bytes, _sweep, _unlink_quietly, _write_file
 from .writer import WriteStats, _Tree
 
 
@@ -62,8 +62,8 @@ class Staging(_Tree):
         clean_leftovers(self.output)
         self.path = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
         self.spare = self.output.parent / f".{self.output.name}.spare"
-        if self.path.exists():
-            shutil.rmtree(self.path)
+        if check_owned_folder(self.path):  # a plant there is refused, never followed
+            remove_all(self.path)
         try:
             os.rename(self.spare, self.path)  # claim the spare (atomic: one build wins)
             self.recycled = True
@@ -71,9 +71,9 @@ class Staging(_Tree):
             self.path.mkdir()
             self.recycled = False
         if self.recycled and not stat.S_ISDIR(os.lstat(self.path).st_mode):
-            os.unlink(self.path)  # a symlink or file put where the spare goes: never write through it
-            self.path.mkdir()
-            self.recycled = False
+            # Planted after check_output looked: put it back as found, never write through it.
+            os.rename(self.path, self.spare)
+            check_owned_folder(self.spare)
         self.stats = WriteStats()
         self._root = str(self.path)
         self._old = str(self.output)
@@ -263,7 +263,7 @@ class Staging(_Tree):
 
     def abort(self) -> None:
         """Throw the staged site away; ``output`` is untouched."""
-        shutil.rmtree(self.path, ignore_errors=True)
+        remove_all(self.path)
         _unlock(self._lock)
         self._lock = None
 
@@ -277,7 +277,7 @@ class Staging(_Tree):
                 if self._record is not None:  # still true: renaming a folder changes none of its entries
                     _save(_record_path(self.spare), self._record.data)
             else:
-                shutil.rmtree(self.path, ignore_errors=True)
+                remove_all(self.path)
         finally:
             _unlock(self._lock)
             self._lock = None

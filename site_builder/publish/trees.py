@@ -27,12 +27,16 @@ def _sweep(root: str, keep: set[str] | None = None, clean: bool = True) -> dict[
     found: dict[str, int] = {}
     folders: list[str] = []
     pending = [""]
+    if clean:
+        _own_folder(root, os.lstat(root).st_mode)
     while pending:
         folder = pending.pop()
         with os.scandir(os.path.join(root, folder) if folder else root) as entries:
             for entry in entries:
                 relative = f"{folder}/{entry.name}" if folder else entry.name
                 if entry.is_dir(follow_symlinks=False):
+                    if clean:
+                        _own_folder(entry.path, entry.stat(follow_symlinks=False).st_mode)
                     pending.append(relative)
                     folders.append(relative)
                 elif entry.is_file(follow_symlinks=False) and (keep is None or relative in keep or not clean):
@@ -47,6 +51,34 @@ def _sweep(root: str, keep: set[str] | None = None, clean: bool = True) -> dict[
                 if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
                     raise
     return found
+
+
+def _own_folder(path: str, mode: int) -> None:
+    """Give the owner back the rights on a folder of a tree we own (a read-only
+    folder left in the spare): writing or removing in it would fail later, with
+    the build half done."""
+    if mode & 0o700 != 0o700:
+        os.chmod(path, stat.S_IMODE(mode) | 0o700, follow_symlinks=False)
+
+
+def remove_all(path: Path | str) -> None:
+    """``shutil.rmtree`` of a tree we own, through folders made read-only (their
+    rights are given back first), never following a link; what still cannot be
+    removed is left for the next build."""
+    def retry(function, failed, _info) -> None:
+        parent = os.path.dirname(failed)
+        try:
+            _own_folder(parent, os.lstat(parent).st_mode)
+            if function in (os.open, os.scandir, os.listdir):  # a folder it could not read: its own rights
+                _own_folder(failed, os.lstat(failed).st_mode)
+                shutil.rmtree(failed, onerror=lambda *_: None)
+            else:
+                function(failed)
+        except OSError:
+            pass
+
+    if os.path.lexists(path) and stat.S_ISDIR(os.lstat(path).st_mode):
+        shutil.rmtree(path, onerror=retry)
 
 
 def _remove_paths(root: Path, doomed: set[str]) -> None:

@@ -148,6 +148,10 @@ class DevServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = True
+    request_queue_size = 1024
+    """listen()'s backlog (socketserver's default is 5): a page's burst of
+    requests, or 200 at once, is queued, not refused and retried after a
+    second by each client's SYN timer (200 concurrent requests took 8.7 s)."""
 
     def __init__(self, address: tuple[str, int], root: Path, state: ReloadState):
         if ":" in address[0]:
@@ -234,8 +238,19 @@ class DevRequestHandler(BaseHTTPRequestHandler):
         self.send_response(301)
         self.send_header("Location", location)
         self.send_header("Content-Length", "0")
-        self._security_headers()
         self.end_headers()
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The base class's error answer, never in HTTP/0.9's form (no status
+        line, no headers), which it uses for a request line it could not read."""
+        self.request_version = "HTTP/1.0"
+        super().send_error(code, message, explain)
+
+    def end_headers(self) -> None:
+        """Every answer carries the security headers, the ones the base class
+        makes too (``send_error``: 501 for another method, 400, 414, 431)."""
+        self._security_headers()
+        super().end_headers()
 
     def _security_headers(self) -> None:
         for name, value in SECURITY_HEADERS.items():
@@ -247,7 +262,6 @@ class DevRequestHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         if self.path.split("?", 1)[0].endswith(CORS_PATHS):
             self.send_header("Access-Control-Allow-Origin", "*")  # other docs sites fetch these
-        self._security_headers()
         self.end_headers()
         if not head:
             self.wfile.write(data)
@@ -258,7 +272,6 @@ class DevRequestHandler(BaseHTTPRequestHandler):
         sent_token = query.get("since", [""])[0]
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
-        self._security_headers()
         self.end_headers()
         if head:
             return

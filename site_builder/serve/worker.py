@@ -130,6 +130,7 @@ def worker_main(parent: int | None = None) -> None:
     from ..build import BuildOptions, build_site
     from ..cache.store import BuildCache
     from ..errors import BuildFailed
+    from ..files import RefusedPath
     from ..publish import PublishError
 
     replies = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -164,7 +165,7 @@ def worker_main(parent: int | None = None) -> None:
                                  seconds=report.seconds)
         except BuildFailed as failure:
             result = BuildResult(ok=False, problems=[str(p) for p in failure.problems], log=log)
-        except PublishError as exc:
+        except (PublishError, RefusedPath) as exc:
             result = BuildResult(ok=False, problems=[f"error: {exc}"], log=log)
         except Exception:  # a bug in the builder: report it, keep serving the old site
             store = None  # its tables may be half updated: read them from disk again

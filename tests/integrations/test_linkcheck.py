@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,101 @@ def test_roles_pass_and_fail_exactly_where_a_real_sphinx_build_does(glossary: Pa
     our_lines = {int(line.split(":")[1]) for line in err.splitlines() if line.startswith(str(project))}
     assert status == 1 and len(sphinx_lines) >= 5  # the bad cases, at least
     assert our_lines == sphinx_lines, result.stderr
+
+
+# --- a slow or huge glossary: a total deadline and a size limit (issue 31) ---------------
+
+import http.server  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+from site_builder.integrations import fetch  # noqa: E402
+
+
+def _serve(behaviour: str, body: bytes):
+    """A real local HTTP server thread: ``drip`` sends the body one byte every
+    0.2 s, ``drip-headers`` its headers so, ``huge`` promises and sends more than the limit."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def handle_one_request(self):
+            try:
+                self.raw_requestline = self.rfile.readline(65537)
+                if not self.raw_requestline or not self.parse_request():
+                    return
+                if behaviour == "drip-headers":
+                    for byte in b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nX-Slow: " + b"a" * 1000:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(0.2)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if behaviour == "huge-announced":
+                    self.send_header("Content-Length", str(fetch.MAX_BYTES + 1))
+                self.end_headers()
+                if behaviour == "drip":
+                    for byte in body:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(0.2)
+                elif behaviour.startswith("huge"):
+                    for _ in range(fetch.MAX_BYTES // 1024 + 2):
+                        self.wfile.write(b" " * 1024)
+                else:
+                    self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return server
+
+
+@pytest.mark.parametrize("behaviour,message", [
+    ("drip", "took longer than 1 s"), ("drip-headers", "took longer than 1 s"),
+    ("huge-announced", "the limit is"), ("huge", "larger than the limit"),
+])
+def test_a_slow_or_huge_glossary_url_fails_in_time(glossary: Path, tmp_path: Path, cli, monkeypatch,
+                                                   behaviour, message):
+    monkeypatch.setattr(fetch, "DEADLINE", 1.0)
+    monkeypatch.setattr(fetch, "MAX_BYTES", 256 * 1024)
+    server = _serve(behaviour, (glossary / "glossary.json").read_bytes())
+    docs = write_tree(tmp_path / "docs", {"index.md": "[[Inference]]\n"})
+    url = f"http://127.0.0.1:{server.server_address[1]}/glossary.json"
+    try:
+        started = time.monotonic()
+        status, _, err = cli("check", "--links-in", docs, "--glossary", url)
+        elapsed = time.monotonic() - started
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert status != 0 and f"cannot read {url}" in err and message in err, err
+    assert "Traceback" not in err
+    assert elapsed < 10, f"the check took {elapsed:.1f} s"  # a deadline of 1 s, not one byte per read forever
+
+
+def test_a_glossary_url_within_the_limits_is_read(glossary: Path, tmp_path: Path, cli):
+    server = _serve("whole", (glossary / "glossary.json").read_bytes())
+    docs = write_tree(tmp_path / "docs", {"index.md": "[[Inference]] and [[Nonexistent]]\n"})
+    url = f"http://127.0.0.1:{server.server_address[1]}/glossary.json"
+    try:
+        status, _, err = cli("check", "--links-in", docs, "--glossary", url)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert status == 1 and "unknown glossary term [[Nonexistent]]" in err and "[[Inference]]" not in err, err
+
+
+def test_a_fifo_as_the_glossary_file_is_refused(tmp_path: Path, cli):
+    fifo = tmp_path / "glossary.json"
+    os.mkfifo(fifo)
+    docs = write_tree(tmp_path / "docs", {"index.md": "[[Inference]]\n"})
+    for location in (fifo, fifo.as_uri()):
+        status, _, err = cli("check", "--links-in", docs, "--glossary", location)
+        assert status != 0 and "is a FIFO" in err, err

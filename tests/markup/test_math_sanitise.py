@@ -11,6 +11,7 @@ are taken from latex2mathml itself, so a command it learns later is covered.
 from __future__ import annotations
 
 import html
+import re
 import subprocess
 import sys
 
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 
 from helpers import term, write_tree
 from math_payloads import MATH_MODE_ARGUMENTS, PAYLOADS, TEXT_COMMANDS, formula
-from site_builder.markup.mathml import ATTRIBUTES, ELEMENTS, LatexError, latex_to_mathml
+from site_builder.markup.mathml import ATTRIBUTES, ELEMENTS, ENVIRONMENTS, LatexError, latex_to_mathml
 
 MATHML = "http://www.w3.org/1998/Math/MathML"
 XHTML = "http://www.w3.org/1999/xhtml"
@@ -129,7 +130,18 @@ def test_colours_and_lengths_still_work():
 
 def _sample_sources(name: str) -> list[str]:
     return [name + args for args in ("", "{x}", "{a}{b}", "{red}{x}", "{2em}", "[2]{x}", " x", "{a}{b}{c}", "{3}{\\hat x}")] + [
-        f"\\begin{{{name[1:]}}}a&b\\\\c&d\\end{{{name[1:]}}}"]
+        f"\\begin{{{name[1:]}}}a&b\\\\c&d\\end{{{name[1:]}}}",
+        # Infix and table commands (unknown environments are errors since issue 31):
+        f"{{a {name} b}}", f"{{a {name}{{2pt}} b}}", f"{{a {name}(){{2pt}} b}}",
+        f"\\begin{{array}}{{cc}}{name} a&b\\\\c&d\\end{{array}}",
+        f"\\begin{{matrix}}a&b{name} c&d\\end{{matrix}}", f"{name}{{(}}{{)}}{{0pt}}{{1}}{{a}}{{b}}",
+        "\\begin{matrix}a\\end{matrix}" if name in ("\\begin", "\\end") else name,
+        *(sample for sample in _WHOLE_SAMPLES if re.search(re.escape(name) + "(?![A-Za-z])", sample))]
+
+
+_WHOLE_SAMPLES = ("\\left( a \\middle| b \\right)", "\\sum\\nolimits_a b", "\\root 3 \\of x",
+                  "\\genfrac(){0pt}{1}{a}{b}")
+"""Commands that only convert in a whole construct; each is a sample only for the commands it names."""
 
 
 KNOWN_COMMANDS = sorted({value for value in vars(commands).values() if isinstance(value, str) and value.startswith("\\")})
@@ -168,3 +180,62 @@ def test_the_build_reports_a_link_in_maths_at_its_line(tmp_path):
     line = 4 + body.splitlines().index("Second paragraph with $\\href{javascript:alert(1)}{x}$ inside.") + 1
     assert f"evil.md:{line}: \\href is not allowed in maths: it makes a link" in result.stderr + result.stdout
     assert not (tmp_path / "out").exists()
+
+
+# --- lookalikes, environments, column specs, sizes (issue 31) ------------------------------
+
+@pytest.mark.parametrize("source,char", [
+    ("\\\u04bbref{https://x.example}{y}", "\u04bb"),  # Cyrillic shha, looks like h
+    ("\\\u0441lass{x}{y}", "\u0441"),  # Cyrillic es, looks like c
+    ("a + \\\uff53tyle{color:red}{b}", "\uff53"),  # fullwidth s
+    ("\\\u00e9", "\u00e9"),
+])
+def test_a_command_spelled_with_a_lookalike_is_an_error(source, char):
+    with pytest.raises(LatexError, match=f"U\\+{ord(char):04X}"):
+        latex_to_mathml(source, display=False)
+
+
+@pytest.mark.parametrize("name", ["script", "style", "aligned", "foo", "array*", " pmatrix"])
+def test_an_unknown_environment_is_an_error(name):
+    with pytest.raises(LatexError, match="unknown environment"):
+        latex_to_mathml(f"\\begin{{{name}}} a & b \\end{{{name}}}", display=True)
+
+
+@pytest.mark.parametrize("name", sorted(ENVIRONMENTS))
+def test_known_environments_still_draw_tables(name):
+    spec = "{cc}" if name == "array" else ""
+    assert "<mtable" in latex_to_mathml(f"\\begin{{{name}}}{spec} a & b \\\\ c & d \\end{{{name}}}", display=True)
+
+
+@pytest.mark.parametrize("spec", ["l@{}c", "*{3}{r}", "p{2cm}", "<script>", "c{c}", "", "x"])
+def test_junk_array_column_specs_are_errors(spec):
+    with pytest.raises(LatexError, match="array column spec"):
+        latex_to_mathml(f"\\begin{{array}}{{{spec}}} a \\end{{array}}", display=True)
+
+
+def test_sane_array_column_specs_work():
+    assert 'columnlines="solid"' in latex_to_mathml("\\begin{array}{c|c} a & b \\end{array}", display=True)
+    assert "<mtable" in latex_to_mathml("\\begin{array}{ l c r } a & b & c \\end{array}", display=True)
+
+
+@pytest.mark.parametrize("source,attribute,value", [
+    ("\\kern{-9999em} x", "width", "-1em"),
+    ("\\hspace{-999em} x", "width", "-1em"),
+    ("\\mkern-900mu x", "width", "-1em"),
+    ("\\mspace{-999mu} x", "width", "-1em"),
+    ("\\hskip -99em x", "width", "-1em"),
+    ("\\kern{9999em} x", "width", "50em"),
+    ("\\rule{999em}{999em}", "height", "3em"),
+    ("\\rule{999em}{999em}", "width", "50em"),
+    ("\\kern{-99cm} x", "width", "-1em"),
+])
+def test_kerns_and_spaces_cannot_draw_over_the_text_around(source, attribute, value):
+    assert f'{attribute}="{value}"' in latex_to_mathml(source, display=False)
+
+
+@pytest.mark.parametrize("source,written", [
+    ("\\kern{-0.5em} x", 'width="-0.5em"'), ("\\, x", 'width="0.167em"'), ("\\quad x", 'width="1em"'),
+    ("\\hspace{2cm} x", 'width="2cm"'), ("\\mkern-9mu x", 'width="-9mu"'),
+])
+def test_ordinary_kerns_and_spaces_are_kept_as_written(source, written):
+    assert written in latex_to_mathml(source, display=False)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from site_builder.files import RefusedPath
 from site_builder.publish import Staging
 
 from helpers import manifest, term, write_tree
@@ -30,10 +31,10 @@ def test_a_staging_that_cannot_start_releases_the_lock(tmp_path):
     output = tmp_path / "site" / "out"
     output.parent.mkdir()
     _block_staging(output)
-    with pytest.raises(OSError):
+    with pytest.raises(RefusedPath):  # a file where the staging folder goes
         Staging(output)
     # serve's worker builds again in the same process: the lock must be free.
-    fd = os.open(output.parent / ".out.lock", os.O_RDWR)
+    fd = os.open(output.parent / ".out.lock", os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises BlockingIOError if still held
     finally:

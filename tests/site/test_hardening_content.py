@@ -123,11 +123,11 @@ def check_outcome(site: Site, status: int, err: str, slugs: set[str] | None = No
 
 def whole_path_problem(line: str) -> bool:
     """``path: message`` without a line is right only for a path no line can be in:
-    a folder, or a file that is missing or cannot be read as one."""
+    a folder, or a file that is missing or cannot be read as one (a FIFO, a device...)."""
     at = line.find(": ")
     while at > 0:
         path = Path(line[:at])
-        if path.is_dir() or not path.exists():
+        if path.is_dir() or not path.exists() or not path.is_file():
             return bool(line[at + 2:].strip())
         at = line.find(": ", at + 1)
     return False
@@ -363,6 +363,9 @@ def test_symlinks_out_of_content_are_refused(tmp_path):
     assert re.search(r"leakdir:1: points outside the content folder", err)
     assert re.search(r"zero\.md:1: points outside the content folder", err)
     assert re.search(r"loop\.md:1: is a symlink loop", err)
+    # Not skipped in silence: each is an error at its path (issue 31).
+    assert re.search(r"fifo\.md: is a FIFO; only regular files are read", err)
+    assert re.search(r"dangling\.md: is a symlink that leads nowhere", err)
     assert "SECRET" not in "".join(p.read_text(errors="replace") for p in site.output.rglob("*.html"))
 
 

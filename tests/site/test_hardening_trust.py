@@ -159,8 +159,9 @@ def test_the_key_itself_and_several_fields_in_one_file(tmp_path):
         ("bad.md", 3, f"'summary' contains the control character {controlled(0x1B)}"),
         ("bad.md", 4, f"'aliases' entry 1 contains the control character {controlled(0x07)}"),
         ("bad.md", 5, f"'related' entry 1 contains the control character {controlled(0x08)}"),
-        ("bad.md", 2, f"front matter key 'ke\\x00y' contains the control character {controlled(0)}"),
-        ("bad.md", 2, "warning: unknown front matter key 'ke\\x00y' (known: title, summary, aliases, related, explainer)"),
+        # At the quoted key's own line (read from PyYAML's nodes since issue 31; it was line 2).
+        ("bad.md", 6, f"front matter key 'ke\\x00y' contains the control character {controlled(0)}"),
+        ("bad.md", 6, "warning: unknown front matter key 'ke\\x00y' (known: title, summary, aliases, related, explainer)"),
     }
 
 
