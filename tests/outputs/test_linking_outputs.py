@@ -334,7 +334,7 @@ def test_explainer_preview_replaces_the_composed_one_when_previews_are_made(tmp_
     from site_builder.load.config import SiteConfig
     from site_builder.load.content import load_terms
     from site_builder.explainers.base import ExplainerBuild
-    from site_builder.outputs import Linker
+    from site_builder.outputs import LinkingOutputs
     from site_builder.markup.render import RenderedBody
 
     content = write_tree(tmp_path / "content", CONTENT)
@@ -342,7 +342,7 @@ def test_explainer_preview_replaces_the_composed_one_when_previews_are_made(tmp_
     assert not problems
     bodies = {t.slug: RenderedBody(html="") for t in terms}
     own = b"\x89PNG explainer preview"
-    made = Linker(SiteConfig(base_url=BASE), terms, bodies, {t.slug: [] for t in terms},
+    made = LinkingOutputs(SiteConfig(base_url=BASE), terms, bodies, {t.slug: [] for t in terms},
                   {"inference": ExplainerBuild(html="", preview_png=own)}, AssetStore())
     previews = made.previews()
     assert previews["inference/preview.png"] == own
@@ -352,7 +352,7 @@ def test_explainer_preview_replaces_the_composed_one_when_previews_are_made(tmp_
     # Previews off: an explainer's own preview is not written either (its build
     # was told, ExplainerContext.previews; one drawn anyway is dropped).
     for config in (SiteConfig(base_url=BASE, previews=False), SiteConfig()):
-        off = Linker(config, terms, bodies, {t.slug: [] for t in terms},
+        off = LinkingOutputs(config, terms, bodies, {t.slug: [] for t in terms},
                      {"inference": ExplainerBuild(html="", preview_png=own)}, AssetStore())
         assert off.previews() == {}
         assert "og:image" not in dict((k, v) for _, k, v in off.page_extras(terms[1])["meta_tags"])
@@ -399,20 +399,20 @@ def test_preview_cache_skips_unchanged_cards(tmp_path: Path, monkeypatch):
     from site_builder.render.assets import AssetStore
     from site_builder.load.config import SiteConfig
     from site_builder.load.content import load_terms
-    from site_builder.outputs import Linker, preview
+    from site_builder.outputs import LinkingOutputs, preview
     from site_builder.markup.render import RenderedBody
 
     terms, _ = load_terms(write_tree(tmp_path / "content", CONTENT))
-    linker = Linker(SiteConfig(base_url=BASE), terms, {t.slug: RenderedBody(html="") for t in terms},
+    linking = LinkingOutputs(SiteConfig(base_url=BASE), terms, {t.slug: RenderedBody(html="") for t in terms},
                     {t.slug: [] for t in terms}, {}, AssetStore())
     cache: dict[str, bytes] = {}
-    first = linker.previews(cache)
+    first = linking.previews(cache)
     assert len(cache) == 5 and set(first) == {"preview.png", *(f"{t.slug}/preview.png" for t in terms)}
 
     def fail(*texts):
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(preview.Painter, "card", fail)
-    assert linker.previews(cache) == first
+    assert linking.previews(cache) == first
     with pytest.raises(AssertionError, match="rendered again"):
-        linker.previews({})
+        linking.previews({})

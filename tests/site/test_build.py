@@ -18,7 +18,7 @@ def test_builds_every_page(small_site: Path, tmp_path: Path, cli):
     out = tmp_path / "out"
     status, log, err = cli("build", "--content", small_site, "--output", out)
     assert status == 0, err
-    for stage in ("load", "validate", "markdown", "compute", "render", "write"):
+    for stage in ("load", "validate", "markup", "explainers", "render", "publish"):
         assert re.search(rf"^\s+{stage}\s+[\d.]+ ms$", log, re.M), stage
     assert re.search(r"Built 3 terms: \d+ files", log)
     files = manifest(out)
