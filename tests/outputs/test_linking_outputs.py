@@ -195,39 +195,6 @@ def test_redirect_canonical_is_relative_without_base_url(relative_site: Path):
     assert '<link rel="canonical" href="../model/">' in (relative_site / "llm/index.html").read_text()
 
 
-def test_alias_slug_of_a_real_term_is_an_error_with_its_line(tmp_path: Path, cli):
-    content = write_tree(tmp_path / "content", {
-        "terms/inference.md": term("Inference", "Running a model."),
-        "terms/model.md": term("Model", "Parameters.", aliases=["Inference!"]),
-    })
-    status, _, err = cli("check", "--content", content)
-    assert status == 1
-    assert re.search(r"terms/model\.md:4: alias 'Inference!' would redirect /inference/, which is the page of term 'inference'", err), err
-
-
-def test_alias_slug_shared_by_two_terms_gets_no_redirect(tmp_path: Path, cli):
-    content = write_tree(tmp_path / "content", {
-        "terms/cpp.md": term("Cpp", "A language.", aliases=["C++"]),
-        "terms/csharp.md": term("Csharp", "Another language.", aliases=["C#"]),
-    })
-    out = tmp_path / "out"
-    status, _, err = cli("build", "--content", content, "--output", out, "--quiet")
-    assert status == 0
-    assert "terms/cpp.md:4: warning: alias 'C++' shares the redirect /c/" in err
-    assert "terms/csharp.md:4: warning: alias 'C#' shares the redirect /c/" in err
-    assert not (out / "c").exists()
-    assert cli("build", "--content", content, "--output", out, "--strict", "--quiet")[0] == 1
-
-
-def test_alias_slug():
-    from site_builder.outputs.redirects import alias_slug
-
-    assert alias_slug("LLM inference") == "llm-inference"
-    assert alias_slug("  Draft-and-verify   decoding ") == "draft-and-verify-decoding"
-    assert alias_slug("Café au lait") == "cafe-au-lait"
-    assert alias_slug("日本") == ""
-
-
 # sitemap.xml, robots.txt
 
 
