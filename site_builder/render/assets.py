@@ -6,8 +6,9 @@ import hashlib
 from importlib import resources
 from pathlib import PurePosixPath
 
-#: files under site_builder/static/ that every site ships
-SITE_ASSETS = ("site.css", "site.js", "search.js", "favicon.svg")
+#: files under site_builder/static/ that every site ships (the search box's three
+#: scripts, in the order site.js loads them: templates/base.html's data-script)
+SITE_ASSETS = ("site.css", "site.js", "search-words.js", "search-engine.js", "search.js", "favicon.svg")
 
 
 class AssetStore:

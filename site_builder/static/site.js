@@ -3,8 +3,9 @@
    Every page: a code block, table or display formula too wide for the screen
    scrolls sideways, so it becomes a tab stop (keyboard users scroll it with
    the arrow keys); one that fits is left out of the tab order. The search box
-   shows, and its script (search.js, ~21 KB) loads the first time the box is
-   focused or "/" is pressed: pages that are only read never fetch it. */
+   shows, and its scripts (search-words.js, search-engine.js, search.js: ~21 KB
+   in all) load the first time the box is focused or "/" is pressed: pages
+   that are only read never fetch them. */
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -80,9 +81,12 @@
     function load() {
       if (loaded) return;
       loaded = true;
-      var script = document.createElement("script");
-      script.src = box.getAttribute("data-script");
-      document.head.appendChild(script); // search.js binds the box, and searches what was typed meanwhile
+      box.getAttribute("data-script").split(" ").forEach(function (url) {
+        var script = document.createElement("script");
+        script.src = url;
+        script.async = false; // run in the listed order: the logic, then search.js, which
+        document.head.appendChild(script); // binds the box and searches what was typed meanwhile
+      });
     }
     box.hidden = false;
     input.addEventListener("focus", load);

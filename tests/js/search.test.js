@@ -10,11 +10,13 @@ const { execFileSync } = require("node:child_process");
 const { pythonExecutable } = require("./python.js");
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const SOURCE = fs.readFileSync(path.join(ROOT, "site_builder/static/search.js"), "utf8");
+// the three parts in the order a page loads them (templates/base.html's data-script)
+const PARTS = ["search-words.js", "search-engine.js", "search.js"];
+const SOURCES = PARTS.map((name) => fs.readFileSync(path.join(ROOT, "site_builder/static", name), "utf8"));
 
 function load() {
   const self = {};
-  new Function("self", SOURCE)(self);
+  for (const source of SOURCES) new Function("self", source)(self);
   return self.GlossarySearch;
 }
 const S = load();
