@@ -4,7 +4,7 @@
     python benchmarks/bench_first_build.py --against REV [--runs 3]
 
 A new user's first command builds content/ from nothing: no cache, so the
-explainer's compute stage (numpy data, Altair specs, vl-convert's compile
+explainers stage (numpy data, Altair specs, vl-convert's compile
 and SVG rendering) is paid in full. This copies content/ twice, once as it
 is and once with the ``explainer:`` line removed from every term, and runs
 ``--runs`` cold ``--no-cache`` builds of each, alternated, printing the

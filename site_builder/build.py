@@ -2,7 +2,7 @@
 
 Everything is read and validated before anything is written. Pages are then
 rendered into a staging folder beside ``output/`` (never into it) and the
-write stage swaps that folder in atomically; any error stops the build with
+publish stage swaps that folder in atomically; any error stops the build with
 ``BuildFailed`` and leaves the previous ``output/`` exactly as it was.
 
 A content-addressed cache (``cache/``) lets a rebuild skip parsing,
@@ -36,11 +36,11 @@ from .load.config import SiteConfig, load_config
 from .load.preload import Preload
 from .load.schema import base_url_problem
 from .names import NameIndex
-from .outputs import Linker
+from .outputs import LinkingOutputs
 from .parallel import default_jobs
 from .publish import InPlace, Staging, check_output
 from .render.pages import compile_templates
-from .render.site import site_assets, site_renderer
+from .outputs.site import site_assets, site_renderer
 
 
 @dataclass
@@ -87,11 +87,14 @@ class BuildReport:
 
 @contextmanager
 def _stage(name: str, log: Callable[[str], None]) -> Iterator[None]:
-    """Log how long the stage ``name`` took (the build log, read by benchmarks/bench_ab.py)."""
+    """Log how long the stage ``name`` took (the build log, read by benchmarks/bench_ab.py).
+
+    A stage is logged by its package's name (load, validate, markup, explainers,
+    render, publish); prepare, search and update are the steps between them."""
     start = time.perf_counter()
     yield
     elapsed = time.perf_counter() - start
-    log(f"  {name:<9} {elapsed * 1000:8.1f} ms")
+    log(f"  {name:<10} {elapsed * 1000:8.1f} ms")
 
 
 def _raise_if_failing(problems: list[Problem], strict: bool) -> None:
@@ -130,7 +133,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             preloaded.discard()  # a no-op once its result was taken
         if not caller_froze:
             gc.unfreeze()  # the build froze what it loaded: give a library caller its collector back
-        explainers.release(failed=True)  # a no-op unless the build stopped before its compute stage ended
+        explainers.release(failed=True)  # a no-op unless the build stopped before its explainers stage ended
 
 
 def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.BuildCache,
@@ -180,7 +183,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             problems.append(Problem(str(options.content / "terms"), None, "no term files (*.md) found"))
         _raise_if_failing(problems, options.strict)
 
-    with _stage("markdown", log):
+    with _stage("markup", log):
         names = NameIndex(terms)
         bodies, body_keys = body_cache.render_cached(terms, config, names,
                                                      store=store if options.write and store.enabled else None,
@@ -198,7 +201,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store, reserved),
                 jobs=options.jobs or default_jobs())
 
-    # A fresh explainer's compute stage mostly waits for its converter worker
+    # A fresh explainers stage mostly waits for its converter worker
     # (its charts), and the search index needs nothing from it: made first, it
     # takes the place of part of that wait (~0.1-0.2 s of a first build).
     # Otherwise it comes last, after the page workers, so they never carry its
@@ -206,14 +209,14 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     searched = search_index() if fresh and options.write else None
 
     assets = site_assets()
-    with _stage("compute", log):
+    with _stage("explainers", log):
         built = {term.slug: explainer_cache.build_cached(term, assets, store, config.makes_previews)
                  for term in terms if term.explainer}
         explainers.release()  # before the render stage forks its workers
 
     if not options.write:
         # What the preview cards would warn about, found without drawing them.
-        fonts = Linker(config, terms, bodies, backlinks, built, assets).font_problems() if config.makes_previews else []
+        fonts = LinkingOutputs(config, terms, bodies, backlinks, built, assets).font_problems() if config.makes_previews else []
         _raise_if_failing(problems + fonts, options.strict)
         report.warnings += fonts
         report.seconds = time.perf_counter() - started
@@ -222,11 +225,11 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     with _stage("render", log):
         staging = Staging(options.output)
         try:
-            renderer, linker = site_renderer(config, terms, bodies, backlinks, built, assets)
+            renderer, linking = site_renderer(config, terms, bodies, backlinks, built, assets)
             manifest = store.table("pages")
 
             def site_files() -> None:  # while forked workers render the term pages
-                for relative, data in {**assets.files, **output_cache.site_files(linker, store, config, terms, bodies,
+                for relative, data in {**assets.files, **output_cache.site_files(linking, store, config, terms, bodies,
                                                                                  options.jobs or default_jobs())}.items():
                     staging.add(relative, data)
 
@@ -239,11 +242,11 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             # Known only once the previews are made (which characters no font
             # has): under --strict it fails the build as any warning does,
             # before anything is written.
-            _raise_if_failing(problems + linker.preview_problems, options.strict)
+            _raise_if_failing(problems + linking.preview_problems, options.strict)
         except BaseException:
             staging.abort()
             raise
-        report.warnings += linker.preview_problems
+        report.warnings += linking.preview_problems
 
     # After the page workers are done, so they never carry the index's memory
     # (unless it was made during a fresh explainer's wait, above).
@@ -254,7 +257,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         staging.abort()
         raise
 
-    with _stage("write", log):
+    with _stage("publish", log):
         stats = staging.commit()
         page_cache.remember_files(store, options.output, manifest, fresh, reused, staging.paths)
         if store.enabled:

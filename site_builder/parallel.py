@@ -11,7 +11,7 @@ interpreter, calls ``guard`` first thing. Then the child
    does (a fork-context pool forks all its workers at the first submit);
 2. checks that its parent is still the process that forked it: if the parent
    died before step 1, no signal will ever come, so it exits at once;
-3. closes the descriptors of the output lock (``output_lock.close_inherited``).
+3. closes the descriptors of the output lock (``held_locks.close_inherited``).
    An ``flock`` belongs to the open file, so a child that kept its inherited
    copy would keep the lock after a killed build, and every later build would
    wait for it.
@@ -31,7 +31,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Callable
 
-from .publish import lock as output_lock
+from . import held_locks
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -63,7 +63,7 @@ def guard(parent: int) -> None:
     if orphaned():  # the parent died before the prctl: no signal will come
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: stop quietly, no traceback; the parent reports it
-    output_lock.close_inherited()
+    held_locks.close_inherited()
 
 
 def orphaned() -> bool:

@@ -7,8 +7,8 @@ to data and import nothing from here; this package wraps them:
 (keys hash every input, so an entry can be missing but never stale);
 ``terms``: the load stage memoised (unchanged files are not parsed again)
 and what changed since the last finished build;
-``bodies``: the markdown stage memoised (body keys, cached bodies, their HTML);
-``explainers``: the compute stage memoised (an explainer's build by code version);
+``bodies``: the markup stage memoised (body keys, cached bodies, their HTML);
+``explainers``: the explainers stage memoised (an explainer's build by code version);
 ``pages``: page keys and the page manifest, which decide the pages the render
 stage is handed and those kept from the last build;
 ``outputs``: glossary.json, objects.inv, redirects and previews memoised;

@@ -1,4 +1,4 @@
-"""The markdown stage, memoised: bodies whose key is in the cache are not rendered again.
+"""The markup stage, memoised: bodies whose key is in the cache are not rendered again.
 
 A body's key hashes everything its HTML depends on (the code, the config
 flags, the name index, the body and its first line), so a cached body can be
@@ -50,7 +50,7 @@ def render_cached(
 ) -> tuple[dict[str, RenderedBody], dict[str, str]]:
     """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies.
 
-    The bodies not in the cache are rendered by the markdown stage, with
+    The bodies not in the cache are rendered by the markup stage, with
     ``jobs`` workers; ``meanwhile()`` runs in this process while they render
     (before rendering, when there are no workers). ``reserved_ids``: as for
     ``markup.stage.render_bodies``.

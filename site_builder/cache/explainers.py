@@ -1,4 +1,4 @@
-"""The compute stage, memoised: an explainer's build is kept by code version.
+"""The explainers stage, memoised: an explainer's build is kept by code version.
 
 An explainer's output depends only on the code (its version is part of
 ``store.code_version``), the page it sits on and whether the site makes

@@ -35,7 +35,7 @@ from ..validate.checks import check_placement
 from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
-from ..render.site import site_assets, site_renderer
+from ..outputs.site import site_assets, site_renderer
 from . import search as search_cache
 from . import store as cache
 from .bodies import TABLE as MARKDOWN_TABLE, body_key, fill_html
@@ -106,7 +106,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     """Update only what a body-only edit touches; return (write stats, warnings),
     or None (having written nothing) when the full pipeline must run instead.
 
-    It chooses the pages to render again; the markdown stage renders the edited
+    It chooses the pages to render again; the markup stage renders the edited
     bodies and the render stage (``render.pages.write_pages``) those pages, as
     in a full build. ``reserved_ids``: as for ``markup.stage.render_bodies``."""
     state = store.table(STATE_TABLE)
@@ -176,7 +176,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     bodies.update((slug, body) for slug, body in fresh.items() if body is not None)
     assets = site_assets()
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
-    renderer, _linker = site_renderer(config, terms, bodies, backlinks, built, assets)
+    renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets)
     warnings = plan_redirects(terms)[1]  # the only warnings the cross-term checks give
     if strict and warnings:
         return None

@@ -89,9 +89,9 @@ class Explainer:
     """Optional: ``prepare(jobs) -> release or None``, or ``"module:function"``
     naming it. The build calls it as soon as it knows the build step will run
     (a term names the explainer and its cache has no entry), before the
-    validation and markdown stages, with the number of cores it may use: time
+    validation and markup stages, with the number of cores it may use: time
     to start what the build step will wait on (worker processes, imports).
-    The ``release()`` it returns runs after the compute stage, or with
+    The ``release()`` it returns runs after the explainers stage, or with
     ``failed=True`` when the build stops early."""
 
     def build_step(self) -> BuildStep:

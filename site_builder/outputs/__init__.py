@@ -12,8 +12,8 @@ What other sites run (the Markdown extension, ``check --links-in``) is in
 ``site_builder.integrations``.
 
 The validate stage checks aliases (``validate.aliases.check_aliases``); the build hands
-``Linker.page_extras`` to the page renderer, then adds ``Linker.files()`` and
-``Linker.previews()`` to the output.
+``LinkingOutputs.page_extras`` to the page renderer, then adds ``LinkingOutputs.files()`` and
+``LinkingOutputs.previews()`` to the output.
 """
 
 from __future__ import annotations
@@ -33,13 +33,16 @@ from .glossary_json import Entry, glossary_json, make_entry, redirect_sources
 from .inventory import objects_inv
 from .redirects import plan_redirects, redirect_page
 
-__all__ = ["Linker"]
+__all__ = ["LinkingOutputs"]
 
 PREVIEW = "preview.png"
 
 
-class Linker:
-    """The linking outputs of one build, from already validated and rendered terms."""
+class LinkingOutputs:
+    """The linking outputs of one build, from already validated and rendered terms:
+    each page's extras (social tags, JSON-LD, hover-card script), the files beside
+    the pages (glossary.json, objects.inv, redirects, sitemap, _headers) and the
+    preview images."""
 
     def __init__(self, config: SiteConfig, terms: list[Term], bodies: Mapping[str, RenderedBody],
                  backlinks: Mapping[str, list[str]], explainers: Mapping[str, ExplainerBuild], assets: AssetStore):

@@ -40,8 +40,9 @@ fail after this long rather than wait forever."""
 COMMAND_CHARACTERS = 200
 """A leftover's command line is cut to this length in the error."""
 
-_held: set[int] = set()
-"""Descriptors of lock files this process opened and has not closed."""
+# the descriptors held, and their closing in a forked child, sit on the bottom
+# floor so that parallel.guard need not import the write stage
+from ..held_locks import close_inherited, held as _held  # noqa: E402,F401
 
 
 def lock(output: Path) -> int | None:
@@ -78,17 +79,6 @@ def unlock(fd: int | None) -> None:
     if fd is not None:
         _held.discard(fd)
         os.close(fd)  # closing the descriptor releases the lock (once no child has a copy)
-
-
-def close_inherited() -> None:
-    """In a forked child: close the lock descriptors the parent holds. Never
-    ``flock(LOCK_UN)`` them: that would release the parent's lock too."""
-    for fd in _held:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    _held.clear()
 
 
 def _wait(fd: int, path: Path, fcntl) -> None:

@@ -6,12 +6,12 @@ import hashlib
 from importlib import resources
 from pathlib import PurePosixPath
 
-#: files under site_builder/static/ that every site ships (search.js before
-#: site.js: site.js names it, see ``NAMED_ASSETS``)
-SITE_ASSETS = ("site.css", "search.js", "site.js", "favicon.svg")
+#: files under site_builder/static/ that every site ships (the search box's three
+#: scripts before site.js: site.js names them, see ``NAMED_ASSETS``)
+SITE_ASSETS = ("site.css", "search-words.js", "search-engine.js", "search.js", "site.js", "favicon.svg")
 
-NAMED_ASSETS = {"site.js": ("search.js",)}
-"""Scripts that load another asset, and which: the script holds the asset's
+NAMED_ASSETS = {"site.js": ("search-words.js", "search-engine.js", "search.js")}
+"""Scripts that load other assets, and which: the script holds each asset's
 logical name as a string literal (``"search.js"``), which the build replaces
 with its hashed file name. A script then loads only what it was built to
 load, resolved against its own URL, never a URL read from the page (where

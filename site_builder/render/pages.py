@@ -79,7 +79,7 @@ class PageRenderer:
         self.index_page = "" if config.pretty_urls else "index.html"
         self.page_extras = page_extras
         """Extra template values for a term page (None: the index): social meta tags,
-        JSON-LD, hover-card scripts (``site_builder.outputs.Linker.page_extras``)."""
+        JSON-LD, hover-card scripts (``site_builder.outputs.LinkingOutputs.page_extras``)."""
 
     def term_href(self, slug: str) -> str:
         """Root-relative URL of a term page."""

@@ -14,7 +14,7 @@ Three parts, each on its own thread or process::
 
 Builds run in a separate process so that Ctrl-C can stop one at once (the
 publish stage is atomic, so killing it leaves the old site or the new one),
-so that the markdown stage's worker pool never forks a threaded process, and
+so that the markup stage's worker pool never forks a threaded process, and
 so that an edit to the package (code, templates, static files) is picked up
 on the next build: the watcher replaces the worker, whose imported modules,
 compiled templates and ``cache.code_version`` all describe the old package.

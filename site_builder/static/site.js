@@ -3,20 +3,22 @@
    Every page: a code block, table or display formula too wide for the screen
    scrolls sideways, so it becomes a tab stop (keyboard users scroll it with
    the arrow keys); one that fits is left out of the tab order. The search box
-   shows, and its script (search.js, ~21 KB) loads the first time the box is
-   focused or "/" is pressed: pages that are only read never fetch it.
+   shows, and its scripts (search-words.js, search-engine.js, search.js: ~21 KB
+   in all) load the first time the box is focused or "/" is pressed: pages
+   that are only read never fetch them.
 
    Elements are found where the page template puts them, never as the first
    match in the page: content (a term's body) may carry any id or class the
    scripts know (issue 30). <main id="main"> and the header come before all
    content, so getElementById finds the template's; below them the scripts
-   look only at children of the template's own elements. The search script's
-   URL is not read from the page: the build writes its hashed name below and
-   it is resolved against this script's own URL. */
+   look only at children of the template's own elements. The search scripts'
+   URLs are not read from the page: the build writes their hashed names below
+   and they are resolved against this script's own URL. */
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
-  var SEARCH_SCRIPT = "search.js"; // the build writes the hashed name (render/assets.py NAMED_ASSETS)
+  // the build writes the hashed names (render/assets.py NAMED_ASSETS)
+  var SEARCH_SCRIPTS = ["search-words.js", "search-engine.js", "search.js"];
   var HERE = document.currentScript ? document.currentScript.src : ""; // named only while this runs
 
   /** The template's header search box (templates/base.html), or null: the
@@ -103,9 +105,12 @@
     function load() {
       if (loaded) return;
       loaded = true;
-      var script = document.createElement("script");
-      script.src = new URL(SEARCH_SCRIPT, HERE).href; // beside this script, in assets/
-      document.head.appendChild(script); // search.js binds the box, and searches what was typed meanwhile
+      SEARCH_SCRIPTS.forEach(function (name) {
+        var script = document.createElement("script");
+        script.src = new URL(name, HERE).href; // beside this script, in assets/
+        script.async = false; // run in the listed order: the logic, then search.js, which
+        document.head.appendChild(script); // binds the box and searches what was typed meanwhile
+      });
     }
     box.hidden = false;
     input.addEventListener("focus", load);

@@ -2,7 +2,7 @@
 
 Per-file checks happen while loading (``load.content``); these look across
 files (``checks``: duplicate names, unknown related terms and explainers, and
-after the markdown stage, links to missing terms and anchors) and at aliases,
+after the markup stage, links to missing terms and anchors) and at aliases,
 which become public addresses (``check_aliases``).
 """
 

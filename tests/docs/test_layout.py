@@ -1,8 +1,8 @@
 """The package's shape is part of its contract with the engineers who carry it on.
 
 The README's *Project layout* table names every module; no module grows past
-the size one reads in a sitting; the stages import neither the cache that
-wraps them nor a later stage. Each check reads the sources as they are.
+the size one reads in a sitting (Python and JavaScript); imports run one way
+down the floors of ``FLOORS``. Each check reads the sources as they are.
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from helpers import REPO
 
 PACKAGE = REPO / "site_builder"
 MAX_LINES = 400
-STAGES = ("load", "validate", "markup", "explainers", "render", "outputs", "publish")
-"""The pipeline's stage packages, in order; ``cache`` wraps them, ``build`` runs them."""
 
 
 def layout_rows() -> dict[str, str]:
@@ -60,14 +58,30 @@ def test_every_package_and_module_is_in_the_readme_layout_and_every_name_there_e
         assert module.name in top, f"site_builder/{module.name} is not in README.md's Project layout"
 
 
+VENDORED = PACKAGE / "explainers" / "vendor"
+"""Third-party scripts kept as their authors ship them (VENDORED.json lists them
+with their hashes): the only sources the size rule does not apply to."""
+
+
 def test_no_module_is_longer_than_one_sitting():
-    long = {str(p.relative_to(REPO)): n for p in PACKAGE.rglob("*.py")
+    sources = [p for p in PACKAGE.rglob("*") if p.suffix == ".py" or (p.suffix == ".js" and VENDORED not in p.parents)]
+    assert any(p.suffix == ".js" for p in sources) and any(p.suffix == ".py" for p in sources)
+    long = {str(p.relative_to(REPO)): n for p in sources
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, f"over {MAX_LINES} lines: {long}"
 
 
+def test_only_the_vendored_scripts_are_spared_the_size_rule():
+    spared = sorted(p.name for p in VENDORED.glob("*.js"))
+    listed = (VENDORED / "VENDORED.json").read_text(encoding="utf-8")
+    assert spared and all(f'"{name}"' in listed for name in spared), f"not listed in VENDORED.json: {spared}"
+    assert not [p for p in VENDORED.rglob("*.js") if p.parent != VENDORED], "scripts in a folder under vendor/"
+
+
 def imported(path: Path) -> set[str]:
-    """Absolute names of the site_builder modules ``path`` imports (relative imports resolved)."""
+    """Absolute names of the site_builder modules ``path`` imports (relative imports
+    resolved), at any depth: a function's own import counts as much as the module's,
+    and so does ``importlib.import_module("site_builder...")`` with a literal name."""
     package = ".".join(path.relative_to(REPO).with_suffix("").parts[:-1])
     names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -81,42 +95,97 @@ def imported(path: Path) -> set[str]:
                 base = ".".join(parts + ([base] if base else []))
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in names if name.startswith("site_builder")}
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            names.add(node.args[0].value)
+    return {name for name in names if name == "site_builder" or name.startswith("site_builder.")}
 
 
-def stage_modules(stage: str) -> list[Path]:
-    return sorted((PACKAGE / stage).rglob("*.py"))
+FLOORS = (
+    # the ground: import nothing of site_builder (files.py: safe file opening)
+    ("__init__", "errors", "names", "held_locks", "files"),
+    ("parallel",),  # every fork, which every stage makes
+    ("load",),
+    ("markup",),
+    ("explainers",),
+    # validate reads the markup stage's links (markup.render.RenderedBody) and the
+    # explainers' registry, so it stands above both, although its first checks run
+    # before them in the build
+    ("validate",),
+    ("render",),
+    ("outputs",),
+    ("publish",),
+    ("cache", "integrations"),  # the cache wraps the stages; integrations run on other sites
+    ("build", "scaffold", "markdown_ext"),  # the commands' work
+    ("serve",),
+    ("cli",),
+    ("__main__",),
+)
+"""site_builder's packages and top-level modules, lowest floor first. A unit may
+import only units on floors below its own (and itself): imports run one way down,
+so any floor can be read, tested and changed knowing only the floors beneath it.
+Units on one floor do not import each other."""
+
+FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
 
 
-@pytest.mark.parametrize("stage", STAGES)
-def test_no_stage_imports_the_cache(stage):
-    for path in stage_modules(stage):
-        wrong = {name for name in imported(path) if name == "site_builder.cache" or name.startswith("site_builder.cache.")}
-        assert not wrong, f"{path.relative_to(REPO)} imports {sorted(wrong)}: the cache wraps the stages"
+def units() -> list[str]:
+    """Every package and top-level module of site_builder."""
+    found = [p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()]
+    found += [p.stem for p in PACKAGE.glob("*.py")]
+    return sorted(found)
 
 
-NOT_IMPORTED = {
-    "load": ("validate", "markup", "explainers", "render", "outputs", "publish"),
-    "markup": ("explainers", "render", "outputs", "publish"),
-    # validate checks the markdown stage's links and the explainers' names, so it reads both
-    "validate": ("render", "outputs", "publish"),
-}
-"""stage -> the later stages it must not import (it runs before they exist)."""
+def unit_of(name: str) -> str:
+    """The package or top-level module an absolute ``site_builder...`` name lies in
+    (a name of the package's own ``__init__``, such as ``CACHE_FOLDER``, is ``__init__``)."""
+    parts = name.split(".")
+    if len(parts) == 1 or not ((PACKAGE / parts[1]).is_dir() or (PACKAGE / f"{parts[1]}.py").is_file()):
+        return "__init__"
+    return parts[1]
 
 
-@pytest.mark.parametrize("stage", sorted(NOT_IMPORTED))
-def test_an_early_stage_imports_no_later_one(stage):
-    later = NOT_IMPORTED[stage]
-    for path in stage_modules(stage):
-        wrong = {name for name in imported(path) for other in later
-                 if name == f"site_builder.{other}" or name.startswith(f"site_builder.{other}.")}
-        assert not wrong, f"{path.relative_to(REPO)} imports {sorted(wrong)}, a later stage"
+def unit_files(unit: str) -> list[Path]:
+    folder = PACKAGE / unit
+    return sorted(folder.rglob("*.py")) if folder.is_dir() else [PACKAGE / f"{unit}.py"]
 
 
-def test_the_import_resolution_sees_relative_imports():
-    # The checks above are only as good as this: a relative import must resolve.
+def back_arrows(unit: str) -> list[str]:
+    """``path imports name (floor n)`` for each import of ``unit`` that does not run down."""
+    wrong = []
+    for path in unit_files(unit):
+        for name in sorted(imported(path)):
+            target = unit_of(name)
+            if target != unit and FLOOR.get(target, len(FLOORS)) >= FLOOR[unit]:
+                wrong.append(f"{path.relative_to(REPO)} imports {name} ({target}, floor {FLOOR.get(target)}; "
+                             f"{unit} is on floor {FLOOR[unit]})")
+    return wrong
+
+
+def test_every_package_and_module_has_a_floor():
+    missing = [unit for unit in units() if unit not in FLOOR]
+    assert not missing, f"no floor for {missing}: place them in FLOORS in {Path(__file__).name}"
+
+
+@pytest.mark.parametrize("unit", units())
+def test_imports_run_one_way_down(unit):
+    if unit not in FLOOR:
+        pytest.fail(f"{unit} has no floor in FLOORS")
+    wrong = back_arrows(unit)
+    assert not wrong, "imports that run back up the floors:\n" + "\n".join(wrong)
+
+
+def test_the_import_resolution_sees_relative_and_nested_imports():
+    # The check above is only as good as this: relative imports resolve, an import
+    # inside a function counts, and a name from the package's own __init__ is placed.
     names = imported(PACKAGE / "cache" / "bodies.py")
     assert "site_builder.markup.stage" in names and "site_builder.cache.store" in names
+    cli = imported(PACKAGE / "cli.py")
+    assert "site_builder.parallel" in cli  # imported inside a function only
+    assert unit_of("site_builder.CACHE_FOLDER") == "__init__"
+    assert unit_of("site_builder.cache.store") == "cache" and unit_of("site_builder.errors") == "errors"
+    inner = imported(PACKAGE / "outputs" / "__init__.py")
+    assert "site_builder.outputs.cards" in inner and "site_builder.render.assets" in inner
 
 
 NOT_PACKAGES = {"site", "docs", "browser", "js", "fixtures", "sphinx_project"}

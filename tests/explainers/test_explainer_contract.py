@@ -85,7 +85,7 @@ def test_an_outside_package_adds_an_explainer(tmp_path, outside):
 
 
 def test_headings_keep_off_an_outside_explainers_ids_in_full_and_fast_builds(tmp_path, outside):
-    # The markdown stage does not know the explainers: the build hands it their
+    # The markup stage does not know the explainers: the build hands it their
     # ids. "## Ex title" would otherwise be id="ex-title" twice on twice/.
     out = tmp_path / "out"
     folder = write_tree(tmp_path / "content", {

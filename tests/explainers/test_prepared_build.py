@@ -1,7 +1,7 @@
 """A fresh build of the explainer: what its prepare step starts, and the
 preview image made only when the site makes previews.
 
-The prepare step starts every chart's conversions before the markdown stage
+The prepare step starts every chart's conversions before the markup stage
 (``page_charts.start``); the build step takes them, and the release forgets
 them, so a later build in the same process (``serve``) starts afresh, and a
 failed build leaves nothing started behind. The explainer's own preview PNG is
@@ -124,7 +124,7 @@ def test_a_failed_build_leaves_nothing_started(tmp_path):
 
 def test_a_fresh_explainer_build_indexes_search_while_its_charts_convert(tmp_path):
     """With the explainer to build afresh, the search stage comes before the
-    compute stage (it needs nothing from it, and the compute stage mostly waits
+    explainers stage (it needs nothing from it, and the explainers stage mostly waits
     for the converter); otherwise after the render stage, as always. Either way
     the same search files."""
     content = tmp_path / "content"
@@ -136,12 +136,12 @@ def test_a_fresh_explainer_build_indexes_search_while_its_charts_convert(tmp_pat
         return [line.split()[0] for line in lines]
 
     cold = build(tmp_path / "a", True)
-    assert cold.index("prepare") < cold.index("search") < cold.index("compute") < cold.index("render"), cold
+    assert cold.index("prepare") < cold.index("search") < cold.index("explainers") < cold.index("render"), cold
     # a new term: a full build, with the explainer's build cached (no wait to fill)
     (content / "terms" / "zz-extra.md").write_text("---\ntitle: Zz extra\nsummary: One more term.\n---\nA body.\n", encoding="utf-8")
     warm = build(tmp_path / "a", True)
     assert "prepare" not in warm and warm.index("render") < warm.index("search"), warm
     again = build(tmp_path / "b")  # no cache: the explainer fresh again, the same terms
-    assert again.index("search") < again.index("compute")
+    assert again.index("search") < again.index("explainers")
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a" / "search").rglob("*") if p.is_file())
     assert files and all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes() for f in files)

@@ -117,5 +117,5 @@ def test_only_a_fresh_explainer_build_is_prepared(tmp_path):
         plain = next(p for p in sorted((content / "terms").glob("*.md")) if "explainer:" not in p.read_text())
         plain.write_text(plain.read_text().replace("summary: ", "summary: Edited. ", 1))  # a full build, not the fast path
     assert any(line.split()[0] == "prepare" for line in logs[0])
-    assert not any(line.split()[0] == "prepare" for line in logs[1]) and any(line.split()[0] == "compute" for line in logs[1])
-    assert vega._WORKERS is None  # released after the compute stage
+    assert not any(line.split()[0] == "prepare" for line in logs[1]) and any(line.split()[0] == "explainers" for line in logs[1])
+    assert vega._WORKERS is None  # released after the explainers stage

@@ -6,6 +6,7 @@
 const test = require("node:test");
 const assert = require("node:assert/strict");
 const { execFileSync } = require("node:child_process");
+const { pythonExecutable } = require("./python.js");
 const path = require("node:path");
 const { load, PARTS, SERVING_PARTS, SETTINGS } = require("./widget.js");
 
@@ -23,7 +24,7 @@ test("every part loads under node in the build's order, into one namespace", () 
 
 test("the parts are the build's, in its order", () => {
   const py = "import json; from site_builder.explainers.speculative_decoding import page; print(json.dumps([page.SCRIPTS, page.SERVING_SCRIPTS]))";
-  const order = JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-c", py], { cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
+  const order = JSON.parse(execFileSync(pythonExecutable(), ["-c", py], { cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
   assert.deepEqual(order, [PARTS, SERVING_PARTS]);
 });
 

@@ -5,6 +5,7 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
+const { pythonExecutable } = require("./python.js");
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const M = require("./widget.js").load(["sd-model.js"]).model;
@@ -30,7 +31,7 @@ print(json.dumps(out))
 `;
 
 function pythonFixture() {
-  const exe = process.env.PYTHON || "python3";
+  const exe = pythonExecutable();
   const out = execFileSync(exe, ["-c", PY], { cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" });
   return JSON.parse(out);
 }

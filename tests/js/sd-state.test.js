@@ -4,6 +4,7 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
+const { pythonExecutable } = require("./python.js");
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const SD = require("./widget.js").load(["sd-model.js", "sd-state.js", "sd-readout.js"]);
@@ -84,13 +85,13 @@ import json, sys
 from site_builder.explainers.speculative_decoding import model
 rows = json.loads(sys.stdin.read())
 print(json.dumps([float(model.speedup(a, g, c)) for a, g, c, _ in rows]))`;
-  const out = JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-c", py], { cwd: ROOT, input: JSON.stringify(vals), env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
+  const out = JSON.parse(execFileSync(pythonExecutable(), ["-c", py], { cwd: ROOT, input: JSON.stringify(vals), env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
   out.forEach((s, i) => assert.ok(Math.abs(s - vals[i][3]) <= 1e-12 * Math.max(1, s), `row ${vals[i]}`));
 });
 
 test("the replay fixture of the page data is reproduced", () => {
   const py = "import json; from site_builder.explainers.speculative_decoding import data; print(json.dumps(data.replay_fixture()))";
-  const fx = JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-c", py], { cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
+  const fx = JSON.parse(execFileSync(pythonExecutable(), ["-c", py], { cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
   const next = M.mulberry32(fx.seed);
   fx.uniforms.forEach((u, i) => assert.equal(next(), u, `draw ${i}`));
   const run = M.createRun(fx.alpha, fx.gamma, 0.1, fx.seed);
@@ -111,7 +112,7 @@ import json, sys
 from site_builder.explainers.speculative_decoding import page
 rows = json.loads(sys.stdin.read())
 print(json.dumps([{k: d[k] for k in ("kind", "verdict", "best_text", "best", "finite")} for d in (page.describe(a, g, c) for a, g, c in rows)]))`;
-  const out = JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-c", py], { cwd: ROOT, input: JSON.stringify(grid), env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
+  const out = JSON.parse(execFileSync(pythonExecutable(), ["-c", py], { cwd: ROOT, input: JSON.stringify(grid), env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
   grid.forEach(([a, g, c], i) => {
     const d = R.describe(a, g, c);
     const want = out[i];

@@ -7,19 +7,22 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
+const { pythonExecutable } = require("./python.js");
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const SOURCE = fs.readFileSync(path.join(ROOT, "site_builder/static/search.js"), "utf8");
+// the three parts in the order a page loads them (templates/base.html's data-script)
+const PARTS = ["search-words.js", "search-engine.js", "search.js"];
+const SOURCES = PARTS.map((name) => fs.readFileSync(path.join(ROOT, "site_builder/static", name), "utf8"));
 
 function load() {
   const self = {};
-  new Function("self", SOURCE)(self);
+  for (const source of SOURCES) new Function("self", source)(self);
   return self.GlossarySearch;
 }
 const S = load();
 
 function python(code, input) {
-  return JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-c", code], {
+  return JSON.parse(execFileSync(pythonExecutable(), ["-c", code], {
     cwd: ROOT, input, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8",
   }));
 }
@@ -142,7 +145,7 @@ function site() {
   term("pooling", "title: Pooling\nsummary: Batch memory is shared across requests.", "Plain text.\n");
   term("hostile", 'title: "<img src=x onerror=alert(1)>"\nsummary: "<script>alert(2)</script> & more"', "Plain.\n");
   term("sushi", "title: 寿司\nsummary: 日本の料理。\naliases: [سوشي]", "生の魚。\n");
-  execFileSync(process.env.PYTHON || "python3", ["-m", "site_builder", "build", "--quiet", "--no-cache",
+  execFileSync(pythonExecutable(), ["-m", "site_builder", "build", "--quiet", "--no-cache",
     "--content", path.join(dir, "content"), "--output", path.join(dir, "out")], { cwd: ROOT });
   const out = path.join(dir, "out");
   const fetched = [];

@@ -7,6 +7,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
+const { pythonExecutable } = require("./python.js");
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const PACKAGE = path.resolve(ROOT, "site_builder/explainers/speculative_decoding");
@@ -20,7 +21,7 @@ const SENTENCES = JSON.parse(fs.readFileSync(path.join(PACKAGE, "sentences.json"
 
 /** Run a Python snippet in the repository (stdin: `input`) and parse the JSON it prints. */
 function python(code, input) {
-  const out = execFileSync(process.env.PYTHON || "python3", ["-c", code], {
+  const out = execFileSync(pythonExecutable(), ["-c", code], {
     cwd: ROOT, input, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024,
   });
   return JSON.parse(out);

@@ -197,39 +197,6 @@ def test_redirect_canonical_is_relative_without_base_url(relative_site: Path):
     assert '<link rel="canonical" href="../model/">' in (relative_site / "llm/index.html").read_text()
 
 
-def test_alias_slug_of_a_real_term_is_an_error_with_its_line(tmp_path: Path, cli):
-    content = write_tree(tmp_path / "content", {
-        "terms/inference.md": term("Inference", "Running a model."),
-        "terms/model.md": term("Model", "Parameters.", aliases=["Inference!"]),
-    })
-    status, _, err = cli("check", "--content", content)
-    assert status == 1
-    assert re.search(r"terms/model\.md:4: alias 'Inference!' would redirect /inference/, which is the page of term 'inference'", err), err
-
-
-def test_alias_slug_shared_by_two_terms_gets_no_redirect(tmp_path: Path, cli):
-    content = write_tree(tmp_path / "content", {
-        "terms/cpp.md": term("Cpp", "A language.", aliases=["C++"]),
-        "terms/csharp.md": term("Csharp", "Another language.", aliases=["C#"]),
-    })
-    out = tmp_path / "out"
-    status, _, err = cli("build", "--content", content, "--output", out, "--quiet")
-    assert status == 0
-    assert "terms/cpp.md:4: warning: alias 'C++' shares the redirect /c/" in err
-    assert "terms/csharp.md:4: warning: alias 'C#' shares the redirect /c/" in err
-    assert not (out / "c").exists()
-    assert cli("build", "--content", content, "--output", out, "--strict", "--quiet")[0] == 1
-
-
-def test_alias_slug():
-    from site_builder.outputs.redirects import alias_slug
-
-    assert alias_slug("LLM inference") == "llm-inference"
-    assert alias_slug("  Draft-and-verify   decoding ") == "draft-and-verify-decoding"
-    assert alias_slug("Café au lait") == "cafe-au-lait"
-    assert alias_slug("日本") == ""
-
-
 # sitemap.xml, robots.txt
 
 
@@ -336,7 +303,7 @@ def test_explainer_preview_replaces_the_composed_one_when_previews_are_made(tmp_
     from site_builder.load.config import SiteConfig
     from site_builder.load.content import load_terms
     from site_builder.explainers.base import ExplainerBuild
-    from site_builder.outputs import Linker
+    from site_builder.outputs import LinkingOutputs
     from site_builder.markup.render import RenderedBody
 
     content = write_tree(tmp_path / "content", CONTENT)
@@ -344,7 +311,7 @@ def test_explainer_preview_replaces_the_composed_one_when_previews_are_made(tmp_
     assert not problems
     bodies = {t.slug: RenderedBody(html="") for t in terms}
     own = b"\x89PNG explainer preview"
-    made = Linker(SiteConfig(base_url=BASE), terms, bodies, {t.slug: [] for t in terms},
+    made = LinkingOutputs(SiteConfig(base_url=BASE), terms, bodies, {t.slug: [] for t in terms},
                   {"inference": ExplainerBuild(html="", preview_png=own)}, AssetStore())
     previews = made.previews()
     assert previews["inference/preview.png"] == own
@@ -354,7 +321,7 @@ def test_explainer_preview_replaces_the_composed_one_when_previews_are_made(tmp_
     # Previews off: an explainer's own preview is not written either (its build
     # was told, ExplainerContext.previews; one drawn anyway is dropped).
     for config in (SiteConfig(base_url=BASE, previews=False), SiteConfig()):
-        off = Linker(config, terms, bodies, {t.slug: [] for t in terms},
+        off = LinkingOutputs(config, terms, bodies, {t.slug: [] for t in terms},
                      {"inference": ExplainerBuild(html="", preview_png=own)}, AssetStore())
         assert off.previews() == {}
         assert "og:image" not in dict((k, v) for _, k, v in off.page_extras(terms[1])["meta_tags"])
@@ -401,20 +368,20 @@ def test_preview_cache_skips_unchanged_cards(tmp_path: Path, monkeypatch):
     from site_builder.render.assets import AssetStore
     from site_builder.load.config import SiteConfig
     from site_builder.load.content import load_terms
-    from site_builder.outputs import Linker, preview
+    from site_builder.outputs import LinkingOutputs, preview
     from site_builder.markup.render import RenderedBody
 
     terms, _ = load_terms(write_tree(tmp_path / "content", CONTENT))
-    linker = Linker(SiteConfig(base_url=BASE), terms, {t.slug: RenderedBody(html="") for t in terms},
+    linking = LinkingOutputs(SiteConfig(base_url=BASE), terms, {t.slug: RenderedBody(html="") for t in terms},
                     {t.slug: [] for t in terms}, {}, AssetStore())
     cache: dict[str, bytes] = {}
-    first = linker.previews(cache)
+    first = linking.previews(cache)
     assert len(cache) == 5 and set(first) == {"preview.png", *(f"{t.slug}/preview.png" for t in terms)}
 
     def fail(*texts):
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(preview.Painter, "card", fail)
-    assert linker.previews(cache) == first
+    assert linking.previews(cache) == first
     with pytest.raises(AssertionError, match="rendered again"):
-        linker.previews({})
+        linking.previews({})

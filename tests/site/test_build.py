@@ -1,66 +1,27 @@
-"""The whole pipeline through the CLI: output, guarantees and every bad input."""
+"""The whole pipeline through the CLI: output, guarantees and every bad input
+(what a page holds is in tests/render/, the cross-term checks in tests/validate/)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from helpers import manifest, term, write_tree
-from site_builder.render import pages
 
 
 def test_builds_every_page(small_site: Path, tmp_path: Path, cli):
     out = tmp_path / "out"
     status, log, err = cli("build", "--content", small_site, "--output", out)
     assert status == 0, err
-    for stage in ("load", "validate", "markdown", "compute", "render", "write"):
+    for stage in ("load", "validate", "markup", "explainers", "render", "publish"):
         assert re.search(rf"^\s+{stage}\s+[\d.]+ ms$", log, re.M), stage
     assert re.search(r"Built 3 terms: \d+ files", log)
     files = manifest(out)
     for page in ("index.html", "404.html", "alpha/index.html", "beta/index.html", "gamma/index.html"):
         assert page in files
     assert any(re.fullmatch(r"assets/site\.[0-9a-f]{10}\.css", f) for f in files)
-
-
-def test_term_page_sections(small_site: Path, tmp_path: Path, cli):
-    out = tmp_path / "out"
-    assert cli("build", "--content", small_site, "--output", out)[0] == 0
-    alpha = (out / "alpha/index.html").read_text()
-    assert "<h1>Alpha</h1>" in alpha and '<p class="lead">The first term.</p>' in alpha
-    related = alpha.split('id="related-terms"')[1].split("</section>")[0]
-    assert 'href="../beta/index.html"' in related and "The second term." in related
-    referenced = alpha.split('id="referenced-by"')[1].split("</section>")[0]
-    assert "Beta" in referenced and "Gamma" not in referenced  # gamma only lists alpha as related
-    assert 'href="../gamma/index.html#details"' in alpha
-    gamma = (out / "gamma/index.html").read_text()
-    assert 'id="referenced-by"' in gamma  # alpha links to it in its body
-    assert "<math" in alpha and "$" not in alpha.split('<div class="prose">')[1]
-
-
-def test_every_internal_url_is_relative(small_site: Path, tmp_path: Path, cli):
-    out = tmp_path / "out"
-    assert cli("build", "--content", small_site, "--output", out)[0] == 0
-    for page in out.rglob("*.html"):
-        for url in re.findall(r'(?:href|src)="([^"]*)"', page.read_text()):
-            assert not url.startswith(("/", "http:", "https:", "//")), (page, url)
-            if url.startswith("#"):
-                continue
-            target = (page.parent / url.split("#")[0]).resolve()
-            assert target.exists(), (page, url)
-
-
-def test_index_lists_terms_alphabetically_with_summaries(small_site: Path, tmp_path: Path, cli):
-    out = tmp_path / "out"
-    assert cli("build", "--content", small_site, "--output", out)[0] == 0
-    index = (out / "index.html").read_text()
-    positions = [index.index(f">{name}</a></dt>") for name in ("Alpha", "Beta", "Gamma")]
-    assert positions == sorted(positions)
-    assert "The third term." in index and 'id="filter-input"' in index
 
 
 def test_same_content_gives_byte_identical_trees(small_site: Path, tmp_path: Path, cli):
@@ -137,19 +98,13 @@ def test_check_writes_nothing(small_site: Path, tmp_path: Path, cli, monkeypatch
 
 
 BAD_INPUTS = {
+    # the cross-term checks' cases are in tests/validate/test_checks.py
     "malformed YAML": ({"terms/a.md": "---\ntitle: A\nsummary: [x\n---\n"}, "terms/a.md:3: malformed YAML"),
     "missing title": ({"terms/a.md": "---\nsummary: S\n---\n"}, "terms/a.md:2: missing required field 'title'"),
     "missing summary": ({"terms/a.md": "---\ntitle: A\n---\n"}, "terms/a.md:2: missing required field 'summary'"),
-    "duplicate alias": ({"terms/a.md": term("A", "S", aliases=["same"]), "terms/b.md": term("B", "S", aliases=["Same"])}, "terms/b.md:4: duplicate alias 'Same'"),
-    "duplicate title": ({"terms/a.md": term("Thing", "S"), "terms/b.md": term("thing", "S")}, "terms/b.md:2: duplicate title 'thing'"),
-    "duplicate slug": ({"terms/a.md": term("A", "S"), "terms/sub/a.md": term("A2", "S")}, "duplicate slug 'a'"),
-    "unknown related": ({"terms/a.md": term("A", "S", related=["nope"])}, "terms/a.md:4: related entry 'nope' is not a known term slug"),
     "unknown wikilink": ({"terms/a.md": term("A", "S", "x\n[[Nope]]\n")}, "terms/a.md:6: link to unknown term [[Nope]]"),
     "unknown file link": ({"terms/a.md": term("A", "S", "[x](nope.md)\n")}, "terms/a.md:5: link to unknown term 'nope'"),
-    "missing anchor": ({"terms/a.md": term("A", "S", "[x](b.md#nowhere)\n"), "terms/b.md": term("B", "S")}, "terms/a.md:5: link to missing anchor '#nowhere' in 'b'"),
-    "missing own anchor": ({"terms/a.md": term("A", "S", "x\n\n[x](#nowhere)\n")}, "terms/a.md:7: link to missing anchor '#nowhere' in this page"),
     "bad LaTeX": ({"terms/a.md": term("A", "S", "ok\n\n$\\frac{1}{$\n")}, "terms/a.md:7: unbalanced braces"),
-    "unknown explainer": ({"terms/a.md": term("A", "S", explainer="nope")}, "terms/a.md:4: unknown explainer 'nope'"),
     "not UTF-8": ({"terms/a.md": b"---\ntitle: A\nsummary: S\n---\n\xff\n"}, "terms/a.md:5: not valid UTF-8"),
     "bad site.toml": ({"site.toml": "title = \n", "terms/a.md": term("A", "S")}, "site.toml:1: invalid TOML"),
 }
@@ -233,80 +188,6 @@ def test_heavy_imports_only_when_an_explainer_needs_them(tmp_path):
     assert "altair" in loaded["explained"] and "vl_convert" in loaded["explained"]
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
-@given(title=st.text(alphabet=st.characters(codec="ascii"), max_size=12) | st.text(max_size=12))
-@example(title="Ébauche")
-@example(title="ﬁnal")  # a ligature NFKD splits: only the general path sees it
-@example(title="Straße")
-def test_index_sort_key_short_cut_matches_the_general_rule(title):
-    """ASCII titles skip normalisation; the key (and the letter) must be what the full rule gives."""
-    folded = unicodedata.normalize("NFKD", title.casefold())
-    expected = ("".join(c for c in folded if not unicodedata.combining(c)), title)
-    assert pages.sort_key(title) == expected
-    first = expected[0][:1].upper()
-    assert pages.initial(title) == (first if first.isalpha() and first.isascii() else "#")
-
-
-def test_templates_compile_once_before_page_workers_fork(tmp_path: Path, monkeypatch):
-    """base.html is compiled in the parent, so forked page workers do not each compile a copy."""
-    import os
-
-    import jinja2
-
-    from site_builder.build import BuildOptions, build_site
-
-    log = tmp_path / "compiles.log"
-    original = jinja2.Environment._compile
-
-    def recording(self, source, filename):
-        with open(log, "a") as handle:  # appended from any process, forked workers included
-            handle.write(f"{os.getpid()} {os.path.basename(filename)}\n")
-        return original(self, source, filename)
-
-    monkeypatch.setattr(jinja2.Environment, "_compile", recording)
-    pages.make_environment.cache_clear()  # a fresh environment: nothing compiled yet
-    files = {f"terms/t{i:04d}.md": term(f"Term {i}", f"Summary {i}.", "Body.\n") for i in range(250)}
-    content = write_tree(tmp_path / "content", files)
-    try:
-        build_site(BuildOptions(content=content, output=tmp_path / "out", cache=False, jobs=2))
-    finally:
-        pages.make_environment.cache_clear()
-    compiled = [line.split() for line in log.read_text().splitlines()]
-    assert {name for _, name in compiled} >= {"term.html", "base.html", "index.html"}
-    assert {pid for pid, _ in compiled} == {str(os.getpid())}
-    assert len(compiled) == len({name for _, name in compiled})
-
-
-def test_no_two_elements_of_a_real_page_share_an_id(real_site):
-    pages = sorted(real_site.glob("*/index.html")) + [real_site / "index.html"]
-    with_ids = set()
-    for page in pages:
-        ids = re.findall(r'\sid="([^"]*)"', page.read_text(encoding="utf-8"))
-        assert len(ids) == len(set(ids)), page
-        if ids:
-            with_ids.add(page.parent.name)
-    assert {"speculative-decoding", "inference", "output"} <= with_ids  # the explainer page, term pages, the index
-
-
-def test_a_heading_named_like_a_page_section_keeps_the_page_ids_unique(tmp_path, cli):
-    content = write_tree(tmp_path / "content", {
-        "terms/alpha.md": term("Alpha", "First.", """
-            ## Related terms
-
-            ## Referenced by
-
-            See [[Beta]].
-            """, related=["beta"]),
-        "terms/beta.md": term("Beta", "Second.", "Back to [[Alpha]].\n"),
-    })
-    status, _, err = cli("build", "--content", content, "--output", tmp_path / "out", "--quiet")
-    assert status == 0, err
-    html = (tmp_path / "out" / "alpha" / "index.html").read_text(encoding="utf-8")
-    ids = re.findall(r'\sid="([^"]*)"', html)
-    assert {"related-terms", "referenced-by", "related-terms_1", "referenced-by_1"} <= set(ids)
-    assert len(ids) == len(set(ids))
-
-
 def test_a_library_build_leaves_the_garbage_collector_as_it_found_it(small_site, tmp_path):
     import gc
 
@@ -316,20 +197,6 @@ def test_a_library_build_leaves_the_garbage_collector_as_it_found_it(small_site,
     for number in range(2):
         build_site(BuildOptions(content=small_site, output=tmp_path / f"out{number}", jobs=1))
         assert gc.get_freeze_count() == 0  # frozen objects are never collected: they would pile up
-
-
-def test_heading_levels_never_skip_on_a_real_page(real_site):
-    # Screen-reader users move by headings: an h3 straight under the h1 hides where it belongs.
-    checked = 0
-    for page in sorted(real_site.glob("*/index.html")) + [real_site / "index.html"]:
-        levels = [int(level) for level in re.findall(r"<h([1-6])\b", page.read_text(encoding="utf-8"))]
-        if not levels:
-            continue  # a redirect page
-        checked += 1
-        assert levels[0] == 1 and levels.count(1) == 1, page
-        for before, after in zip(levels, levels[1:]):
-            assert after <= before + 1, (page, levels)
-    assert checked >= 6
 
 
 def test_a_level_one_heading_in_a_body_warns_and_fails_only_under_strict(tmp_path, cli):

@@ -258,7 +258,7 @@ def _during_stage(stage_before: str):
 MOMENTS = {
     "load": _during_load,
     "markdown": _during_stage("validate"),  # the markdown workers
-    "render": _during_stage("compute"),     # the page workers, forked with the output lock held
+    "render": _during_stage("explainers"),  # the page workers, forked with the output lock held
 }
 
 
@@ -330,7 +330,7 @@ def test_a_build_killed_while_its_chart_converters_run_leaves_none(tmp_path):
     try:
         _wait_for(lambda: build.said("prepare"), 120, "the prepare stage to end")
         assert _children(build.pid), "no converter worker"
-        assert not build.said("compute"), "the compute stage was over before the kill"
+        assert not build.said("explainers"), "the explainers stage was over before the kill"
         build.kill()
         build.assert_none_left()
     finally:

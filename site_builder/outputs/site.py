@@ -1,5 +1,8 @@
 """What rendering one site needs, set up in one place for the full build and
-the prose-edit fast path (``cache.incremental``), so the two cannot drift."""
+the prose-edit fast path (``cache.incremental``), so the two cannot drift.
+
+It wires the render stage's page renderer to this stage's linking outputs, so
+it lives here, above both: the render stage imports nothing of outputs."""
 
 from __future__ import annotations
 
@@ -9,14 +12,14 @@ from ..explainers.base import ExplainerBuild
 from ..load.config import SiteConfig
 from ..load.content import Term
 from ..markup.render import RenderedBody
-from ..outputs import Linker
-from .assets import SITE_ASSETS, AssetStore
-from .pages import PageRenderer
+from . import LinkingOutputs
+from ..render.assets import SITE_ASSETS, AssetStore
+from ..render.pages import PageRenderer
 
 
 def site_assets() -> AssetStore:
     """A new asset store holding the site's own packaged files (CSS, JS, icon);
-    explainers add theirs to it in the compute stage."""
+    explainers add theirs to it in the explainers stage."""
     assets = AssetStore()
     for name in SITE_ASSETS:
         assets.add_packaged(name)
@@ -25,8 +28,8 @@ def site_assets() -> AssetStore:
 
 def site_renderer(config: SiteConfig, terms: list[Term], bodies: Mapping[str, RenderedBody],
                   backlinks: Mapping[str, list[str]], explainers: Mapping[str, ExplainerBuild],
-                  assets: AssetStore) -> tuple[PageRenderer, Linker]:
+                  assets: AssetStore) -> tuple[PageRenderer, LinkingOutputs]:
     """The page renderer and the linking outputs of one build, wired together:
-    every page carries the linker's extras (social tags, JSON-LD, hover cards)."""
-    linker = Linker(config, terms, bodies, backlinks, explainers, assets)
-    return PageRenderer(config, terms, assets, page_extras=linker.page_extras), linker
+    every page carries the linking's extras (social tags, JSON-LD, hover cards)."""
+    linking = LinkingOutputs(config, terms, bodies, backlinks, explainers, assets)
+    return PageRenderer(config, terms, assets, page_extras=linking.page_extras), linking

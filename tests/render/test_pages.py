@@ -1,0 +1,147 @@
+"""The render stage: what a page holds (sections, links, the index's order, unique
+ids, heading levels) and how its templates are compiled (once, before the page
+workers fork). Moved here from tests/site/test_build.py, which keeps the whole
+pipeline's guarantees."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from helpers import term, write_tree
+from site_builder.render import pages
+
+
+def test_term_page_sections(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    alpha = (out / "alpha/index.html").read_text()
+    assert "<h1>Alpha</h1>" in alpha and '<p class="lead">The first term.</p>' in alpha
+    related = alpha.split('id="related-terms"')[1].split("</section>")[0]
+    assert 'href="../beta/index.html"' in related and "The second term." in related
+    referenced = alpha.split('id="referenced-by"')[1].split("</section>")[0]
+    assert "Beta" in referenced and "Gamma" not in referenced  # gamma only lists alpha as related
+    assert 'href="../gamma/index.html#details"' in alpha
+    gamma = (out / "gamma/index.html").read_text()
+    assert 'id="referenced-by"' in gamma  # alpha links to it in its body
+    assert "<math" in alpha and "$" not in alpha.split('<div class="prose">')[1]
+
+
+
+def test_every_internal_url_is_relative(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    for page in out.rglob("*.html"):
+        for url in re.findall(r'(?:href|src)="([^"]*)"', page.read_text()):
+            assert not url.startswith(("/", "http:", "https:", "//")), (page, url)
+            if url.startswith("#"):
+                continue
+            target = (page.parent / url.split("#")[0]).resolve()
+            assert target.exists(), (page, url)
+
+
+
+def test_index_lists_terms_alphabetically_with_summaries(small_site: Path, tmp_path: Path, cli):
+    out = tmp_path / "out"
+    assert cli("build", "--content", small_site, "--output", out)[0] == 0
+    index = (out / "index.html").read_text()
+    positions = [index.index(f">{name}</a></dt>") for name in ("Alpha", "Beta", "Gamma")]
+    assert positions == sorted(positions)
+    assert "The third term." in index and 'id="filter-input"' in index
+
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(title=st.text(alphabet=st.characters(codec="ascii"), max_size=12) | st.text(max_size=12))
+@example(title="Ébauche")
+@example(title="ﬁnal")  # a ligature NFKD splits: only the general path sees it
+@example(title="Straße")
+def test_index_sort_key_short_cut_matches_the_general_rule(title):
+    """ASCII titles skip normalisation; the key (and the letter) must be what the full rule gives."""
+    folded = unicodedata.normalize("NFKD", title.casefold())
+    expected = ("".join(c for c in folded if not unicodedata.combining(c)), title)
+    assert pages.sort_key(title) == expected
+    first = expected[0][:1].upper()
+    assert pages.initial(title) == (first if first.isalpha() and first.isascii() else "#")
+
+
+
+def test_templates_compile_once_before_page_workers_fork(tmp_path: Path, monkeypatch):
+    """base.html is compiled in the parent, so forked page workers do not each compile a copy."""
+    import os
+
+    import jinja2
+
+    from site_builder.build import BuildOptions, build_site
+
+    log = tmp_path / "compiles.log"
+    original = jinja2.Environment._compile
+
+    def recording(self, source, filename):
+        with open(log, "a") as handle:  # appended from any process, forked workers included
+            handle.write(f"{os.getpid()} {os.path.basename(filename)}\n")
+        return original(self, source, filename)
+
+    monkeypatch.setattr(jinja2.Environment, "_compile", recording)
+    pages.make_environment.cache_clear()  # a fresh environment: nothing compiled yet
+    files = {f"terms/t{i:04d}.md": term(f"Term {i}", f"Summary {i}.", "Body.\n") for i in range(250)}
+    content = write_tree(tmp_path / "content", files)
+    try:
+        build_site(BuildOptions(content=content, output=tmp_path / "out", cache=False, jobs=2))
+    finally:
+        pages.make_environment.cache_clear()
+    compiled = [line.split() for line in log.read_text().splitlines()]
+    assert {name for _, name in compiled} >= {"term.html", "base.html", "index.html"}
+    assert {pid for pid, _ in compiled} == {str(os.getpid())}
+    assert len(compiled) == len({name for _, name in compiled})
+
+
+
+def test_no_two_elements_of_a_real_page_share_an_id(real_site):
+    pages = sorted(real_site.glob("*/index.html")) + [real_site / "index.html"]
+    with_ids = set()
+    for page in pages:
+        ids = re.findall(r'\sid="([^"]*)"', page.read_text(encoding="utf-8"))
+        assert len(ids) == len(set(ids)), page
+        if ids:
+            with_ids.add(page.parent.name)
+    assert {"speculative-decoding", "inference", "output"} <= with_ids  # the explainer page, term pages, the index
+
+
+
+def test_a_heading_named_like_a_page_section_keeps_the_page_ids_unique(tmp_path, cli):
+    content = write_tree(tmp_path / "content", {
+        "terms/alpha.md": term("Alpha", "First.", """
+            ## Related terms
+
+            ## Referenced by
+
+            See [[Beta]].
+            """, related=["beta"]),
+        "terms/beta.md": term("Beta", "Second.", "Back to [[Alpha]].\n"),
+    })
+    status, _, err = cli("build", "--content", content, "--output", tmp_path / "out", "--quiet")
+    assert status == 0, err
+    html = (tmp_path / "out" / "alpha" / "index.html").read_text(encoding="utf-8")
+    ids = re.findall(r'\sid="([^"]*)"', html)
+    assert {"related-terms", "referenced-by", "related-terms_1", "referenced-by_1"} <= set(ids)
+    assert len(ids) == len(set(ids))
+
+
+
+def test_heading_levels_never_skip_on_a_real_page(real_site):
+    # Screen-reader users move by headings: an h3 straight under the h1 hides where it belongs.
+    checked = 0
+    for page in sorted(real_site.glob("*/index.html")) + [real_site / "index.html"]:
+        levels = [int(level) for level in re.findall(r"<h([1-6])\b", page.read_text(encoding="utf-8"))]
+        if not levels:
+            continue  # a redirect page
+        checked += 1
+        assert levels[0] == 1 and levels.count(1) == 1, page
+        for before, after in zip(levels, levels[1:]):
+            assert after <= before + 1, (page, levels)
+    assert checked >= 6
