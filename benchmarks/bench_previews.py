@@ -1,7 +1,7 @@
 """What the social previews cost: CPU per image, and the default build against the like-for-like one.
 
     python benchmarks/bench_previews.py                      # 200 cards; builds at 1,000 and 10,000 terms
-    python benchmarks/bench_previews.py --cards 500 --sizes 1000 --runs 3
+    python benchmarks/bench_previews.py --cards 500 --sizes 1000 --runs 3 --mix realistic
 
 Prints, in one run:
 
@@ -18,7 +18,9 @@ Prints, in one run:
   and CPU time (user + system of the build and its workers,
   ``resource.getrusage``), and their ratios (target: within 3x).
 
-Both builds run the same command but for ``site.toml``. The machine's speed
+The builds are made once per ``--mix`` of make_corpus.py (default both:
+simple and realistic, whose titles hold colons and apostrophes), each
+reported on its own line. Both builds run the same command but for ``site.toml``. The machine's speed
 drifts when it is shared: compare ratios from one run, and CPU over wall.
 """
 
@@ -37,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_build import fresh, run  # noqa: E402  (the same timing and fresh-folder rules)
+from bench_build import add_mix_argument, corpus_command, fresh, run  # noqa: E402  (the same timing, fresh-folder and corpus rules)
 from make_corpus import WORDS  # noqa: E402
 
 OTHER_SCRIPTS = ["Ταχεία αποκωδικοποίηση", "Спекулятивное декодирование", "推测解码与语言模型", "فك التشفير التخميني",
@@ -84,12 +86,11 @@ def per_card(count: int, level: int | None = None) -> dict[str, float]:
     return {"median_ms": statistics.median(times) * 1000, "mean_ms": total / count * 1000}
 
 
-def builds(n: int, runs: int, work: Path) -> dict[str, float]:
-    """Print the default build of the ``n``-term corpus against the like-for-like one;
+def builds(n: int, runs: int, work: Path, mix: str = "simple") -> dict[str, float]:
+    """Print the default build of the ``n``-term ``mix`` corpus against the like-for-like one;
     return their medians: {"on_wall", "off_wall", "on_cpu", "off_cpu"} in seconds."""
-    content = work / f"corpus-{n}"
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_corpus.py"), str(n), str(content / "terms")],
-                   check=True, stdout=subprocess.DEVNULL)
+    content = work / f"corpus-{n}-{mix}"
+    subprocess.run(corpus_command(n, content / "terms", mix), check=True, stdout=subprocess.DEVNULL)
     configs = {"default": 'title = "Benchmark"\nbase_url = "https://example.org/glossary/"\n',
                "like-for-like": 'title = "Benchmark"\nbase_url = "https://example.org/glossary/"\npreviews = false\n'}
     wall: dict[str, list[float]] = {name: [] for name in configs}
@@ -103,7 +104,7 @@ def builds(n: int, runs: int, work: Path) -> dict[str, float]:
             cpu[name].append(run.cpu)
     on, off = (statistics.median(wall[k]) for k in configs)
     on_cpu, off_cpu = (statistics.median(cpu[k]) for k in configs)
-    print(f"{n:>6} terms: default {on:6.2f} s wall {on_cpu:6.2f} s CPU | like-for-like {off:6.2f} s wall "
+    print(f"{n:>6} terms, {mix:>9} mix: default {on:6.2f} s wall {on_cpu:6.2f} s CPU | like-for-like {off:6.2f} s wall "
           f"{off_cpu:6.2f} s CPU | ratio {on / off:4.2f}x wall, {on_cpu / off_cpu:4.2f}x CPU (target 3x; "
           f"median of {runs})")
     return {"on_wall": on, "off_wall": off, "on_cpu": on_cpu, "off_cpu": off_cpu}
@@ -116,6 +117,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--levels", type=int, nargs="*", default=[],
                         help="also time the cards at these zlib levels (the builds use the default)")
+    add_mix_argument(parser)
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "site_builder")], check=True)
     per_card(args.cards)
@@ -123,7 +125,8 @@ def main() -> None:
         per_card(args.cards, level)
     with tempfile.TemporaryDirectory(prefix="bench-previews-") as folder:
         for n in args.sizes:
-            builds(n, args.runs, Path(folder))
+            for mix in args.mix:
+                builds(n, args.runs, Path(folder), mix)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_search.py                  # 10,000 terms, 3 cold runs, 15 edits
     python benchmarks/bench_search.py --terms 1000 --runs 1 --edits 3 --no-browser
+    python benchmarks/bench_search.py --mix realistic        # one mix (default: simple and realistic)
 
 Makes the corpus with benchmarks/make_corpus.py (as bench_build.py does, previews
 off), twice: as it is and with ``search = false``. Then, each the median of
@@ -22,12 +23,15 @@ off), twice: as it is and with ``search = false``. Then, each the median of
   as a host would send it; the search script, loaded with the page, counted
   apart), and the time from a keystroke to its results painted once the
   fragments are cached (the median of several).
+
+All of it once per ``--mix`` (default both), each mix's figures under its own heading.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import os
 import re
 import statistics
 import subprocess
@@ -44,10 +48,10 @@ import bench_build  # noqa: E402  (MAKE_CORPUS, run)
 STAGE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms$", re.M)
 
 
-def corpus(n: int, work: Path, search: bool) -> Path:
+def corpus(n: int, work: Path, search: bool, mix: str = "simple") -> Path:
+    """The ``mix`` corpus of ``n`` terms under ``work``, search on or off in its site.toml."""
     folder = work / ("on" if search else "off")
-    subprocess.run([sys.executable, str(bench_build.MAKE_CORPUS), str(n), str(folder / "terms")],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(bench_build.corpus_command(n, folder / "terms", mix), check=True, stdout=subprocess.DEVNULL)
     (folder / "site.toml").write_text('title = "Benchmark"\npreviews = false\n' + ("" if search else "search = false\n"))
     return folder
 
@@ -71,8 +75,9 @@ def spread(ratios: list[float]) -> str:
     return f"{ordered[0]:.3f} [{q[0]:.3f} {q[1]:.3f} {q[2]:.3f}] {ordered[-1]:.3f}"
 
 
-def measure_builds(n: int, runs: int, edit_runs: int, work: Path) -> Path:
-    contents = {True: corpus(n, work, True), False: corpus(n, work, False)}
+def measure_builds(n: int, runs: int, edit_runs: int, work: Path, mix: str = "simple") -> Path:
+    """Print the cold, memory and edit figures of search on against off on the ``mix`` corpus; return the built site."""
+    contents = {True: corpus(n, work, True, mix), False: corpus(n, work, False, mix)}
     cold: dict[bool, list] = {True: [], False: []}
     count = 0
     for _ in range(runs):
@@ -84,7 +89,8 @@ def measure_builds(n: int, runs: int, edit_runs: int, work: Path) -> Path:
     cpu_off = statistics.median(r[1] for r in cold[False])
     wall_on = statistics.median(r[0] for r in cold[True])
     wall_off = statistics.median(r[0] for r in cold[False])
-    print(f"\n## {n:,} terms, {runs} run(s) each, alternated (median)")
+    print(f"\n## {n:,} terms, {mix} mix, {runs} run(s) each, alternated (median; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
     print(f"cold build, search stage / rest of the build (build log)   {statistics.median(shares):6.3f}   (target <= 0.25)")
     print(f"cold build, wall s: on {wall_on:6.2f}  off {wall_off:6.2f}   on/off {wall_on / wall_off:6.3f}")
     print(f"cold build, CPU s:  on {cpu_on:6.2f}  off {cpu_off:6.2f}   on/off {cpu_on / cpu_off:6.3f}"
@@ -199,11 +205,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="cold builds, on and off each")
     parser.add_argument("--edits", type=int, default=15, help="one-body edits, on and off each")
     parser.add_argument("--no-browser", action="store_true")
+    bench_build.add_mix_argument(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-search-") as folder:
-        site = measure_builds(args.terms, args.runs, args.edits, Path(folder))
-        if not args.no_browser:
-            measure_browser(site)
+        for mix in args.mix:
+            site = measure_builds(args.terms, args.runs, args.edits, Path(folder) / mix, mix)
+            if not args.no_browser:
+                measure_browser(site)
 
 
 if __name__ == "__main__":
