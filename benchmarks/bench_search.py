@@ -3,6 +3,7 @@
     python benchmarks/bench_search.py                  # 10,000 terms, 3 cold runs, 15 edits
     python benchmarks/bench_search.py --terms 1000 --runs 1 --edits 3 --no-browser
     python benchmarks/bench_search.py --mix realistic        # one mix (default: simple and realistic)
+    python benchmarks/bench_search.py --runs 2 --edits 3 --no-browser --pagefind /path/to/pagefind
 
 Makes the corpus with benchmarks/make_corpus.py (as bench_build.py does, previews
 off), twice: as it is and with ``search = false``. Then, each the median of
@@ -23,6 +24,10 @@ off), twice: as it is and with ``search = false``. Then, each the median of
   as a host would send it; the search script, loaded with the page, counted
   apart), and the time from a keystroke to its results painted once the
   fragments are cached (the median of several).
+
+With ``--pagefind BIN`` (pip install pagefind-bin), Pagefind also indexes each
+search-off cold build's output, timed the same way: what a well-kept library
+would cost in CPU and bytes, against what search adds to our build.
 
 All of it once per ``--mix`` (default both), each mix's figures under its own heading.
 """
@@ -75,15 +80,23 @@ def spread(ratios: list[float]) -> str:
     return f"{ordered[0]:.3f} [{q[0]:.3f} {q[1]:.3f} {q[2]:.3f}] {ordered[-1]:.3f}"
 
 
-def measure_builds(n: int, runs: int, edit_runs: int, work: Path, mix: str = "simple") -> Path:
-    """Print the cold, memory and edit figures of search on against off on the ``mix`` corpus; return the built site."""
+def measure_builds(n: int, runs: int, edit_runs: int, work: Path, mix: str = "simple",
+                   pagefind: str | None = None) -> Path:
+    """Print the cold, memory and edit figures of search on against off on the ``mix`` corpus
+    (and Pagefind's, with ``pagefind``); return the built site."""
     contents = {True: corpus(n, work, True, mix), False: corpus(n, work, False, mix)}
     cold: dict[bool, list] = {True: [], False: []}
+    indexed: list[tuple[float, float, int]] = []  # Pagefind: wall s, CPU s, bytes
     count = 0
     for _ in range(runs):
         for on in (True, False):
             count += 1
             cold[on].append(build(contents[on], work / f"cold-{count}" / "output", "--no-cache"))
+            if pagefind and not on:
+                index = work / f"cold-{count}" / "pagefind"
+                seconds, _ = bench_build.run([pagefind, "--site", str(work / f"cold-{count}" / "output"),
+                                              "--output-path", str(index)], sample=False)
+                indexed.append((seconds, bench_build.run.cpu, sum(f.stat().st_size for f in index.rglob("*") if f.is_file())))
     shares = [r[3]["search"] / (sum(r[3].values()) - r[3]["search"]) for r in cold[True]]
     cpu_on = statistics.median(r[1] for r in cold[True])
     cpu_off = statistics.median(r[1] for r in cold[False])
@@ -95,6 +108,12 @@ def measure_builds(n: int, runs: int, edit_runs: int, work: Path, mix: str = "si
     print(f"cold build, wall s: on {wall_on:6.2f}  off {wall_off:6.2f}   on/off {wall_on / wall_off:6.3f}")
     print(f"cold build, CPU s:  on {cpu_on:6.2f}  off {cpu_off:6.2f}   on/off {cpu_on / cpu_off:6.3f}"
           f"   (added: {cpu_on / cpu_off - 1:+.3f} of the rest)")
+    if indexed:
+        ours = sum(f.stat().st_size for f in (work / "cold-1" / "output" / "search").rglob("*") if f.is_file())
+        pf_cpu = statistics.median(i[1] for i in indexed)
+        print(f"Pagefind over the search-off output: wall {statistics.median(i[0] for i in indexed):6.2f} s, "
+              f"CPU {pf_cpu:6.2f} s = {pf_cpu / (cpu_on - cpu_off):.2f}x the CPU search adds to our build; "
+              f"index {indexed[-1][2] / 1e6:.1f} MB against our search/ {ours / 1e6:.1f} MB")
     for name, at in (("RSS", 2), ("PSS", 4)):
         peak_on, peak_off = max(r[at] for r in cold[True]), max(r[at] for r in cold[False])
         print(f"peak memory ({name}), MiB: on {peak_on:6d}  off {peak_off:6d}   on/off {peak_on / peak_off:6.3f}")
@@ -205,11 +224,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="cold builds, on and off each")
     parser.add_argument("--edits", type=int, default=15, help="one-body edits, on and off each")
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--pagefind", metavar="BIN", help="also time Pagefind indexing each search-off output")
     bench_build.add_mix_argument(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-search-") as folder:
         for mix in args.mix:
-            site = measure_builds(args.terms, args.runs, args.edits, Path(folder) / mix, mix)
+            site = measure_builds(args.terms, args.runs, args.edits, Path(folder) / mix, mix, args.pagefind)
             if not args.no_browser:
                 measure_browser(site)
 

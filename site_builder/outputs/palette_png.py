@@ -13,7 +13,7 @@ glyphs and PNG) takes 0.36-0.37x the CPU it takes with Pillow's PNG encoder
 at the same zlib level, on either corpus mix (0.70 against 1.89 ms on the
 simple mix, 0.66 against 1.83 ms on the realistic one): about 11 s of CPU
 saved at 10,000 terms. ``python benchmarks/bench_previews.py --encoders --sizes``
-(docs/performance.md, "Hand-written code, measured").
+(docs/performance.md, "Both corpus mixes and the hand-written code").
 """
 
 from __future__ import annotations
