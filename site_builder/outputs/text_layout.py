@@ -71,14 +71,24 @@ def units(text: str) -> list[tuple[str, str]]:
     return found
 
 
+_MOVING = {"R", "AL", "AN", "RLE", "RLO", "RLI", "LRE", "LRO", "LRI", "FSI", "PDF", "PDI"}
+"""Bidi classes that can give a character of a left-to-right paragraph a level above 0."""
+
+
+def _moves(unit: str) -> bool:
+    return any(unicodedata.bidirectional(char) in _MOVING for char in unit)
+
+
 def visual_order(line: list[tuple[str, str]], rtl: bool) -> list[int]:
     """Left-to-right order of a line's (separator, unit) pairs in a paragraph of
     direction "rtl" if ``rtl`` else "ltr": levels resolved over the whole line
     by python-bidi, each unit at the highest level of its characters, then
     UAX #9's L2 on the units (from the highest level down to the lowest odd
     one, every run of units at that level or above reversed)."""
-    if not rtl and all(unit.isascii() for _, unit in line):
-        return list(range(len(line)))  # no right-to-left character, no number to move: as written
+    if not rtl and all(unit.isascii() or not _moves(unit) for _, unit in line):
+        # A left-to-right paragraph without a character of those classes: every level
+        # resolves to 0 (a number after the start or Latin text reads left to right).
+        return list(range(len(line)))
     text, spans = "", []
     for index, (separator, unit) in enumerate(line):
         text += separator if index else ""
