@@ -1,6 +1,6 @@
 """Cold builds of this checkout against another revision, alternated.
 
-    python benchmarks/bench_ab.py REV [--size 1000] [--pairs 10]
+    python benchmarks/bench_ab.py REV [--size 1000] [--pairs 10] [--mix simple realistic]
 
 Checks REV out into a temporary git worktree, makes the synthetic corpus
 (benchmarks/make_corpus.py), then runs ``--pairs`` cold ``--no-cache``
@@ -9,11 +9,14 @@ bench_build.py for why nothing is deleted until the end). It prints the
 median wall time, user and system CPU and each stage's time of both
 versions, and their ratio (this checkout / REV). Alternating keeps a
 drifting machine from favouring either side; compare ratios, not times.
+Each ``--mix`` (default both: simple and realistic) gets its own corpus and
+its own table; the machine's load average is printed with each.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import shutil
@@ -27,6 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms$", re.M)
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_build  # noqa: E402  (--mix and the corpus command)
 
 
 def build_once(checkout: Path, corpus: Path, output: Path) -> dict[str, float]:
@@ -46,11 +52,32 @@ def build_once(checkout: Path, corpus: Path, output: Path) -> dict[str, float]:
     return figures
 
 
+def compare(args: argparse.Namespace, work: Path, other: Path, mix: str) -> None:
+    """``args.pairs`` alternated cold builds of each version on the ``mix`` corpus; print the medians and ratios."""
+    corpus = work / f"corpus-{mix}"
+    subprocess.run(bench_build.corpus_command(args.size, corpus / "terms", mix), check=True, stdout=subprocess.DEVNULL)
+    (corpus / "site.toml").write_text('title = "Benchmark"\npreviews = false\n')
+    figures: dict[str, dict[str, list[float]]] = {"this": defaultdict(list), "other": defaultdict(list)}
+    for index in range(args.pairs):
+        for side, checkout in (("other", other), ("this", ROOT)):
+            for name, value in build_once(checkout, corpus, work / f"{side}-{mix}-{index}" / "output").items():
+                figures[side][name].append(value)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\n{args.size:,} terms, {mix} mix, {args.pairs} cold builds each, alternated; medians in ms "
+          f"(load average {load})")
+    print(f"{'':<9} {args.revision[:12]:>12} {'this':>9}  this / other")
+    for name in figures["this"]:
+        mine, theirs = statistics.median(figures["this"][name]), statistics.median(figures["other"][name])
+        ratio = f"{mine / theirs:6.2f}" if theirs else "     -"
+        print(f"{name:<9} {theirs:12.0f} {mine:9.0f}  {ratio}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revision", help="the git revision to compare this checkout with")
     parser.add_argument("--size", type=int, default=1000, help="terms in the corpus (default 1000)")
     parser.add_argument("--pairs", type=int, default=10, help="builds of each version (default 10)")
+    bench_build.add_mix_argument(parser)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-ab-"))
     other = work / "other"
@@ -59,21 +86,8 @@ def main() -> None:
                        cwd=ROOT, check=True)
         for checkout in (ROOT, other):
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "site_builder")])
-        corpus = work / "corpus"
-        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_corpus.py"), str(args.size),
-                        str(corpus / "terms"), "--flavor", "plain"], check=True, stdout=subprocess.DEVNULL)
-        (corpus / "site.toml").write_text('title = "Benchmark"\npreviews = false\n')
-        figures: dict[str, dict[str, list[float]]] = {"this": defaultdict(list), "other": defaultdict(list)}
-        for index in range(args.pairs):
-            for side, checkout in (("other", other), ("this", ROOT)):
-                for name, value in build_once(checkout, corpus, work / f"{side}-{index}" / "output").items():
-                    figures[side][name].append(value)
-        print(f"{args.size:,} terms, {args.pairs} cold builds each, alternated; medians in ms")
-        print(f"{'':<9} {args.revision[:12]:>12} {'this':>9}  this / other")
-        for name in figures["this"]:
-            mine, theirs = statistics.median(figures["this"][name]), statistics.median(figures["other"][name])
-            ratio = f"{mine / theirs:6.2f}" if theirs else "     -"
-            print(f"{name:<9} {theirs:12.0f} {mine:9.0f}  {ratio}")
+        for mix in args.mix:
+            compare(args, work, other, mix)
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -2,6 +2,12 @@
 
     python benchmarks/bench_build.py                 # 1,000 and 10,000 terms
     python benchmarks/bench_build.py --sizes 1000 --runs 3 --mkdocs
+    python benchmarks/bench_build.py --sizes 10000 --mix simple realistic --runs 3
+
+``--mix`` names the corpora to measure (default both): ``simple`` is prose,
+lists and plain links; ``realistic`` adds what real glossaries hold (aliases
+with spaces, titles with colons, maths, wiki links, tables, code, footnotes).
+Every figure is printed per mix: a speed-up on one mix alone is not one.
 
 Makes the corpus with benchmarks/make_corpus.py (the shared bench generator:
 same words for every tool), then measures, each as the median of --runs runs
@@ -54,6 +60,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MAKE_CORPUS = ROOT / "benchmarks" / "make_corpus.py"
+MIXES = ("simple", "realistic")
+
+
+def add_mix_argument(parser: argparse.ArgumentParser) -> None:
+    """``--mix simple realistic``: the corpus mixes a benchmark measures, both by default."""
+    parser.add_argument("--mix", nargs="+", choices=MIXES, default=list(MIXES),
+                        help="corpus mixes of benchmarks/make_corpus.py to measure, each reported apart "
+                             "(default: both)")
+
+
+def corpus_command(n: int, target: Path, mix: str, flavor: str = "plain") -> list[str]:
+    """The argv that writes make_corpus.py's ``n``-term ``mix`` corpus of ``flavor`` into ``target``."""
+    return [sys.executable, str(MAKE_CORPUS), str(n), str(target), "--flavor", flavor, "--mix", mix]
 
 
 def tree_kib(pid: int, source: str = "status", field: str = "VmRSS:") -> int:
@@ -130,23 +149,23 @@ def fresh(folder: Path, name: str) -> Path:
 fresh.count = 0
 
 
-def make_corpus(n: int, folder: Path) -> dict[str, Path]:
+def make_corpus(n: int, folder: Path, mix: str = "simple") -> dict[str, Path]:
+    """The ``mix`` corpus of ``n`` terms in each flavor under ``folder``: {flavor: its folder}."""
     paths = {}
     for flavor in ("plain", "hugo", "mkdocs"):
         target = folder / flavor
         if flavor == "plain":
             target = folder / "plain" / "terms"
-        subprocess.run([sys.executable, str(MAKE_CORPUS), str(n), str(target), "--flavor", flavor],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(corpus_command(n, target, mix, flavor), check=True, stdout=subprocess.DEVNULL)
         paths[flavor] = folder / flavor
     # Previews are PNG rendering, which Hugo and MkDocs do not do: off for a fair comparison.
     (paths["plain"] / "site.toml").write_text('title = "Benchmark"\npreviews = false\n')
     return paths
 
 
-def bench(n: int, runs: int, with_mkdocs: bool, work: Path) -> None:
-    """Cold, edit and memory figures at ``n`` terms, everything under ``work``."""
-    corpus = make_corpus(n, work)
+def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple") -> None:
+    """Cold, edit and memory figures at ``n`` terms of the ``mix`` corpus, everything under ``work``."""
+    corpus = make_corpus(n, work, mix)
 
     def ours(site: Path, *flags: str) -> list[str]:
         return [sys.executable, "-m", "site_builder", "build", "--quiet",
@@ -167,7 +186,7 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path) -> None:
     # next ones stage into (see site_builder/publish/staging.py); every later edit is "steady".
     first, _ = run(edit_body())
     warm, warm_mem = median_of(runs, edit_body)
-    print(f"\n## {n:,} terms ({runs} run(s) each, median; peak = whole process tree)")
+    print(f"\n## {n:,} terms, {mix} mix ({runs} run(s) each, median; peak = whole process tree)")
     print(f"site_builder cold build     {cold:7.2f} s   peak {cold_mem:5d} MiB")
     print(f"site_builder one-body edit  {warm:7.2f} s   peak {warm_mem:5d} MiB  (first after a cold build: {first:.2f} s)")
 
@@ -193,14 +212,14 @@ def hugo_command(corpus: dict[str, Path], destination: Path) -> list[str]:
     return ["hugo", "--quiet", "-s", str(corpus["hugo"]), "-d", str(destination)]
 
 
-def pairs(n: int, count: int, work: Path) -> None:
+def pairs(n: int, count: int, work: Path, mix: str = "simple") -> None:
     """Cold builds of ours and Hugo's, interleaved: a ratio per pair, steadier on a drifting machine."""
     if not shutil.which("hugo"):
         print("Hugo not installed (apt-get install hugo): no pairs")
         return
-    corpus = make_corpus(n, work)
+    corpus = make_corpus(n, work, mix)
     ratios = []
-    print(f"\n## {n:,} terms, {count} interleaved cold-build pairs")
+    print(f"\n## {n:,} terms, {mix} mix, {count} interleaved cold-build pairs")
     for _ in range(count):
         mine, _ = run([sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
                        "--content", str(corpus["plain"]), "--output", str(fresh(work, "site") / "output")])
@@ -211,9 +230,9 @@ def pairs(n: int, count: int, work: Path) -> None:
           f"(range {min(ratios):.2f}-{max(ratios):.2f})")
 
 
-def against(n: int, runs: int, revision: str, other: Path, work: Path) -> None:
+def against(n: int, runs: int, revision: str, other: Path, work: Path, mix: str = "simple") -> None:
     """This checkout and ``other`` (a worktree of ``revision``), builds alternated: both figures and their ratio."""
-    corpus = make_corpus(n, work)
+    corpus = make_corpus(n, work, mix)
     versions = {"this": ROOT, revision: other}
 
     def command(site: Path, *flags: str) -> list[str]:
@@ -248,7 +267,7 @@ def against(n: int, runs: int, revision: str, other: Path, work: Path) -> None:
             figures[name]["edit_cpu"].append(run.cpu)
             figures[name]["edit_mem"].append(peak)
     this, theirs = figures["this"], figures[revision]
-    print(f"\n## {n:,} terms: this checkout against {revision} ({runs} run(s) each, alternated; median)")
+    print(f"\n## {n:,} terms, {mix} mix: this checkout against {revision} ({runs} run(s) each, alternated; median)")
     print(f"{'':28} {'this':>8} {revision[:10]:>10} {'ratio':>7}")
     for label, key, unit, pick in (("cold build", "cold", "s", statistics.median),
                                    ("cold build, CPU", "cold_cpu", "s", statistics.median),
@@ -270,8 +289,10 @@ def main() -> None:
                         help="instead: N interleaved cold builds of ours and Hugo's per size, a ratio per pair")
     parser.add_argument("--against", metavar="REV",
                         help="instead: this checkout against git revision REV, builds alternated, ratios")
+    add_mix_argument(parser)
     args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     # As installed (pip compiles the bytecode): a checkout run with
     # PYTHONDONTWRITEBYTECODE=1 would compile every module at each start, ~60 ms.
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "site_builder")])  # best effort
@@ -283,12 +304,13 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(other / "site_builder")])
     try:  # deleted only at the very end: see the module docstring
         for n in args.sizes:
-            if args.against:
-                against(n, args.runs, args.against, other, work / f"against{n}")
-            elif args.pairs:
-                pairs(n, args.pairs, work / f"pairs{n}")
-            else:
-                bench(n, args.runs, args.mkdocs, work / f"bench{n}")
+            for mix in args.mix:
+                if args.against:
+                    against(n, args.runs, args.against, other, work / f"against{n}-{mix}", mix)
+                elif args.pairs:
+                    pairs(n, args.pairs, work / f"pairs{n}-{mix}", mix)
+                else:
+                    bench(n, args.runs, args.mkdocs, work / f"bench{n}-{mix}", mix)
     finally:
         if args.against:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)])

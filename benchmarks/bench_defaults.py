@@ -2,6 +2,7 @@
 
     python benchmarks/bench_defaults.py                        # 1,000 and 10,000 terms, 3 runs each
     python benchmarks/bench_defaults.py --sizes 1000 --runs 1  # a quick look
+    python benchmarks/bench_defaults.py --mix realistic        # one corpus mix (default: both)
 
 Prints, in one run, and then a table of the targets, each met or not:
 
@@ -32,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import bench_build  # noqa: E402  (--mix)
 import bench_first_build  # noqa: E402  (same folder: the functions the single-purpose scripts run)
 import bench_previews  # noqa: E402
 
@@ -49,6 +51,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cards", type=int, default=200)
+    bench_build.add_mix_argument(parser)
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "site_builder")], check=True)
     rows: list[tuple[str, str, str, str]] = []  # what, figure, target, verdict
@@ -57,13 +60,13 @@ def main() -> None:
     rows.append(("preview CPU, one card drawn here (median)", f"{card['median_ms']:.2f} ms",
                  f"<= {PREVIEW_MS_TARGET:g} ms", verdict(card["median_ms"], PREVIEW_MS_TARGET)))
     with tempfile.TemporaryDirectory(prefix="bench-defaults-") as folder:
-        for n in args.sizes:
-            got = bench_previews.builds(n, args.runs, Path(folder))
+        for n, mix in ((n, mix) for n in args.sizes for mix in args.mix):
+            got = bench_previews.builds(n, args.runs, Path(folder), mix)
             ratio = got["on_cpu"] / got["off_cpu"]
-            rows.append((f"{n:,} terms: default / like-for-like, CPU (wall {got['on_wall'] / got['off_wall']:.2f}x)",
+            rows.append((f"{n:,} terms, {mix} mix: default / like-for-like, CPU (wall {got['on_wall'] / got['off_wall']:.2f}x)",
                          f"{ratio:.2f}x", f"<= {RATIO_TARGET:g}x", verdict(ratio, RATIO_TARGET)))
             per_image = (got["on_cpu"] - got["off_cpu"]) / (n + 1) * 1000  # every term's card and the site's
-            rows.append((f"{n:,} terms: preview CPU per image, all included", f"{per_image:.2f} ms",
+            rows.append((f"{n:,} terms, {mix} mix: preview CPU per image, all included", f"{per_image:.2f} ms",
                          f"<= {PREVIEW_MS_TARGET:g} ms", verdict(per_image, PREVIEW_MS_TARGET)))
     first = bench_first_build.compare(args.runs)
     (with_wall, with_cpu), (without_wall, without_cpu) = first["with"], first["without"]

@@ -3,8 +3,9 @@
 ``BodyRenderer(fast=False)`` keeps Python-Markdown's own processors; the default
 installs ``markup/fast_inline.py``, ``fast_tree.py`` and ``fast_blocks.py``.
 
-Run: ``python benchmarks/bench_markdown.py [pages] [rounds]`` (default 1000
-pages of the shared synthetic corpus, 5 rounds). Single process; each round
+Run: ``python benchmarks/bench_markdown.py [pages] [rounds] [--mix simple realistic]``
+(default 1000 pages of the shared synthetic corpus, 5 rounds, both mixes, each
+reported apart). Single process; each round
 renders every page once with each renderer, alternating which goes first, and
 is timed with ``time.process_time()``. Prints the median ms/page of each, their
 ratio and the median of the per-round ratios (steadier on a busy machine), and
@@ -13,6 +14,8 @@ whether both gave the same HTML. No budget, no assertions.
 
 from __future__ import annotations
 
+import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -31,8 +34,8 @@ from site_builder.load.front_matter import split_front_matter  # noqa: E402
 from site_builder.markup.render import BodyRenderer  # noqa: E402
 from site_builder.names import NameIndex  # noqa: E402
 
-MAKE_CORPUS = Path(__file__).resolve().parents[1] / "benchmarks" / "make_corpus.py"
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_build  # noqa: E402  (--mix and the corpus command)
 
 @dataclass
 class _Term:
@@ -50,7 +53,8 @@ def load(directory: Path) -> tuple[NameIndex, list[tuple[str, int]]]:
     terms, bodies = [], []
     for path in sorted(directory.glob("*.md")):
         front, body, line, _ = split_front_matter(path.read_text(encoding="utf-8"), path.name)
-        terms.append(_Term(path.stem, str(yaml.safe_load(front)["title"])))
+        meta = yaml.safe_load(front)
+        terms.append(_Term(path.stem, str(meta["title"]), [str(a) for a in meta.get("aliases") or []]))
         bodies.append((body, line))
     return NameIndex(terms), bodies
 
@@ -61,9 +65,22 @@ def run(renderer: BodyRenderer, bodies: list[tuple[str, int]]) -> tuple[float, l
     return time.process_time() - start, html
 
 
-def main(pages: int = 1000, rounds: int = 5) -> None:
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pages", nargs="?", type=int, default=1000)
+    parser.add_argument("rounds", nargs="?", type=int, default=5)
+    bench_build.add_mix_argument(parser)
+    args = parser.parse_args()
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for mix in args.mix:
+        print(f"\n## {mix} mix")
+        measure(args.pages, args.rounds, mix)
+
+
+def measure(pages: int, rounds: int, mix: str) -> None:
+    """Time stock against ours on ``pages`` pages of the ``mix`` corpus; print the figures."""
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, str(MAKE_CORPUS), str(pages), tmp, "--flavor", "plain"], check=True)
+        subprocess.run(bench_build.corpus_command(pages, Path(tmp), mix), check=True)
         names, bodies = load(Path(tmp))
     renderers = {"stock": stock_renderer(names), "ours": BodyRenderer(names)}
     md = renderers["ours"].md
@@ -89,4 +106,4 @@ def main(pages: int = 1000, rounds: int = 5) -> None:
 
 
 if __name__ == "__main__":
-    main(*(int(arg) for arg in sys.argv[1:3]))
+    main()

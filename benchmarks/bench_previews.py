@@ -1,7 +1,8 @@
 """What the social previews cost: CPU per image, and the default build against the like-for-like one.
 
     python benchmarks/bench_previews.py                      # 200 cards; builds at 1,000 and 10,000 terms
-    python benchmarks/bench_previews.py --cards 500 --sizes 1000 --runs 3
+    python benchmarks/bench_previews.py --cards 500 --sizes 1000 --runs 3 --mix realistic
+    python benchmarks/bench_previews.py --encoders --sizes   # palette_png.py against Pillow's PNG encoder
 
 Prints, in one run:
 
@@ -18,7 +19,14 @@ Prints, in one run:
   and CPU time (user + system of the build and its workers,
   ``resource.getrusage``), and their ratios (target: within 3x).
 
-Both builds run the same command but for ``site.toml``. The machine's speed
+``--encoders``: the whole card's CPU with ``palette_png.py`` against the same
+card saved by Pillow's PNG encoder (same palette, same zlib level), on the
+titles and summaries of 300 terms of each ``--mix``, rounds alternated: the
+figure that keeps the hand-written writer.
+
+The builds are made once per ``--mix`` of make_corpus.py (default both:
+simple and realistic, whose titles hold colons and apostrophes), each
+reported on its own line. Both builds run the same command but for ``site.toml``. The machine's speed
 drifts when it is shared: compare ratios from one run, and CPU over wall.
 """
 
@@ -37,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_build import fresh, run  # noqa: E402  (the same timing and fresh-folder rules)
+from bench_build import add_mix_argument, corpus_command, fresh, run  # noqa: E402  (the same timing, fresh-folder and corpus rules)
 from make_corpus import WORDS  # noqa: E402
 
 OTHER_SCRIPTS = ["Ταχεία αποκωδικοποίηση", "Спекулятивное декодирование", "推测解码与语言模型", "فك التشفير التخميني",
@@ -84,12 +92,57 @@ def per_card(count: int, level: int | None = None) -> dict[str, float]:
     return {"median_ms": statistics.median(times) * 1000, "mean_ms": total / count * 1000}
 
 
-def builds(n: int, runs: int, work: Path) -> dict[str, float]:
-    """Print the default build of the ``n``-term corpus against the like-for-like one;
+def encoders(mix: str, work: Path, count: int = 300, rounds: int = 4) -> float:
+    """Print and return the CPU per card with palette_png.py over that with Pillow's
+    PNG encoder, on ``count`` cards of the ``mix`` corpus, rounds alternated."""
+    import io
+
+    import yaml
+    from PIL import Image
+
+    from site_builder.load.front_matter import split_front_matter
+    from site_builder.outputs import preview
+
+    folder = work / f"encoders-{mix}"
+    subprocess.run(corpus_command(count, folder, mix), check=True, stdout=subprocess.DEVNULL)
+    made = []
+    for path in sorted(folder.glob("*.md")):
+        meta = yaml.safe_load(split_front_matter(path.read_text(encoding="utf-8"), path.name)[0])
+        made.append((str(meta["title"]), str(meta["summary"])))
+
+    def pillow(sheet) -> bytes:
+        palette = preview._lay_emoji(sheet.canvas, sheet.emoji, sheet.changed) if sheet.emoji else preview._PALETTE
+        image = Image.fromarray(sheet.canvas, "P")
+        image.putpalette(palette)
+        out = io.BytesIO()
+        image.save(out, "PNG", compress_level=preview.COMPRESS_LEVEL)
+        return out.getvalue()
+
+    ours = preview.Sheet.encode
+    painter = preview.painter("en")
+    painter.card(*made[0], "Benchmark Glossary", "example.org/glossary/")  # fonts loaded, glyphs drawn
+    times: dict[str, list[float]] = {"ours": [], "pillow": []}
+    try:
+        for index in range(rounds):
+            for name in (("ours", "pillow") if index % 2 == 0 else ("pillow", "ours")):
+                preview.Sheet.encode = ours if name == "ours" else pillow
+                start = time.process_time()
+                for title, summary in made:
+                    painter.card(title, summary, "Benchmark Glossary", "example.org/glossary/")
+                times[name].append((time.process_time() - start) / len(made) * 1000)
+    finally:
+        preview.Sheet.encode = ours
+    mine, theirs = statistics.median(times["ours"]), statistics.median(times["pillow"])
+    print(f"{mix:>9} mix, {len(made)} cards x {rounds} rounds alternated: CPU per card {mine:.2f} ms with "
+          f"palette_png.py, {theirs:.2f} ms with Pillow's PNG encoder; ours/Pillow {mine / theirs:.2f}")
+    return mine / theirs
+
+
+def builds(n: int, runs: int, work: Path, mix: str = "simple") -> dict[str, float]:
+    """Print the default build of the ``n``-term ``mix`` corpus against the like-for-like one;
     return their medians: {"on_wall", "off_wall", "on_cpu", "off_cpu"} in seconds."""
-    content = work / f"corpus-{n}"
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_corpus.py"), str(n), str(content / "terms")],
-                   check=True, stdout=subprocess.DEVNULL)
+    content = work / f"corpus-{n}-{mix}"
+    subprocess.run(corpus_command(n, content / "terms", mix), check=True, stdout=subprocess.DEVNULL)
     configs = {"default": 'title = "Benchmark"\nbase_url = "https://example.org/glossary/"\n',
                "like-for-like": 'title = "Benchmark"\nbase_url = "https://example.org/glossary/"\npreviews = false\n'}
     wall: dict[str, list[float]] = {name: [] for name in configs}
@@ -103,7 +156,7 @@ def builds(n: int, runs: int, work: Path) -> dict[str, float]:
             cpu[name].append(run.cpu)
     on, off = (statistics.median(wall[k]) for k in configs)
     on_cpu, off_cpu = (statistics.median(cpu[k]) for k in configs)
-    print(f"{n:>6} terms: default {on:6.2f} s wall {on_cpu:6.2f} s CPU | like-for-like {off:6.2f} s wall "
+    print(f"{n:>6} terms, {mix:>9} mix: default {on:6.2f} s wall {on_cpu:6.2f} s CPU | like-for-like {off:6.2f} s wall "
           f"{off_cpu:6.2f} s CPU | ratio {on / off:4.2f}x wall, {on_cpu / off_cpu:4.2f}x CPU (target 3x; "
           f"median of {runs})")
     return {"on_wall": on, "off_wall": off, "on_cpu": on_cpu, "off_cpu": off_cpu}
@@ -116,14 +169,22 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--levels", type=int, nargs="*", default=[],
                         help="also time the cards at these zlib levels (the builds use the default)")
+    parser.add_argument("--encoders", action="store_true",
+                        help="instead of the per-card figures: palette_png.py against Pillow's PNG encoder, per mix")
+    add_mix_argument(parser)
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "site_builder")], check=True)
-    per_card(args.cards)
-    for level in args.levels:
-        per_card(args.cards, level)
+    if not args.encoders:
+        per_card(args.cards)
+        for level in args.levels:
+            per_card(args.cards, level)
     with tempfile.TemporaryDirectory(prefix="bench-previews-") as folder:
+        if args.encoders:
+            for mix in args.mix:
+                encoders(mix, Path(folder))
         for n in args.sizes:
-            builds(n, args.runs, Path(folder))
+            for mix in args.mix:
+                builds(n, args.runs, Path(folder), mix)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
     python benchmarks/bench_search.py                  # 10,000 terms, 3 cold runs, 15 edits
     python benchmarks/bench_search.py --terms 1000 --runs 1 --edits 3 --no-browser
+    python benchmarks/bench_search.py --mix realistic        # one mix (default: simple and realistic)
+    python benchmarks/bench_search.py --runs 2 --edits 3 --no-browser --pagefind /path/to/pagefind
 
 Makes the corpus with benchmarks/make_corpus.py (as bench_build.py does, previews
 off), twice: as it is and with ``search = false``. Then, each the median of
@@ -22,12 +24,19 @@ off), twice: as it is and with ``search = false``. Then, each the median of
   as a host would send it; the search script, loaded with the page, counted
   apart), and the time from a keystroke to its results painted once the
   fragments are cached (the median of several).
+
+With ``--pagefind BIN`` (pip install pagefind-bin), Pagefind also indexes each
+search-off cold build's output, timed the same way: what a well-kept library
+would cost in CPU and bytes, against what search adds to our build.
+
+All of it once per ``--mix`` (default both), each mix's figures under its own heading.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import os
 import re
 import statistics
 import subprocess
@@ -44,10 +53,10 @@ import bench_build  # noqa: E402  (MAKE_CORPUS, run)
 STAGE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms$", re.M)
 
 
-def corpus(n: int, work: Path, search: bool) -> Path:
+def corpus(n: int, work: Path, search: bool, mix: str = "simple") -> Path:
+    """The ``mix`` corpus of ``n`` terms under ``work``, search on or off in its site.toml."""
     folder = work / ("on" if search else "off")
-    subprocess.run([sys.executable, str(bench_build.MAKE_CORPUS), str(n), str(folder / "terms")],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(bench_build.corpus_command(n, folder / "terms", mix), check=True, stdout=subprocess.DEVNULL)
     (folder / "site.toml").write_text('title = "Benchmark"\npreviews = false\n' + ("" if search else "search = false\n"))
     return folder
 
@@ -71,24 +80,40 @@ def spread(ratios: list[float]) -> str:
     return f"{ordered[0]:.3f} [{q[0]:.3f} {q[1]:.3f} {q[2]:.3f}] {ordered[-1]:.3f}"
 
 
-def measure_builds(n: int, runs: int, edit_runs: int, work: Path) -> Path:
-    contents = {True: corpus(n, work, True), False: corpus(n, work, False)}
+def measure_builds(n: int, runs: int, edit_runs: int, work: Path, mix: str = "simple",
+                   pagefind: str | None = None) -> Path:
+    """Print the cold, memory and edit figures of search on against off on the ``mix`` corpus
+    (and Pagefind's, with ``pagefind``); return the built site."""
+    contents = {True: corpus(n, work, True, mix), False: corpus(n, work, False, mix)}
     cold: dict[bool, list] = {True: [], False: []}
+    indexed: list[tuple[float, float, int]] = []  # Pagefind: wall s, CPU s, bytes
     count = 0
     for _ in range(runs):
         for on in (True, False):
             count += 1
             cold[on].append(build(contents[on], work / f"cold-{count}" / "output", "--no-cache"))
+            if pagefind and not on:
+                index = work / f"cold-{count}" / "pagefind"
+                seconds, _ = bench_build.run([pagefind, "--site", str(work / f"cold-{count}" / "output"),
+                                              "--output-path", str(index)], sample=False)
+                indexed.append((seconds, bench_build.run.cpu, sum(f.stat().st_size for f in index.rglob("*") if f.is_file())))
     shares = [r[3]["search"] / (sum(r[3].values()) - r[3]["search"]) for r in cold[True]]
     cpu_on = statistics.median(r[1] for r in cold[True])
     cpu_off = statistics.median(r[1] for r in cold[False])
     wall_on = statistics.median(r[0] for r in cold[True])
     wall_off = statistics.median(r[0] for r in cold[False])
-    print(f"\n## {n:,} terms, {runs} run(s) each, alternated (median)")
+    print(f"\n## {n:,} terms, {mix} mix, {runs} run(s) each, alternated (median; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
     print(f"cold build, search stage / rest of the build (build log)   {statistics.median(shares):6.3f}   (target <= 0.25)")
     print(f"cold build, wall s: on {wall_on:6.2f}  off {wall_off:6.2f}   on/off {wall_on / wall_off:6.3f}")
     print(f"cold build, CPU s:  on {cpu_on:6.2f}  off {cpu_off:6.2f}   on/off {cpu_on / cpu_off:6.3f}"
           f"   (added: {cpu_on / cpu_off - 1:+.3f} of the rest)")
+    if indexed:
+        ours = sum(f.stat().st_size for f in (work / "cold-1" / "output" / "search").rglob("*") if f.is_file())
+        pf_cpu = statistics.median(i[1] for i in indexed)
+        print(f"Pagefind over the search-off output: wall {statistics.median(i[0] for i in indexed):6.2f} s, "
+              f"CPU {pf_cpu:6.2f} s = {pf_cpu / (cpu_on - cpu_off):.2f}x the CPU search adds to our build; "
+              f"index {indexed[-1][2] / 1e6:.1f} MB against our search/ {ours / 1e6:.1f} MB")
     for name, at in (("RSS", 2), ("PSS", 4)):
         peak_on, peak_off = max(r[at] for r in cold[True]), max(r[at] for r in cold[False])
         print(f"peak memory ({name}), MiB: on {peak_on:6d}  off {peak_off:6d}   on/off {peak_on / peak_off:6.3f}")
@@ -199,11 +224,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="cold builds, on and off each")
     parser.add_argument("--edits", type=int, default=15, help="one-body edits, on and off each")
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--pagefind", metavar="BIN", help="also time Pagefind indexing each search-off output")
+    bench_build.add_mix_argument(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-search-") as folder:
-        site = measure_builds(args.terms, args.runs, args.edits, Path(folder))
-        if not args.no_browser:
-            measure_browser(site)
+        for mix in args.mix:
+            site = measure_builds(args.terms, args.runs, args.edits, Path(folder) / mix, mix, args.pagefind)
+            if not args.no_browser:
+                measure_browser(site)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time from saving one term to the browser's reload event under ``serve``.
 
-Usage: python benchmarks/bench_serve.py [N] [--rounds R] [--no-previews] [--corpus PATH]
+Usage: python benchmarks/bench_serve.py [N] [--rounds R] [--no-previews] [--corpus PATH] [--mix simple realistic]
 
 Makes a corpus of N terms (default 1000) with benchmarks/make_corpus.py
 (``--flavor plain``), starts ``python -m site_builder serve --port 0`` on it,
@@ -9,7 +9,8 @@ opens the live-reload event stream as a browser page would, then R times
 (default 5) appends a sentence to one term and measures the wall time from
 the file's close to the "reload" event. Prints each round, the median, and the
 build time the server itself reports, so the rest (polling, settling, the
-event) can be told apart.
+event) can be told apart. Once per ``--mix`` of the corpus (default both:
+simple and realistic), each under its own heading.
 """
 
 from __future__ import annotations
@@ -37,14 +38,24 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="edits to time (default 5)")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="make_corpus.py to use")
     parser.add_argument("--no-previews", action="store_true", help="previews = false in site.toml (no PNG per page)")
+    parser.add_argument("--mix", nargs="+", choices=("simple", "realistic"), default=["simple", "realistic"],
+                        help="corpus mixes to measure, each reported apart (default: both)")
     args = parser.parse_args()
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for mix in args.mix:
+        print(f"\n## {mix} mix")
+        measure(args, mix)
+    return 0
 
+
+def measure(args: argparse.Namespace, mix: str) -> None:
+    """Serve the ``mix`` corpus and print the save-to-reload times of ``args.rounds`` edits."""
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
         root = Path(tmp)
         terms = root / "content" / "terms"
         terms.mkdir(parents=True)
-        subprocess.run([sys.executable, str(args.corpus), str(args.terms), str(terms), "--flavor", "plain"],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, str(args.corpus), str(args.terms), str(terms), "--flavor", "plain",
+                        "--mix", mix], check=True, stdout=subprocess.DEVNULL)
         if args.no_previews:
             (root / "content" / "site.toml").write_text("previews = false\n")
         env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
@@ -88,7 +99,6 @@ def main() -> int:
                 server.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 server.kill()
-    return 0
 
 
 def wait_for(printed: list[str], pattern: str, server: subprocess.Popen, timeout: float, skip: int = 0):

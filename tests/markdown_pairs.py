@@ -68,10 +68,13 @@ def load_terms(paths: list[Path]) -> tuple[NameIndex, list[tuple[str, str, int]]
     return NameIndex(terms), bodies
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> list[Path]:
-    out = tmp_path_factory.mktemp("corpus")
-    subprocess.run([sys.executable, str(MAKE_CORPUS), "300", str(out), "--flavor", "plain"], check=True)
+@pytest.fixture(scope="module", params=["simple", "realistic"])
+def corpus(request, tmp_path_factory) -> list[Path]:
+    """300 terms of make_corpus.py's simple mix, then of its realistic one (maths, tables,
+    code, footnotes, wiki links, aliases with spaces): a fast path must match stock on both."""
+    out = tmp_path_factory.mktemp(f"corpus-{request.param}")
+    subprocess.run([sys.executable, str(MAKE_CORPUS), "300", str(out), "--flavor", "plain", "--mix", request.param],
+                   check=True)
     return sorted(out.glob("*.md"))
 
 

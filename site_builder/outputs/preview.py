@@ -150,8 +150,7 @@ class Painter(Layout):
                   rtl: bool) -> None:
         """Draw one wrapped line, left-aligned at LEFT (right-aligned at RIGHT when ``rtl``)."""
         space = self.width(" ", size, bold)
-        order = visual_order([direction(unit) or ("en" if any(c.isdigit() for c in unit) else None)
-                               for _, unit in line], rtl)
+        order = visual_order(line, rtl)
         widths = [self.width(unit, size, bold) for _, unit in line]
         gaps = [0.0] + [space if line[max(a, b)][0] else 0.0 for a, b in zip(order, order[1:])]
         x = (RIGHT - sum(widths[i] for i in order) - sum(gaps)) if rtl else LEFT
@@ -188,7 +187,7 @@ class Painter(Layout):
                 picture, ox, oy = self._emoji(face, run, size)
                 emoji.append((picture, round(x) + ox, oy))
             else:
-                glyph, ox, oy = self._glyph(face, size, run, colour, direction(run) or "ltr")
+                glyph, ox, oy = self._glyph(face, size, run, colour, direction(run))
                 placed.append((glyph, round(x) + ox, oy))
             x += wide
         placed = [p for p in placed if p[0].size]

@@ -2,12 +2,12 @@
 an ellipsis, and the order of words in right-to-left and mixed lines.
 
 Measuring is the subclass's (``Layout.width``: ``preview.Painter`` asks the
-fonts). The bidi is two-level, word by word: a paragraph takes the direction
-of its first strong character (UAX #9's P2), a word without one takes that of
-the words around it when they agree (N1), else the paragraph's; a number after
-left-to-right text reads with it (W7); words of one direction stay together,
-a right-to-left group reversed. Within a word, raqm (FriBiDi and HarfBuzz)
-orders and shapes the characters.
+fonts). The bidi is python-bidi's (the Rust crate unicode-bidi, UAX #9 in
+full: paragraph level, weak and neutral types, numbers, isolates): it
+resolves each character's embedding level over the whole line, a word takes
+the highest level of its characters, and the words are reordered by those
+levels (UAX #9's L2, word by word). Within a word, raqm (FriBiDi and
+HarfBuzz) orders and shapes the characters.
 """
 
 from __future__ import annotations
@@ -15,21 +15,41 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import bidi
+
 BREAK_ANYWHERE = re.compile("[\u2e80-\u2fff\u3001-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
                              "\uf900-\ufaff\uff01-\uff60\U00020000-\U0003ffff]")
 NO_BREAK_BEFORE = set("、。，．：；！？）」』】〕〉》｝ーぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ…")
 NO_BREAK_AFTER = set("（「『【〔〈《｛")
 
 
-def direction(text: str) -> str | None:
-    """"rtl" or "ltr" from the first strong character, None without one."""
-    for char in text:
-        kind = unicodedata.bidirectional(char)
-        if kind == "L":
-            return "ltr"
-        if kind in ("R", "AL"):
-            return "rtl"
-    return None
+def direction(text: str) -> str:
+    """"rtl" or "ltr": the paragraph direction of ``text`` (UAX #9's P2 and P3, by
+    python-bidi), "ltr" when it has no strong character."""
+    return "rtl" if bidi.get_base_level(text) == 1 else "ltr"
+
+
+_LEVELS = re.compile(r"levels: \[(.*?)\n    \]", re.S)
+_LEVEL = re.compile(r"Level\(\s*(\d+),?\s*\)")
+
+
+def embedding_levels(text: str, rtl: bool) -> list[int]:
+    """Each character's resolved embedding level in ``text``, a paragraph of
+    direction "rtl" if ``rtl`` else "ltr" (UAX #9 up to I2, by python-bidi)."""
+    if not text:
+        return []
+    # python-bidi gives the levels only as its debug text: one per UTF-8 byte.
+    report = bidi.get_display(text, base_dir="R" if rtl else "L", debug=True)
+    found = _LEVELS.search(report)
+    per_byte = [int(level) for level in _LEVEL.findall(found.group(1))] if found else []
+    encoded = [len(char.encode("utf-8")) for char in text]
+    if len(per_byte) != sum(encoded):
+        raise RuntimeError(f"python-bidi {bidi.VERSION}: unexpected debug report for {text!r}")
+    levels, offset = [], 0
+    for size in encoded:
+        levels.append(per_byte[offset])
+        offset += size
+    return levels
 
 
 def units(text: str) -> list[tuple[str, str]]:
@@ -51,27 +71,47 @@ def units(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def visual_order(directions: list[str | None], rtl: bool) -> list[int]:
-    """Left-to-right order of a line's units: neutrals between two units of one
-    direction take it, others the paragraph's; runs of one direction stay together."""
-    paragraph = "rtl" if rtl else "ltr"
-    resolved = list(directions)
-    for index, direction in enumerate(directions):
-        if direction == "en":  # a number after left-to-right text reads with it (UAX #9's W7)
-            before = next((d for d in reversed(directions[:index]) if d in ("ltr", "rtl")), paragraph)
-            resolved[index] = direction = "ltr" if before == "ltr" else None
-        if direction is None:
-            before = next((d for d in reversed(resolved[:index]) if d in ("ltr", "rtl")), paragraph)
-            after = next((d for d in directions[index + 1:] if d in ("ltr", "rtl")), paragraph)
-            resolved[index] = before if before == after else paragraph
-    groups: list[tuple[str, list[int]]] = []
-    for index, direction in enumerate(resolved):
-        if groups and groups[-1][0] == direction:
-            groups[-1][1].append(index)
-        else:
-            groups.append((direction, [index]))
-    ordered = [members if direction == "ltr" else members[::-1] for direction, members in groups]
-    return [index for members in (ordered[::-1] if rtl else ordered) for index in members]
+_MOVING = {"R", "AL", "AN", "RLE", "RLO", "RLI", "LRE", "LRO", "LRI", "FSI", "PDF", "PDI"}
+"""Bidi classes that can give a character of a left-to-right paragraph a level above 0."""
+
+
+def _moves(unit: str) -> bool:
+    return any(unicodedata.bidirectional(char) in _MOVING for char in unit)
+
+
+def visual_order(line: list[tuple[str, str]], rtl: bool) -> list[int]:
+    """Left-to-right order of a line's (separator, unit) pairs in a paragraph of
+    direction "rtl" if ``rtl`` else "ltr": levels resolved over the whole line
+    by python-bidi, each unit at the highest level of its characters, then
+    UAX #9's L2 on the units (from the highest level down to the lowest odd
+    one, every run of units at that level or above reversed)."""
+    if not rtl and all(unit.isascii() or not _moves(unit) for _, unit in line):
+        # A left-to-right paragraph without a character of those classes: every level
+        # resolves to 0 (a number after the start or Latin text reads left to right).
+        return list(range(len(line)))
+    text, spans = "", []
+    for index, (separator, unit) in enumerate(line):
+        text += separator if index else ""
+        spans.append((len(text), len(text) + len(unit)))
+        text += unit
+    levels = embedding_levels(text, rtl)
+    unit_levels = [max(levels[start:end], default=int(rtl)) for start, end in spans]
+    order = list(range(len(line)))
+    lowest_odd = min((level for level in unit_levels if level % 2), default=None)
+    if lowest_odd is None:  # as UAX #9's reference implementation: no odd level, nothing reversed
+        return order
+    for level in range(max(unit_levels), lowest_odd - 1, -1):
+        index = 0
+        while index < len(order):
+            if unit_levels[order[index]] >= level:
+                end = index
+                while end < len(order) and unit_levels[order[end]] >= level:
+                    end += 1
+                order[index:end] = order[index:end][::-1]
+                index = end
+            else:
+                index += 1
+    return order
 
 
 class Layout:

@@ -2,7 +2,7 @@
 
 Three parts, each on its own thread or process::
 
-    main thread      watch loop: inotify (or polling) ───change──> ask the worker to build
+    main thread      watch loop: watchfiles (or polling) ─change> ask the worker to build
                          │                                   ok: new token ──┐
                          │                            failed: problems ──────┤
     build worker     a warm ``python`` process that runs ``build_site``      │

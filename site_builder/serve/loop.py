@@ -71,6 +71,9 @@ def serve(args, log: Callable[[str], None]) -> int:
     watcher = None
     try:
         watcher = make_watcher(args.content.absolute(), output, config)
+        if isinstance(watcher, watch.PollingWatcher):
+            log(f"watchfiles is not installed (pip install 'site_builder[serve]'): "
+                f"looking for changes every {watch.POLL_SECONDS:g} s instead")
         # The header build prints too, so the stage lines below it say what they time.
         log(f"Building {args.content} -> {args.output} (then serving it and rebuilding on change)")
         # Files changed since the last finished build (None: check them all),

@@ -1,38 +1,29 @@
-"""Noticing saves for ``serve``: inotify on Linux, polling elsewhere.
+"""Noticing saves for ``serve``: watchfiles' events where it is installed, polling elsewhere.
 
 Polling 10,000 files costs tens of milliseconds per scan and adds half a poll
-interval of delay on average; inotify reports a save the moment the editor
-closes the file, for no work at all in between. Both watchers answer the same
-question: did the site's inputs change, and did the package's own code?
+interval of delay on average; an event watcher reports a save the moment the
+editor closes the file, for no work at all in between. Events come from
+watchfiles (the ``serve`` extra: ``pip install site_builder[serve]``; Rust's
+notify crate: inotify, FSEvents, ReadDirectoryChangesW), which replaced a
+hand-written ctypes inotify reader that ran on Linux only. Without it, the
+polling watcher answers the same question: did the site's inputs change, and
+did the package's own code?
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
-import select
-import struct
 import time
 from pathlib import Path
 from typing import Callable
 
 POLL_SECONDS = 0.2
-"""Polling watcher: how often to scan; inotify watcher: how long one wait lasts."""
+"""Polling watcher: how often to scan; watchfiles watcher: how long one wait lasts."""
 
 SETTLE_SECONDS = 0.02
 """A save is over when no more events (or changes) arrive for this long."""
 
 Snapshot = dict[str, tuple[int, int, int, int]]
-
-# <sys/inotify.h>
-_IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
-_IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
-_IN_DELETE_SELF, _IN_MOVE_SELF, _IN_Q_OVERFLOW, _IN_ISDIR = 0x400, 0x800, 0x4000, 0x40000000
-_IN_NONBLOCK, _IN_CLOEXEC = 0o4000, 0o2000000
-_MASK = (_IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE
-         | _IN_DELETE | _IN_DELETE_SELF | _IN_MOVE_SELF)
-_EVENT = struct.Struct("iIII")
-
 
 def snapshot(roots: list[Path], skip: Callable[[str], bool] = lambda path: False) -> Snapshot:
     """path -> (mtime_ns, ctime_ns, size, inode) of every file under ``roots``, except folders ``skip`` names."""
@@ -95,99 +86,96 @@ class PollingWatcher:
         """Nothing to release."""
 
 
-class InotifyWatcher:
-    """Linux inotify on every folder of the inputs and of the package."""
+class _Stopping:
+    """``stopping()`` as the event object watchfiles polls (it only calls ``is_set``)."""
+
+    def __init__(self, stopping: Callable[[], bool]):
+        self.stopping = stopping
+
+    def is_set(self) -> bool:
+        return self.stopping()
+
+
+class WatchfilesWatcher:
+    """watchfiles' events on every folder of the inputs and of the package.
+
+    Each folder is watched on its own (``recursive=False``), found by walking
+    the roots as ``skip`` allows: a skipped folder (the output, the cache, the
+    repository's root around a ``--config`` file) costs no watch and sends no
+    event, and a symlinked folder is followed, once. A new folder restarts
+    the watch with it included (the new watch opens before the old closes).
+    """
 
     def __init__(self, inputs: list[Path], code: Path, skip: Callable[[str], bool]):
+        import watchfiles  # the serve extra; make_watcher falls back to polling without it
+
+        self._watchfiles = watchfiles
         inputs, code = [Path(os.path.abspath(p)) for p in inputs], Path(os.path.abspath(code))
-        self._libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
-        if self.fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+        self.roots = [str(root) for root in [*inputs, code]]
         self.code = str(code)
         self.skip = skip
-        self.folders: dict[int, str] = {}
+        self.stopping: Callable[[], bool] = lambda: False
         self.changed: set[str] | None = set()
         """Paths seen changing in the last ``wait`` that reported a change (None: unknown)."""
-        try:
-            for root in [*inputs, code]:
-                self._watch_tree(str(root))
-        except OSError:
-            self.close()
-            raise
+        self.folders: set[str] = set()
+        self._events = None
+        self._pending: set = set()
+        self._restart()
 
-    def _watch_tree(self, root: str) -> None:
+    def _walk(self) -> set[str]:
         # Follow symlinked folders (content/terms may be one), once each: a loop ends there.
         seen: set[tuple[int, int]] = set()
-        for folder, subfolders, _files in os.walk(root, followlinks=True):
-            try:
-                info = os.stat(folder)
-            except OSError:
-                subfolders[:] = []
-                continue
-            if (info.st_dev, info.st_ino) in seen:
-                subfolders[:] = []
-                continue
-            seen.add((info.st_dev, info.st_ino))
-            subfolders[:] = [name for name in subfolders if not self.skip(os.path.join(folder, name))]
-            wd = self._libc.inotify_add_watch(self.fd, os.fsencode(folder), _MASK)
-            if wd < 0:
-                error = ctypes.get_errno()
-                if error in (2, 20):  # ENOENT, ENOTDIR: gone already
+        folders: set[str] = set()
+        for root in self.roots:
+            for folder, subfolders, _files in os.walk(root, followlinks=True):
+                try:
+                    info = os.stat(folder)
+                except OSError:
+                    subfolders[:] = []
                     continue
-                raise OSError(error, f"inotify_add_watch failed for {folder} (raise fs.inotify.max_user_watches?)")
-            self.folders[wd] = folder
+                if (info.st_dev, info.st_ino) in seen:
+                    subfolders[:] = []
+                    continue
+                seen.add((info.st_dev, info.st_ino))
+                subfolders[:] = [name for name in subfolders if not self.skip(os.path.join(folder, name))]
+                folders.add(folder)
+        return folders
 
-    def _events(self, timeout: float) -> list[str] | None:
-        """Paths that changed within ``timeout`` ([] for none); None when the kernel dropped events."""
-        ready, _, _ = select.select([self.fd], [], [], timeout)
-        if not ready:
-            return []
-        try:
-            data = os.read(self.fd, 1 << 16)
-        except BlockingIOError:
-            return []
-        paths: list[str] = []
-        offset = 0
-        while offset + _EVENT.size <= len(data):
-            wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
-            name = data[offset + _EVENT.size: offset + _EVENT.size + length].rstrip(b"\0")
-            offset += _EVENT.size + length
-            if mask & _IN_Q_OVERFLOW:
-                return None
-            folder = self.folders.get(wd)
-            if folder is None:
-                continue
-            path = os.path.join(folder, os.fsdecode(name)) if name else folder
-            if name and self.skip(path):
-                continue
-            if mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
-                self._watch_tree(path)  # a new folder: watch it (and what is already inside)
-            if mask & _IN_ISDIR or mask & (_IN_DELETE_SELF | _IN_MOVE_SELF):
-                # A folder came, went or moved: the files in it changed without
-                # events of their own. The build must look at everything.
-                self._folders_changed = True
-            paths.append(path)
-        return paths
+    def _restart(self) -> None:
+        """Watch the folders there are now; the old watch closes after the new one is open."""
+        old = self._events
+        self.folders = self._walk()
+        self._events = self._watchfiles.watch(
+            *sorted(self.folders), watch_filter=None, recursive=False, yield_on_timeout=True,
+            rust_timeout=int(POLL_SECONDS * 1000), step=int(SETTLE_SECONDS * 1000), debounce=1600,
+            stop_event=_Stopping(lambda: self.stopping()), raise_interrupt=False, ignore_permission_denied=True)
+        # The first step opens the watch (and waits one timeout): changes from here on are
+        # seen; any it already caught are kept for the next ``wait``.
+        self._pending |= next(self._events, None) or set()
+        if old is not None:
+            old.close()
 
     def wait(self, stopping: Callable[[], bool]) -> tuple[bool, bool]:
         """(inputs changed, code changed) within one wait; waits for a save to settle."""
-        self._folders_changed = False
-        paths = self._events(POLL_SECONDS)
-        if paths == []:
+        self.stopping = stopping
+        found, self._pending = self._pending or next(self._events, None), set()
+        if not found:  # a timeout (an empty set), or stopping
             return False, False
-        everything = paths is None
-        seen = set(paths or ())
-        while not stopping():  # let the editor finish writing
-            more = self._events(SETTLE_SECONDS)
-            if more == []:
-                break
-            everything = everything or more is None
-            seen.update(more or ())
-        if everything:
-            self.changed = None
-            return True, True
-        self.changed = None if self._folders_changed else seen
+        seen: set[str] = set()
+        folders_changed = False
+        for _change, path in found:
+            if self.skip(path) or os.path.dirname(path) not in self.folders and path not in self.folders:
+                continue  # inside a skipped folder (its own name is checked here too)
+            if path in self.folders or os.path.isdir(path):
+                # A folder came, went or moved: the files in it changed without
+                # events of their own. The build must look at everything.
+                folders_changed = True
+            seen.add(path)
+        if not seen:
+            return False, False
+        if folders_changed:
+            self._restart()
+        self.changed = None if folders_changed else seen
         # Templates and static files are hashed into every cache key with the code
         # (``cache.code_version``), so they count as code: the worker restarts.
         code = any(p.startswith(self.code + os.sep) for p in seen)
@@ -195,15 +183,15 @@ class InotifyWatcher:
         return inputs, code
 
     def close(self) -> None:
-        """Release the inotify descriptor."""
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        """Stop watching."""
+        if self._events is not None:
+            self._events.close()
+            self._events = None
 
 
 def make_watcher(inputs: list[Path], code: Path, skip: Callable[[str], bool]):
-    """An inotify watcher where the kernel offers one, else a polling one."""
+    """watchfiles' watcher where it is installed (the ``serve`` extra), else a polling one."""
     try:
-        return InotifyWatcher(inputs, code, skip)
-    except (OSError, AttributeError):  # not Linux, or out of watches
+        return WatchfilesWatcher(inputs, code, skip)
+    except ImportError:
         return PollingWatcher(inputs, code, skip)

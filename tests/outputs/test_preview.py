@@ -118,6 +118,23 @@ def test_right_to_left_titles_end_at_the_right_margin(painter):
     assert columns.max() > RIGHT - 20 and columns.min() > 300  # right-aligned, not from the left
 
 
+@pytest.mark.parametrize("text, rtl, shown", [
+    ("Speculative decoding at 2 steps", False, "Speculative decoding at 2 steps"),
+    # A number after Hebrew joins the right-to-left run (UAX #9's W7 applies after Latin only).
+    ("abc שלום 12 def", False, "abc 12 שלום def"),
+    ("שלום עולם abc def", True, "abc def עולם שלום"),
+    ("פענוח 2 שלבים", True, "שלבים 2 פענוח"),
+    ("فك ٣ مرات", True, "مرات ٣ فك"),
+    ("abc def", True, "abc def"),  # a wrapped right-to-left title's Latin line keeps its order
+    ("abc (שלום) עולם def", False, "abc עולם (שלום) def"),
+])
+def test_mixed_lines_put_words_in_the_order_browsers_show(text, rtl, shown):
+    from site_builder.outputs.text_layout import units, visual_order
+
+    line = units(text)
+    assert " ".join(line[i][1] for i in visual_order(line, rtl)) == shown
+
+
 def test_wrapping_uses_the_real_widths(painter):
     narrow = painter.wrap("ill " * 60, 36, False, 1)[0]
     wide = painter.wrap("WWW " * 60, 36, False, 1)[0]

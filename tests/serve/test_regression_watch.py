@@ -9,10 +9,12 @@ from site_builder.serve import watch
 from site_builder.build import BuildOptions, build_site
 
 from helpers import manifest, term, write_tree
+from test_watch import needs_watchfiles
 
 
+@needs_watchfiles
 def test_folder_replaced_by_rename_is_rebuilt(tmp_path):
-    kind = watch.InotifyWatcher  # (the polling watcher lists every file: it passes)
+    kind = watch.WatchfilesWatcher  # (the polling watcher lists every file: it passes)
     content = write_tree(tmp_path / "content", {
         "terms/alpha.md": term("Alpha", "First.", "Alpha prose.\n"),
         "terms/sub/beta.md": term("Beta", "Second.", "Old beta prose.\n"),
