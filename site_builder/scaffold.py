@@ -146,8 +146,9 @@ def spec_from_direct_url(text: str) -> str:
     if isinstance(origin.get("archive_info"), dict) and url.startswith("https://"):
         hashes = origin["archive_info"].get("hashes") or {}
         return f"site_builder @ {url}" + (f"#sha256={hashes['sha256']}" if "sha256" in hashes else "")
-    raise ScaffoldError(f"this site_builder was installed from {local or url}, a local file or folder no CI "
-                        f"runner can reach; {ASK_FOR_SPEC}")
+    where = "a local file or folder" if local is not None else "no https URL"
+    raise ScaffoldError(f"this site_builder was installed from {local or url}, {where}, which no CI runner "
+                        f"can reach; {ASK_FOR_SPEC}")
 
 
 def spec_from_checkout(folder: Path, commit: str | None = None) -> str:
