@@ -245,7 +245,7 @@ def test_a_missing_glyph_fails_both_alike_warm_and_cold_even_after_a_lenient_bui
     assert lenient.returncode == 0 and "U+E000" in lenient.stderr
     answers = set()
     for pages_url in ("", "https://team.github.io/glossary"):
-        for state in ("warm", "cold", "warm"):
+        for state in ("warm", "cold"):  # warm first: the lenient build cached the cards
             done = run_build_step(cold(glossary) if state == "cold" else glossary, pages_url)
             answers.add((done.returncode, done.stderr))
     [(status, stderr)] = answers
