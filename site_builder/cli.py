@@ -83,12 +83,15 @@ def make_parser() -> argparse.ArgumentParser:
                     "  content/terms/*.md         two example terms that link each other\n"
                     "  requirements.txt           which site_builder the workflows install\n"
                     "  .gitignore                 what a build writes: output/, .output.*, .site_builder_cache/\n"
-                    "  .github/workflows/         tests.yml (check --strict), pages.yml (GitHub Pages)\n"
+                    "  .github/workflows/         tests.yml (the deploy's strict build, on pull requests),\n"
+                    "                             pages.yml (runs tests.yml on every push, publishes main)\n"
                     "Then: cd DIR && python -m site_builder build")
     new.add_argument("folder", type=Path, metavar="DIR", help="the folder to create")
     new.add_argument("--install", default=None, metavar="SPEC",
                      help="the pip requirement requirements.txt names, e.g. 'site_builder @ git+https://...@v0.1.0' "
-                          "(default: where this site_builder was installed from, when that is a URL)")
+                          "(default: where this site_builder came from, a git clone's origin at its pushed commit "
+                          "or the URL pip installed; new stops if no CI runner could install that). "
+                          "A local path or file: URL is refused: no runner has it")
     return parser
 
 

@@ -36,6 +36,7 @@ from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
 from ..outputs.site import site_assets, site_renderer
+from . import outputs as output_cache
 from . import search as search_cache
 from . import store as cache
 from .bodies import TABLE as MARKDOWN_TABLE, body_key, fill_html
@@ -94,6 +95,8 @@ def remember(store: cache.BuildCache, config: SiteConfig, body_shared: str, name
         "names": (names.by_name, sorted(names.slugs)),
         "body_keys": body_keys,
         "backlinks": backlinks,
+        # this build's preview warnings, which the fast path reports (or steps aside for)
+        "previews": store.table(output_cache.PREVIEW_WARNINGS_TABLE) if config.makes_previews else None,
     }
     if store.table(STATE_TABLE) != state:
         store.save_table(STATE_TABLE, state)
@@ -116,6 +119,12 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         return None  # another config, or other code, templates or explainers than the last build's
     if not writer.can_keep(set(manifest)):
         return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
+    # The preview cards are kept, unseen: their warnings come from the record
+    # of the build that drew them. Under --strict any warning fails the build,
+    # which the full pipeline does (as a build without the cache would).
+    previews = output_cache.recorded_preview_warnings(store, config, state.get("previews"))
+    if previews is None or (strict and previews):
+        return None
     markdown = store.table(MARKDOWN_TABLE)
     body_keys: dict[str, str] = dict(state["body_keys"])
     backlinks: dict[str, list[str]] = dict(state["backlinks"])  # entries are replaced, never changed in place
@@ -177,7 +186,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     assets = site_assets()
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
     renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets)
-    warnings = plan_redirects(terms)[1]  # the only warnings the cross-term checks give
+    warnings = plan_redirects(terms)[1] + previews  # the cross-term checks' only warnings, and the cards'
     if strict and warnings:
         return None
     redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)

@@ -1,8 +1,14 @@
 """The site-wide outputs, memoised: glossary.json, objects.inv, redirects,
-sitemap and the preview images are made again only when what they show changed."""
+sitemap and the preview images are made again only when what they show changed.
+
+The preview cards' warnings (characters no installed font has) are kept with
+them (``PREVIEW_WARNINGS_TABLE``), with the fonts they were found with, so a
+build that keeps the cards without looking at them (``cache.incremental``)
+reports them again, and ``--strict`` fails warm as it fails cold."""
 
 from __future__ import annotations
 
+from ..errors import Problem
 from ..load.config import SiteConfig
 from ..load.content import Term
 from ..markup.render import RenderedBody
@@ -15,6 +21,9 @@ LINKING_TABLE = "linking"
 PREVIEWS_TABLE = "previews"
 """Cache table: key of a preview image's inputs -> the PNG (``LinkingOutputs.previews``)."""
 
+PREVIEW_WARNINGS_TABLE = "preview-warnings"
+"""Cache table: the last drawing's ``{"fonts": preview_fonts(...), "problems": [Problem fields]}``."""
+
 
 def site_files(linking: LinkingOutputs, store: cache.BuildCache, config: SiteConfig, terms: list[Term],
                bodies: dict[str, RenderedBody], jobs: int = 1) -> dict[str, bytes]:
@@ -25,7 +34,33 @@ def site_files(linking: LinkingOutputs, store: cache.BuildCache, config: SiteCon
     files = {**linking_files(linking, store, config, terms, bodies), **linking.previews(previews, jobs)}
     if set(previews) != set(stored) or previews.used != set(previews):  # new images, or unused ones
         store.save_table(PREVIEWS_TABLE, {k: previews[k] for k in previews.used})
+    if config.makes_previews:
+        record = {"fonts": preview_fonts(config),
+                  "problems": [(p.path, p.line, p.message, p.severity) for p in linking.preview_problems]}
+        if store.table(PREVIEW_WARNINGS_TABLE) != record:
+            store.save_table(PREVIEW_WARNINGS_TABLE, record)
     return files
+
+
+def preview_fonts(config: SiteConfig) -> list[str]:
+    """The identity of every face the cards of ``config`` are drawn in (path,
+    size, mtime): another list means other cards, and other warnings."""
+    from ..outputs.fonts import font_set
+
+    fonts = font_set(config.language)
+    return [face.identity for face in (*fonts.regular, *fonts.bold)]
+
+
+def recorded_preview_warnings(store: cache.BuildCache, config: SiteConfig, record: dict | None) -> list[Problem] | None:
+    """The preview warnings ``record`` (a ``PREVIEW_WARNINGS_TABLE`` value kept by
+    the last finished build) holds for ``config``: [] when it makes no cards;
+    None when they cannot be known without looking at every card again (no
+    record, or the installed fonts changed since)."""
+    if not config.makes_previews:
+        return []
+    if not isinstance(record, dict) or record.get("fonts") != preview_fonts(config):
+        return None
+    return [Problem(*fields) for fields in record.get("problems", ())]
 
 
 def linking_files(linking: LinkingOutputs, store: cache.BuildCache, config: SiteConfig,

@@ -41,10 +41,14 @@ def git(*args, cwd: Path) -> str:
     return done.stdout
 
 
+SPEC = "site_builder @ git+https://github.com/example/site_builder@v0.1.0"
+"""What the glossaries made here install (whether this checkout has an origin varies with the machine)."""
+
+
 @pytest.fixture
 def glossary(tmp_path: Path) -> Path:
-    """A folder made by ``new`` (the placeholder install spec: this checkout is no URL)."""
-    made = run("new", "team-glossary", cwd=tmp_path)
+    """A folder made by ``new``."""
+    made = run("new", "team-glossary", "--install", SPEC, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     return tmp_path / "team-glossary"
 
@@ -87,29 +91,128 @@ def test_a_new_glossary_builds_and_checks_with_no_warning(glossary: Path):
     assert checked.returncode == 0 and checked.stderr == "", checked.stderr
 
 
-def test_new_says_when_the_workflows_install_a_placeholder(tmp_path: Path):
-    made = run("new", "g", cwd=tmp_path)
-    assert made.returncode == 0
-    assert scaffold.PLACEHOLDER in (tmp_path / "g/requirements.txt").read_text(encoding="utf-8")
-    assert "g/requirements.txt" in made.stderr and "placeholder" in made.stderr
-    spec = "site_builder @ https://example.org/releases/site_builder-0.1.0-py3-none-any.whl"
-    made = run("new", "h", "--install", spec, cwd=tmp_path)
-    assert made.returncode == 0 and made.stderr == ""
-    assert (tmp_path / "h/requirements.txt").read_text(encoding="utf-8").splitlines()[-1] == spec
+# --- requirements.txt: what a CI runner can install ------------------------------
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """This repository's committed tree, cloned (objects shared), with an
+    https origin whose branch holds HEAD, as after a push and a fetch."""
+    folder = tmp_path_factory.mktemp("clone") / "site_builder"
+    git("clone", "-q", "--shared", str(REPO), str(folder), cwd=folder.parent)
+    git("remote", "set-url", "origin", "https://github.com/example/site_builder.git", cwd=folder)
+    git("update-ref", "refs/remotes/origin/main", "HEAD", cwd=folder)
+    return folder
+
+
+def test_new_after_an_editable_install_pins_the_clone_s_origin_at_its_commit(clone: Path, tmp_path: Path):
+    """The issue's case: ``pip install -e`` of a clone, then ``new``. A real
+    editable install in a fresh environment (the dependencies are this
+    machine's; building needs setuptools from the index, as any install)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    installed = subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "-q", "--no-deps", "-e", str(clone)],
+                               env=env, capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    head = git("rev-parse", "HEAD", cwd=clone).strip()
+
+    def new(name: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(venv / "bin/site-builder"), "new", name], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    made = new("g")
+    assert made.returncode == 0 and made.stderr == "", made.stderr
+    spec = f"site_builder @ git+https://github.com/example/site_builder.git@{head}"
+    assert (tmp_path / "g/requirements.txt").read_text(encoding="utf-8").splitlines()[-1] == spec
+    assert spec in made.stdout and "OWNER" not in (tmp_path / "g/requirements.txt").read_text(encoding="utf-8")
+    # A commit only this machine has: the runner could not fetch it, so new stops.
+    git("commit", "-q", "--allow-empty", "-m", "local only", cwd=clone)
+    try:
+        refused = new("h")
+        assert refused.returncode == 1 and not (tmp_path / "h").exists()
+        assert "on no branch of origin" in refused.stderr and "push it" in refused.stderr, refused.stderr
+        assert "--install SPEC" in refused.stderr
+    finally:
+        git("reset", "-q", "--hard", "HEAD~1", cwd=clone)
+
+
+@pytest.mark.parametrize("remote, url", [
+    ("https://github.com/o/site_builder.git", "https://github.com/o/site_builder.git"),
+    ("https://me:ghp_secret@github.com/o/site_builder", "https://github.com/o/site_builder"),  # no token written
+    ("git@github.com:o/site_builder.git", "https://github.com/o/site_builder.git"),
+    ("ssh://git@gitlab.example.org:2222/team/site_builder.git", "https://gitlab.example.org/team/site_builder.git"),
+    ("/srv/git/site_builder.git", None), ("file:///srv/git/site_builder.git", None),
+    ("git://github.com/o/site_builder.git", None), ("http://intranet/site_builder.git", None),
+    ("C:/src/site_builder", None), ("../site_builder", None),
+])
+def test_a_remote_is_written_as_an_https_url_a_runner_can_clone_or_not_at_all(remote, url):
+    assert scaffold.runner_url(remote) == url
+
+
+def test_a_clone_with_no_origin_or_an_unreachable_one_stops_new(clone: Path, tmp_path: Path):
+    head = git("rev-parse", "HEAD", cwd=clone).strip()
+    assert scaffold.spec_from_checkout(clone) == f"site_builder @ git+https://github.com/example/site_builder.git@{head}"
+    git("remote", "set-url", "origin", "/srv/git/site_builder.git", cwd=clone)
+    try:
+        with pytest.raises(scaffold.ScaffoldError, match="is no https or ssh URL a CI runner can reach"):
+            scaffold.spec_from_checkout(clone)
+        git("remote", "remove", "origin", cwd=clone)
+        with pytest.raises(scaffold.ScaffoldError, match="has no 'origin' remote.*--install SPEC"):
+            scaffold.spec_from_checkout(clone)
+    finally:
+        if "origin" not in git("remote", cwd=clone).split():
+            git("remote", "add", "origin", "https://github.com/example/site_builder.git", cwd=clone)
+        git("remote", "set-url", "origin", "https://github.com/example/site_builder.git", cwd=clone)
+        git("update-ref", "refs/remotes/origin/main", head, cwd=clone)
 
 
 @pytest.mark.parametrize("origin, spec", [
     ('{"url": "https://github.com/o/site_builder", "vcs_info": {"vcs": "git", "commit_id": "abc123", '
      '"requested_revision": "v0.1.0"}}', "site_builder @ git+https://github.com/o/site_builder@abc123"),
+    ('{"url": "ssh://git@github.com/o/site_builder.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}',
+     "site_builder @ git+https://github.com/o/site_builder.git@abc123"),
+    ('{"url": "https://example.org/site_builder-0.1.0-py3-none-any.whl", "archive_info": {"hashes": '
+     '{"sha256": "00ff"}}}', "site_builder @ https://example.org/site_builder-0.1.0-py3-none-any.whl#sha256=00ff"),
     ('{"url": "https://example.org/site_builder-0.1.0-py3-none-any.whl", "archive_info": {}}',
      "site_builder @ https://example.org/site_builder-0.1.0-py3-none-any.whl"),
-    ('{"url": "file:///home/me/dist/site_builder-0.1.0-py3-none-any.whl", "archive_info": {}}', None),
-    ('{"url": "file:///home/me/site_builder", "dir_info": {"editable": true}}', None),
-    ("not json", None),
-    ("", None),
 ])
-def test_the_install_spec_is_one_a_ci_runner_can_reach(origin, spec):
+def test_an_install_record_gives_the_requirement_a_runner_installs(origin, spec):
     assert scaffold.spec_from_direct_url(origin) == spec
+
+
+@pytest.mark.parametrize("origin, why", [
+    ('{"url": "file:///home/me/dist/site_builder-0.1.0-py3-none-any.whl", "archive_info": {}}', "a local file"),
+    ('{"url": "http://example.org/site_builder-0.1.0-py3-none-any.whl", "archive_info": {}}', "no https URL"),
+    ('{"url": "file:///nonexistent/site_builder", "dir_info": {"editable": true}}', "has no 'origin' remote"),
+    ('{"url": "file:///nonexistent/site_builder", "vcs_info": {"vcs": "git", "commit_id": "abc"}}', "no 'origin'"),
+    ('{"url": "git://github.com/o/site_builder", "vcs_info": {"vcs": "git", "commit_id": "abc"}}', "cannot reach"),
+    ("not json", "no record of where it was installed from"),
+    ("", "no record of where it was installed from"),
+])
+def test_an_install_record_no_runner_can_follow_stops_new_with_what_to_pass(origin, why):
+    with pytest.raises(scaffold.ScaffoldError, match=why) as raised:
+        scaffold.spec_from_direct_url(origin)
+    assert "pass --install SPEC" in str(raised.value)
+
+
+@pytest.mark.parametrize("spec", ["./dist/site_builder-0.1.0-py3-none-any.whl", "dist/site_builder-0.1.0.tar.gz",
+                                  "site_builder-0.1.0-py3-none-any.whl", "/abs/site_builder", "~/src/site_builder",
+                                  "C:\\src\\site_builder", "site_builder @ file:///tmp/site_builder-0.1.0.whl",
+                                  "git+file:///srv/site_builder", "site_builder @ ./site_builder", "-e .",
+                                  "site_builder\nnumpy"])
+def test_install_refuses_what_no_runner_can_reach_and_writes_nothing(tmp_path: Path, spec):
+    refused = run("new", "g", "--install", spec, cwd=tmp_path)
+    assert refused.returncode == 1 and not (tmp_path / "g").exists()
+    assert refused.stderr.startswith("error: --install"), refused.stderr
+    assert any(why in refused.stderr for why in ("no CI runner", "one requirement")), refused.stderr
+
+
+@pytest.mark.parametrize("spec", [SPEC, "site_builder @ https://example.org/site_builder-0.1.0-py3-none-any.whl",
+                                  "git+https://github.com/o/site_builder@v0.1.0", "site_builder==0.1.0"])
+def test_install_writes_a_reachable_requirement_as_given(tmp_path: Path, spec):
+    made = run("new", "g", "--install", spec, cwd=tmp_path)
+    assert made.returncode == 0 and made.stderr == "", made.stderr
+    assert (tmp_path / "g/requirements.txt").read_text(encoding="utf-8").splitlines()[-1] == spec
 
 
 def test_new_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path: Path):
@@ -121,7 +224,7 @@ def test_new_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path: Pat
     refused = run("new", "notes.txt", cwd=tmp_path)
     assert refused.returncode == 1 and "notes.txt: exists and is not a folder" in refused.stderr
     (tmp_path / "empty").mkdir()
-    assert run("new", "empty", cwd=tmp_path).returncode == 0  # an empty folder is fine
+    assert run("new", "empty", "--install", SPEC, cwd=tmp_path).returncode == 0  # an empty folder is fine
 
 
 def test_new_help_explains_what_it_makes(tmp_path: Path):

@@ -18,6 +18,7 @@ setuptools from the package index, as any ``pip wheel`` does.
 from __future__ import annotations
 
 import email
+import json
 import os
 import shutil
 import subprocess
@@ -135,14 +136,23 @@ def test_installed_from_the_wheel_it_makes_and_builds_a_glossary_outside_the_rep
     python, command = venv / "bin" / "python", venv / "bin" / "site-builder"
     where = sh(python, "-c", "import site_builder; print(site_builder.__file__)", cwd=root).strip()
     assert Path(where).is_relative_to(venv), f"site_builder imported from {where}, not from the wheel"
-    sh(command, "new", "glossary", "--install", f"site_builder @ file://{packaged['wheel']}", cwd=root)
+    # A local wheel is no place a CI runner can install from: new says so and
+    # what to pass, and refuses the wheel's file: URL given as --install.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    for extra in ([], ["--install", f"site_builder @ file://{packaged['wheel']}"], ["--install", str(packaged["wheel"])]):
+        refused = subprocess.run([command, "new", "glossary", *extra], cwd=root, env=env, capture_output=True,
+                                 text=True, timeout=120)
+        assert refused.returncode == 1 and not (root / "glossary").exists(), refused.stderr
+        assert "no CI runner can reach" in refused.stderr and "--install SPEC" in refused.stderr, refused.stderr
+    release = "site_builder @ https://example.org/releases/site_builder-0.1.0-py3-none-any.whl"
+    sh(command, "new", "glossary", "--install", release, cwd=root)
     glossary = root / "glossary"
+    assert (glossary / "requirements.txt").read_text(encoding="utf-8").splitlines()[-1] == release
     assert not glossary.resolve().is_relative_to(REPO.resolve())
     # The explainer too: its figure, macros, settings and static files come from the wheel.
     (glossary / "content/terms/speculative-decoding.md").write_text(
         term("Speculative decoding", "A draft model proposes, the target model checks.",
              explainer="speculative-decoding", related=["term"]), encoding="utf-8")
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     built = subprocess.run([command, "build"], cwd=glossary, env=env, capture_output=True, text=True, timeout=300)
     assert built.returncode == 0 and built.stderr == "", built.stderr
     assert "Built 3 terms" in built.stdout
@@ -178,7 +188,17 @@ def test_installed_from_a_git_url_it_has_every_committed_file_and_builds(tmp_pat
     installed = {f"site_builder/{p.relative_to(where).as_posix()}" for p in where.rglob("*")
                  if p.is_file() and "__pycache__" not in p.parts}
     assert installed == set(committed)
+    # new pins the installed commit of what pip's record (PEP 610) names: here
+    # a file: URL, so the clone's origin; as after "pip install git+https://..."
+    # (no network here), that URL itself.
+    [record] = venv.glob("lib/python*/site-packages/site_builder-*.dist-info/direct_url.json")
+    origin = json.loads(record.read_text(encoding="utf-8"))
+    assert origin["url"].startswith("file://") and origin["vcs_info"]["vcs"] == "git"
+    commit = origin["vcs_info"]["commit_id"]
+    record.write_text(json.dumps({**origin, "url": "https://github.com/example/site_builder.git"}), encoding="utf-8")
     sh(venv / "bin" / "site-builder", "new", "glossary", cwd=tmp_path)
+    assert (tmp_path / "glossary/requirements.txt").read_text(encoding="utf-8").splitlines()[-1] == \
+        f"site_builder @ git+https://github.com/example/site_builder.git@{commit}"
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     built = subprocess.run([venv / "bin" / "site-builder", "build"], cwd=tmp_path / "glossary", env=env,
                            capture_output=True, text=True, timeout=300)
