@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .hosting import meta_policy
+from ..policy import meta_policy
 from ..validate.aliases import RESERVED, Redirect, alias_slug, check_aliases, plan_redirects
 
 __all__ = ["RESERVED", "Redirect", "alias_slug", "check_aliases", "plan_redirects", "redirect_page"]

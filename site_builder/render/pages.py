@@ -13,7 +13,7 @@ import markupsafe
 
 from .. import parallel
 from .assets import AssetStore
-from ..outputs import hosting
+from .. import policy
 from ..load.config import SiteConfig
 from ..load.content import Term
 from ..explainers.base import ExplainerBuild
@@ -109,7 +109,7 @@ class PageRenderer:
             "card_data": "",
             "card_stylesheets": [],
             "search_box": True,
-            "content_security_policy": markupsafe.Markup(hosting.meta_policy()),  # checked: no quote, < or &
+            "content_security_policy": markupsafe.Markup(policy.meta_policy()),  # checked: no quote, < or &
         }
 
     def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:

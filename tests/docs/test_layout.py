@@ -102,8 +102,8 @@ def imported(path: Path) -> set[str]:
 
 
 FLOORS = (
-    # the ground: import nothing of site_builder (files.py: safe file opening)
-    ("__init__", "errors", "names", "held_locks", "files"),
+    # the ground: import nothing of site_builder (files.py: safe file opening; urls.py: the scheme allow-list; policy.py: the CSP)
+    ("__init__", "errors", "names", "held_locks", "files", "urls", "policy"),
     ("parallel",),  # every fork, which every stage makes
     ("load",),
     ("markup",),

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from site_builder.render import assets as assets_module
-from site_builder.render.site import site_assets
+from site_builder.outputs.site import site_assets
 
 
 def test_site_js_loads_search_js_by_the_hashed_name_the_build_writes_into_it():
