@@ -40,8 +40,8 @@ INSPECT = """(allowed) => {
   for (const el of document.querySelectorAll('*')) {
     for (const attr of el.attributes) if (/^on/i.test(attr.name)) handlers.push(el.localName + ' ' + attr.name);
   }
-  const texts = [...document.querySelectorAll('p[data-case]')].map(
-    p => [p.dataset.case, p.querySelector('math') ? p.querySelector('math').textContent : null]);
+  const texts = [...document.querySelectorAll('p[id^="case-"]')].map(
+    p => [p.id.slice(5), p.querySelector('math') ? p.querySelector('math').textContent : null]);
   return {foreign, handlers, texts, violations: window.__violations};
 }"""
 
@@ -49,7 +49,7 @@ INSPECT = """(allowed) => {
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("math-injection")
-    paragraphs = [f'Case {index}: ${formula(command, payload)}$ end.\n{{: data-case="{index}" }}'
+    paragraphs = [f'Case {index}: ${formula(command, payload)}$ end.\n{{: #case-{index} }}'
                   for index, (command, payload) in enumerate(CASES)]
     content = write_tree(root / "content", {
         "site.toml": 'title = "Maths"\n',

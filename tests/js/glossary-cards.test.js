@@ -31,7 +31,9 @@ function link(href, attributes = {}) {
 function ownPage() {
   const data = new Element("script", { id: "glossary-cards-data", type: "application/json" });
   data.text = JSON.stringify({ beta: ["Beta", "The <second> term."], gamma: ["Gamma", "Third."] });
-  const document = makeDocument();
+  // the template's block sits in <head>: glossary-cards.js takes no other (issue 30)
+  const document = makeDocument({ selectors: { 'script[type="application/json"]#glossary-cards-data': data } });
+  document.head.appendChild(data);
   document.register(data);
   const time = clock();
   runScript("glossary-cards.js", { document, setTimeout: time.setTimeout, clearTimeout: time.clearTimeout,

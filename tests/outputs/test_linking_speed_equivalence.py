@@ -90,8 +90,20 @@ def ref_inventory_lines(entries, headings=None) -> list[str]:
     for (role, name), (uri, dispname) in sorted(objects.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         if dispname == name:
             dispname = "-"
-        lines.append(f"{name} {role} {PRIORITY} {uri} {dispname}")
+        line = f"{name} {role} {PRIORITY} {uri} {dispname}"
+        # terms are the names authors write (titles, aliases): the only ones with spaces
+        if role != "std:term" or sphinx_reads_back(line, name, role):
+            lines.append(line)
     return lines
+
+
+def sphinx_reads_back(line: str, name: str, role: str) -> bool:
+    """Whether Sphinx's inventory reader (sphinx.util.inventory, its line pattern
+    copied here as an independent check) reads ``line`` back as the object
+    ``name`` of ``role``: a term line it would read as another object, or skip,
+    is not written (issue 30)."""
+    m = re.match(r'(.+?)\s+(\S+)\s+(-?\d+)\s+?(\S*)\s+(.*)', line.rstrip())
+    return bool(m) and m.group(1) == name and m.group(2) == role
 
 
 def ref_objects_inv(project: str, version: str, entries, headings=None) -> bytes:

@@ -20,7 +20,7 @@ def _terms(content, count: int, edit: str) -> None:
                          for i in range(count)})
 
 
-@pytest.mark.parametrize("stage", ["Building", "load", "markdown"])
+@pytest.mark.parametrize("stage", ["Building", "load", "markup"])
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path, stage):
     """Interrupted right after the build log names ``stage``: in the next one."""
     content, output = tmp_path / "content", tmp_path / "out"
