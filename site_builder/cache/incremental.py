@@ -110,7 +110,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     or None (having written nothing) when the full pipeline must run instead.
 
     It chooses the pages to render again; the markup stage renders the edited
-    bodies and the render stage (``render.pages.write_pages``) those pages, as
+    bodies and the render stage (``render.pages.write_term_pages``) those pages, as
     in a full build. ``reserved_ids``: as for ``markup.stage.render_bodies``."""
     state = store.table(STATE_TABLE)
     manifest = store.table("pages")
@@ -209,8 +209,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     redo |= {f"{slug}/{name}" for slug, done in redo_built.items() for name in done.files}
 
     # Nothing written so far: from here on the fast path is committed.
-    pages.write_pages(writer, renderer, [by_slug[slug] for slug in redo_slugs], bodies, backlinks, redo_built,
-                      site_pages=lambda: ())
+    pages.write_term_pages(writer, renderer, [by_slug[slug] for slug in redo_slugs], bodies, backlinks, redo_built)
     for relative, data in search.items():
         if data is not None:
             writer.add(relative, data)
