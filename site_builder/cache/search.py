@@ -47,7 +47,7 @@ def entry_key(settings: str, term: Term, body_key: str) -> str:
 
 def page_record(config: SiteConfig, stem: Stemmer, term: Term, body: RenderedBody) -> search_index.Record:
     """A page's index entries, from its body's HTML."""
-    sections = body_sections(body.html or "", [ident for _, ident, _ in body.headings],
+    sections = body_sections(body.html, [ident for _, ident, _ in body.headings],
                              code=getattr(config, "search_code", False))
     return record(term.title, term.aliases, term.summary, sections, stem)
 
