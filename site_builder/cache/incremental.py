@@ -14,8 +14,10 @@ Everything else (other pages, the index, glossary.json, objects.inv,
 redirects, previews, assets) shows nothing the edit touched, so it is kept as
 it is. If an edited body changes its headings or anchors (which other pages
 and the inventories use) or has any problem to report, the fast path steps
-aside and the full pipeline runs: it alone reports errors. Tests check that
-both paths give the same bytes.
+aside and the full pipeline runs: it alone reports errors. The problems and
+the backlinks are the validate stage's own (``validate.checks.check_body``,
+``links_from``), asked about the edited terms only. Tests check that both
+paths give the same bytes.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from ..markup.render import Link, RenderedBody
 from ..markup.stage import render_one
 from ..names import NameIndex
 from ..validate.aliases import plan_redirects
-from ..validate.checks import check_placement
+from ..validate.checks import check_body, links_from
 from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
@@ -146,17 +148,14 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         body = StoredBody.kept(record, term.slug, fetch) if record is not None else \
             render_one(term, names, config, reserved_ids)
         old_body = _CachedBody(old)
-        if body.problems or body.anchors != old_body.anchors or body.headings != old_body.headings:
+        if body.anchors != old_body.anchors or body.headings != old_body.headings:
             return None  # other pages' links and the inventories depend on these
-        if check_placement(term, body):
-            return None  # a marker where no explainer is: the full build reports it
-        for link in body.links:
-            target = link.slug or term.slug
-            anchors = body.anchors if target == term.slug else _anchors(markdown, body_keys, target)
-            if target not in body_keys or (link.anchor and link.anchor not in anchors):
-                return None  # a broken link: the full build reports it
-        before = {link.slug for link in old_body.links if link.slug and link.slug != term.slug}
-        after = {link.slug for link in body.links if link.slug and link.slug != term.slug}
+        def anchors_of(slug: str, term: Term = term, body: RenderedBody = body) -> list[str]:
+            return body.anchors if slug == term.slug else _anchors(markdown, body_keys, slug)
+        if check_body(term, body, anchors_of):
+            return None  # a problem (the validate stage's own checks): the full build reports it
+        before = links_from(term, old_body, body_keys)
+        after = links_from(term, body, body_keys)
         for target in before - after:
             backlinks[target] = [s for s in backlinks[target] if s != term.slug]
         for target in after - before:

@@ -94,3 +94,15 @@ def test_the_write_stage_reads_nothing_under_proc():
             elif isinstance(node, ast.JoinedStr):
                 text = "".join(part.value for part in node.values if isinstance(part, ast.Constant))
                 assert "/proc/" not in text and not text.startswith("/proc"), (path, node.lineno)
+
+
+def test_the_fast_path_has_no_check_of_its_own():
+    # cache/incremental.rebuild asks the validate stage (check_body, links_from):
+    # it reads no link's anchor and writes no problem itself.
+    source = (PACKAGE / "cache" / "incremental.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    called = {getattr(node.func, "id", getattr(node.func, "attr", "")) for node in ast.walk(tree)
+              if isinstance(node, ast.Call)}
+    assert "anchor" not in attributes and "Problem" not in called
+    assert {"check_body", "links_from"} <= called
