@@ -198,7 +198,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         with _stage("search", log):
             return search_cache.index_files(
                 store, config, terms, bodies, body_keys,
-                fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store, reserved),
+                fill_html=lambda slugs: body_cache.fill_html(slugs, bodies),
                 jobs=options.jobs or default_jobs())
 
     # A fresh explainers stage mostly waits for its converter worker
@@ -236,8 +236,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             fresh, reused = page_cache.write_pages(
                 staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
                 jobs=options.jobs or default_jobs(), keyed=store.enabled,
-                fill_html=lambda slugs: body_cache.fill_html(slugs, terms, bodies, body_keys, config, store,
-                                                             reserved),
+                fill_html=lambda slugs: body_cache.fill_html(slugs, bodies),
                 meanwhile=site_files)
             # Known only once the previews are made (which characters no font
             # has): under --strict it fails the build as any warning does,

@@ -10,15 +10,13 @@ interpreter, calls ``guard`` first thing. Then the child
    from the thread that also waits for the workers, as every caller here
    does (a fork-context pool forks all its workers at the first submit);
 2. checks that its parent is still the process that forked it: if the parent
-   died before step 1, no signal will ever come, so it exits at once;
-3. closes the descriptors of the output lock (``held_locks.close_inherited``).
-   An ``flock`` belongs to the open file, so a child that kept its inherited
-   copy would keep the lock after a killed build, and every later build would
-   wait for it.
+   died before step 1, no signal will ever come, so it exits at once.
 
-Without the lock descriptor a stray worker could not wedge the next build;
-with the death signal there is no stray worker. Elsewhere than Linux only
-steps 2 and 3 happen. Loops in a worker can also ask ``orphaned()``.
+The output lock needs nothing here: it is a POSIX lock (``publish/lock.py``),
+which belongs to the process that took it, so a child never holds it and a
+killed build's lock is free even while a worker of it still runs. With the
+death signal there is no stray worker either. Elsewhere than Linux only
+step 2 happens. Loops in a worker can also ask ``orphaned()``.
 The background deletion of ``publish.remove_tree`` is meant to outlive the
 build: it forks on its own, detaches and closes its descriptors.
 """
@@ -30,8 +28,6 @@ import os
 import signal
 import sys
 from typing import TYPE_CHECKING, Callable
-
-from . import held_locks
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -55,7 +51,7 @@ _prctl = _load_prctl()  # looked up here, in the parent: a child pays nothing fo
 
 
 def guard(parent: int) -> None:
-    """In a child just forked by ``parent``: die with it, and drop the output lock."""
+    """In a child just forked by ``parent``: die with it."""
     global _parent
     _parent = parent
     if _prctl is not None:
@@ -63,7 +59,6 @@ def guard(parent: int) -> None:
     if orphaned():  # the parent died before the prctl: no signal will come
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: stop quietly, no traceback; the parent reports it
-    held_locks.close_inherited()
 
 
 def orphaned() -> bool:

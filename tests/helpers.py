@@ -130,3 +130,30 @@ def chart_specs(html: str, assets: dict[str, bytes]) -> dict[str, dict]:
     (``SpeculativeDecoding.specs[name] = {...}``, see ``vega.js_data``)."""
     return {name: json.loads(text.split(f')["{name}"] = ', 1)[1].split(";\n", 1)[0])
             for name, text in chart_spec_scripts(html, assets).items()}
+
+
+_LOCK_PROBE = """
+import fcntl, os, sys
+try:
+    fd = os.open(sys.argv[1], os.O_RDWR)
+except FileNotFoundError:
+    sys.exit(0)  # no lock file: nobody holds it
+try:
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+except OSError:
+    sys.exit(3)
+"""
+
+
+def output_lock_held(lock_file: Path) -> bool:
+    """Whether some process holds the output lock ``lock_file`` (a POSIX lock).
+
+    Asked from a fresh process: within one process a POSIX lock never
+    conflicts with its own, and closing the probe's descriptor there would
+    release the lock the probe was looking at."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _LOCK_PROBE, str(lock_file)], capture_output=True, timeout=30)
+    assert run.returncode in (0, 3), run.stderr.decode()
+    return run.returncode == 3

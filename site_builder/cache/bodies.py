@@ -8,7 +8,7 @@ of this: it is handed the bodies there is no entry for.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping
 
 from ..load.config import SiteConfig
 from ..load.content import Term
@@ -57,19 +57,20 @@ def render_cached(
 
     Without a ``store`` nothing is cached, and no keys are computed (the dict is empty).
 
-    Bodies taken from the cache come without their HTML (``html`` is None):
-    most pages are reused whole, so their HTML is never needed. ``fill_html``
-    fetches it for the pages that are rendered again.
+    Bodies taken from the cache are ``StoredBody``: most pages are reused
+    whole, so their HTML is read from the store only when asked for, and
+    ``fill_html`` reads it at once for the pages that are rendered again.
     """
     cached = store.table(TABLE) if store is not None else {}
     results: dict[str, RenderedBody] = {}
     keys: dict[str, str] = {}
     if cached:
         keys = body_keys(terms, config, names, reserved_ids)
+        fetch = stored_html(terms, keys, config, store, reserved_ids)
         for term in terms:
             record = cached.get(keys[term.slug])
             if record is not None:
-                results[term.slug] = RenderedBody.from_record(record)
+                results[term.slug] = StoredBody.kept(record, term.slug, fetch)
         todo = [t for t in terms if t.slug not in results]
         fresh = render_bodies(todo, config, names, jobs, meanwhile=meanwhile, reserved_ids=reserved_ids)
     else:
@@ -89,18 +90,64 @@ def render_cached(
     return results, keys
 
 
-def fill_html(slugs: list[str], terms: list[Term], bodies: dict[str, RenderedBody], keys: dict[str, str],
-              config: SiteConfig, store: "cache.BuildCache | None", reserved_ids: frozenset[str] = frozenset()) -> None:
-    """Give the bodies of ``slugs`` their HTML: from the cache, or rendered again if it lost them."""
-    missing = [slug for slug in slugs if bodies[slug].html is None]
-    if not missing:
-        return
-    stored = store.blobs.get_many([keys[slug] for slug in missing]) if store is not None else {}
-    for slug in missing:
-        bodies[slug].html = stored.get(keys[slug])
-    lost = {slug for slug in missing if bodies[slug].html is None}
-    if lost:
-        again = render_bodies([t for t in terms if t.slug in lost], config, NameIndex(terms), jobs=1,
-                              reserved_ids=reserved_ids)
-        for slug, body in again.items():
-            bodies[slug].html = body.html
+class StoredHtml:
+    """A body kept by the cache: its HTML read from the store the first time it
+    is asked for (``fill_html`` reads many at once, before workers fork)."""
+
+    _html: str | None = None
+    _slug: str = ""
+    _fetch: Callable[[list[str]], dict[str, str]] | None = None
+
+    @property
+    def html(self) -> str:
+        if self._html is None:
+            self._html = self._fetch([self._slug])[self._slug]
+        return self._html
+
+    @html.setter
+    def html(self, value: str | None) -> None:
+        self._html = value
+
+    @property
+    def html_read(self) -> bool:
+        """Whether the HTML has been read from the store yet."""
+        return self._html is not None
+
+
+class StoredBody(StoredHtml, RenderedBody):
+    """A ``RenderedBody`` kept by the cache (see ``StoredHtml``)."""
+
+    @classmethod
+    def kept(cls, record: tuple, slug: str, fetch: Callable[[list[str]], dict[str, str]]) -> "StoredBody":
+        """The body ``record`` describes, its HTML given by ``fetch([slug])`` when asked for."""
+        body = cls.from_record(record, None)  # type: ignore[arg-type]  (read later)
+        body._slug, body._fetch = slug, fetch
+        return body
+
+
+def stored_html(terms: list[Term], keys: Mapping[str, str], config: SiteConfig, store: "cache.BuildCache | None",
+                reserved_ids: frozenset[str] = frozenset()) -> Callable[[list[str]], dict[str, str]]:
+    """slugs -> their bodies' HTML: from the store, or rendered again if it lost them."""
+    def fetch(slugs: list[str]) -> dict[str, str]:
+        stored = store.blobs.get_many([keys[slug] for slug in slugs]) if store is not None else {}
+        found = {slug: stored[keys[slug]] for slug in slugs if stored.get(keys[slug]) is not None}
+        lost = set(slugs) - found.keys()
+        if lost:
+            again = render_bodies([t for t in terms if t.slug in lost], config, NameIndex(terms), jobs=1,
+                                  reserved_ids=reserved_ids)
+            found.update((slug, body.html) for slug, body in again.items())
+        return found
+    return fetch
+
+
+def fill_html(slugs: list[str], bodies: Mapping[str, RenderedBody]) -> None:
+    """Read the HTML of the stored bodies among ``slugs`` now, in one query (the
+    pages about to be rendered, before the workers fork)."""
+    waiting: dict[Callable, list[str]] = {}
+    for slug in slugs:
+        body = bodies[slug]
+        if isinstance(body, StoredHtml) and not body.html_read:
+            waiting.setdefault(body._fetch, []).append(slug)
+    for fetch, some in waiting.items():
+        for slug, html in fetch(some).items():
+            bodies[slug].html = html

@@ -14,8 +14,10 @@ Everything else (other pages, the index, glossary.json, objects.inv,
 redirects, previews, assets) shows nothing the edit touched, so it is kept as
 it is. If an edited body changes its headings or anchors (which other pages
 and the inventories use) or has any problem to report, the fast path steps
-aside and the full pipeline runs: it alone reports errors. Tests check that
-both paths give the same bytes.
+aside and the full pipeline runs: it alone reports errors. The problems and
+the backlinks are the validate stage's own (``validate.checks.check_body``,
+``links_from``), asked about the edited terms only. Tests check that both
+paths give the same bytes.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from ..markup.render import Link, RenderedBody
 from ..markup.stage import render_one
 from ..names import NameIndex
 from ..validate.aliases import plan_redirects
-from ..validate.checks import check_placement
+from ..validate.checks import check_body, links_from
 from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
@@ -39,7 +41,7 @@ from ..outputs.site import site_assets, site_renderer
 from . import outputs as output_cache
 from . import search as search_cache
 from . import store as cache
-from .bodies import TABLE as MARKDOWN_TABLE, body_key, fill_html
+from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, fill_html, stored_html
 from .pages import card_digests, page_key, shared_page_key, untouched
 
 STATE_TABLE = "site"
@@ -110,7 +112,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     or None (having written nothing) when the full pipeline must run instead.
 
     It chooses the pages to render again; the markup stage renders the edited
-    bodies and the render stage (``render.pages.write_pages``) those pages, as
+    bodies and the render stage (``render.pages.write_term_pages``) those pages, as
     in a full build. ``reserved_ids``: as for ``markup.stage.render_bodies``."""
     state = store.table(STATE_TABLE)
     manifest = store.table("pages")
@@ -135,6 +137,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     names = NameIndex.from_parts(*state["names"])
 
     # Markdown for the edited bodies, and what it changes elsewhere.
+    fetch = stored_html(terms, body_keys, config, store, reserved_ids)
     fresh: dict[str, RenderedBody] = {}
     for term in changed:
         key = body_key(state["body_shared"], term)
@@ -142,19 +145,17 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         if old is None:
             return None
         record = markdown.get(key)
-        body = RenderedBody.from_record(record) if record is not None else render_one(term, names, config, reserved_ids)
-        old_body = RenderedBody.from_record(old)
-        if body.problems or body.anchors != old_body.anchors or body.headings != old_body.headings:
+        body = StoredBody.kept(record, term.slug, fetch) if record is not None else \
+            render_one(term, names, config, reserved_ids)
+        old_body = _CachedBody(old)
+        if body.anchors != old_body.anchors or body.headings != old_body.headings:
             return None  # other pages' links and the inventories depend on these
-        if check_placement(term, body):
-            return None  # a marker where no explainer is: the full build reports it
-        for link in body.links:
-            target = link.slug or term.slug
-            anchors = body.anchors if target == term.slug else _anchors(markdown, body_keys, target)
-            if target not in body_keys or (link.anchor and link.anchor not in anchors):
-                return None  # a broken link: the full build reports it
-        before = {link.slug for link in old_body.links if link.slug and link.slug != term.slug}
-        after = {link.slug for link in body.links if link.slug and link.slug != term.slug}
+        def anchors_of(slug: str, term: Term = term, body: RenderedBody = body) -> list[str]:
+            return body.anchors if slug == term.slug else _anchors(markdown, body_keys, slug)
+        if check_body(term, body, anchors_of):
+            return None  # a problem (the validate stage's own checks): the full build reports it
+        before = links_from(term, old_body, body_keys)
+        after = links_from(term, body, body_keys)
         for target in before - after:
             backlinks[target] = [s for s in backlinks[target] if s != term.slug]
         for target in after - before:
@@ -181,7 +182,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
 
     if not all(key in markdown for slug, key in body_keys.items() if fresh.get(slug) is None):
         return None
-    bodies = _Bodies(markdown, body_keys)
+    bodies = _Bodies(markdown, body_keys, fetch)
     bodies.update((slug, body) for slug, body in fresh.items() if body is not None)
     assets = site_assets()
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
@@ -190,7 +191,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     if strict and warnings:
         return None
     redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)
-    fill_html(redo_slugs, terms, bodies, body_keys, config, store, reserved_ids)
+    fill_html(redo_slugs, bodies)
     # The search shards the edited pages' words are in (read back from the live output).
     edited_bodies = {term.slug: bodies[term.slug] for term in changed if term.slug in fresh}
     searched = search_cache.update(store, config, by_slug, edited_bodies, body_keys, _reader(output))
@@ -209,8 +210,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     redo |= {f"{slug}/{name}" for slug, done in redo_built.items() for name in done.files}
 
     # Nothing written so far: from here on the fast path is committed.
-    pages.write_pages(writer, renderer, [by_slug[slug] for slug in redo_slugs], bodies, backlinks, redo_built,
-                      site_pages=lambda: ())
+    pages.write_term_pages(writer, renderer, [by_slug[slug] for slug in redo_slugs], bodies, backlinks, redo_built)
     for relative, data in search.items():
         if data is not None:
             writer.add(relative, data)
@@ -231,7 +231,8 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         info = os.stat(os.path.join(output, relative))
         updated[relative] = (None, info.st_size, info.st_mtime_ns)
     store.save_table("pages", updated)
-    new_bodies = {body_keys[slug]: body for slug, body in fresh.items() if body is not None and body.html is not None}
+    new_bodies = {body_keys[slug]: body for slug, body in fresh.items()
+                  if body is not None and not isinstance(body, StoredHtml)}  # rendered here, not read back
     if any(key not in markdown for key in new_bodies):
         live = set(body_keys.values())
         store.save_table(MARKDOWN_TABLE, {**{k: v for k, v in markdown.items() if k in live},
@@ -252,27 +253,28 @@ def _reader(output) -> Callable[[str], bytes]:
 class _Bodies(dict):
     """slug -> body: the fresh ones, and cached ones made when first looked up."""
 
-    def __init__(self, markdown: dict, body_keys: dict[str, str]):
+    def __init__(self, markdown: dict, body_keys: dict[str, str], fetch: Callable[[list[str]], dict[str, str]]):
         super().__init__()
-        self.markdown, self.body_keys = markdown, body_keys
+        self.markdown, self.body_keys, self.fetch = markdown, body_keys, fetch
 
     def __missing__(self, slug: str) -> "_CachedBody":
-        body = self[slug] = _CachedBody(self.markdown[self.body_keys[slug]])
+        body = self[slug] = _CachedBody(self.markdown[self.body_keys[slug]], slug, self.fetch)
         return body
 
     def get(self, slug, default=None):
         return self[slug] if slug in self.body_keys else default
 
 
-class _CachedBody:
+class _CachedBody(StoredHtml):
     """A cached body's record read as a ``RenderedBody``; converted only where it is
-    read (the fast path looks at the anchors of all 10,000 and the links of a few)."""
+    read (the fast path looks at the anchors of all 10,000 and the links of a few);
+    its HTML read from the store when asked for (``StoredHtml``)."""
 
-    __slots__ = ("_record", "html")
+    __slots__ = ("_record", "_html", "_slug", "_fetch")
 
-    def __init__(self, record: tuple):
+    def __init__(self, record: tuple, slug: str = "", fetch: Callable[[list[str]], dict[str, str]] | None = None):
         self._record = record
-        self.html: str | None = None
+        self._html, self._slug, self._fetch = None, slug, fetch
 
     @property
     def anchors(self) -> list[str]:

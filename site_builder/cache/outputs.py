@@ -30,10 +30,13 @@ def site_files(linking: LinkingOutputs, store: cache.BuildCache, config: SiteCon
     """relative path -> bytes of every output beside the pages, from the cache where it can
     (previews drawn by ``jobs`` workers when many)."""
     stored = store.table(PREVIEWS_TABLE)
-    previews = _UsageDict(stored)
-    files = {**linking_files(linking, store, config, terms, bodies), **linking.previews(previews, jobs)}
-    if set(previews) != set(stored) or previews.used != set(previews):  # new images, or unused ones
-        store.save_table(PREVIEWS_TABLE, {k: previews[k] for k in previews.used})
+    own, cards, texts = linking.preview_cards()
+    drawn = linking.draw_previews({key: card for key, card in texts.items() if key not in stored}, jobs)
+    images = {key: drawn[key] if key in drawn else stored[key] for key in texts}
+    files = {**linking_files(linking, store, config, terms, bodies), **own,
+             **{path: images[key] for path, key in cards.items()}}
+    if images.keys() != stored.keys():  # new images, or unused ones
+        store.save_table(PREVIEWS_TABLE, images)
     if config.makes_previews:
         record = {"fonts": preview_fonts(config),
                   "problems": [(p.path, p.line, p.message, p.severity) for p in linking.preview_problems]}
@@ -80,25 +83,3 @@ def linking_files(linking: LinkingOutputs, store: cache.BuildCache, config: Site
     files = linking.files()
     store.save_table(LINKING_TABLE, {inputs: files})
     return files
-
-
-class _UsageDict(dict):
-    """A dict that remembers which keys were read or written, to prune a cache table."""
-
-    def __init__(self, data: dict):
-        super().__init__(data)
-        self.used: set = set()
-
-    def __contains__(self, key) -> bool:
-        if super().__contains__(key):
-            self.used.add(key)
-            return True
-        return False
-
-    def __getitem__(self, key):
-        self.used.add(key)
-        return super().__getitem__(key)
-
-    def __setitem__(self, key, value) -> None:
-        self.used.add(key)
-        super().__setitem__(key, value)

@@ -39,7 +39,8 @@ def write_pages(
     build without rendering).
 
     The pages left to render get their body HTML from ``fill_html`` first,
-    then go to the render stage (``render.pages.write_pages``, with ``jobs``
+    then go to the render stage (``render.pages.write_term_pages`` and
+    ``write_site_pages``, with ``jobs``
     workers); ``meanwhile`` runs in this process while the workers render.
     ``keyed=False`` (no cache to remember them in): no keys, nothing reused.
     """
@@ -69,8 +70,9 @@ def write_pages(
                 todo.append(term)
     fill_html([term.slug for term in todo])
 
-    def site_pages() -> list[str]:
-        # Called by the render stage while its workers render the term pages.
+    def site_pages() -> None:
+        # While the render stage's workers render the term pages: the page keys
+        # (of a cold build), and which site pages the previous build cannot give.
         if key_later:
             key_pages()
         if keyed:
@@ -83,10 +85,10 @@ def write_pages(
                 kept.add(relative)
             else:
                 render.append(relative)
-        return render
+        pages.write_site_pages(staging, renderer, render)
+        meanwhile()
 
-    pages.write_pages(staging, renderer, todo, bodies, backlinks, explainers, jobs=jobs,
-                      site_pages=site_pages, meanwhile=meanwhile)
+    pages.write_term_pages(staging, renderer, todo, bodies, backlinks, explainers, jobs=jobs, meanwhile=site_pages)
     return keys, kept
 
 

@@ -47,7 +47,7 @@ def entry_key(settings: str, term: Term, body_key: str) -> str:
 
 def page_record(config: SiteConfig, stem: Stemmer, term: Term, body: RenderedBody) -> search_index.Record:
     """A page's index entries, from its body's HTML."""
-    sections = body_sections(body.html or "", [ident for _, ident, _ in body.headings],
+    sections = body_sections(body.html, [ident for _, ident, _ in body.headings],
                              code=getattr(config, "search_code", False))
     return record(term.title, term.aliases, term.summary, sections, stem)
 
@@ -80,7 +80,7 @@ def _records(config: SiteConfig, todo: list[Term], bodies: Mapping[str, Rendered
     global _shared
     if jobs < 2 or len(todo) < PARALLEL_PAGES or not parallel.can_pool():
         return {t.slug: _encode(page_record(config, stem, t, bodies[t.slug])) for t in todo}
-    _shared = (config, todo, bodies, stem.memo)
+    _shared = (config, todo, bodies, stem.stems)
     try:
         step = -(-len(todo) // jobs)
         with parallel.pool(jobs) as pool:
@@ -89,7 +89,7 @@ def _records(config: SiteConfig, todo: list[Term], bodies: Mapping[str, Rendered
     finally:
         _shared = None
     for _, memo in parts:
-        stem.memo.update(memo)
+        stem.stems.update(memo)
     return {slug: entries for part, _ in parts for slug, entries in part}
 
 
@@ -98,7 +98,7 @@ def _index_slice(bounds: tuple[int, int]) -> tuple[list[tuple[str, bytes]], dict
     config, todo, bodies, memo = _shared
     stem = Stemmer(config.language, dict(memo))
     entries = [(t.slug, _encode(page_record(config, stem, t, bodies[t.slug]))) for t in todo[bounds[0]:bounds[1]]]
-    return entries, {w: s for w, s in stem.memo.items() if w not in memo}
+    return entries, {w: s for w, s in stem.stems.items() if w not in memo}
 
 
 def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], bodies: Mapping[str, RenderedBody],
@@ -134,7 +134,7 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
         blobs.put_many({**pending, **fresh}, live=live)
         blobs.close()
         table = {"settings": settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,
-                 "stems": stem.memo}  # every word the stemmer was asked about (never a guess)
+                 "stems": stem.stems}  # every word the stemmer was asked about (never a guess)
         if store.table(TABLE) != table:
             store.save_table(TABLE, table)
     return files
@@ -162,7 +162,7 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
     pending = dict(table.get("pending", {}))
     doc_of = {slug: i for i, slug in enumerate(slugs)}
     stem = Stemmer(config.language, dict(table.get("stems", {})))
-    known = len(stem.memo)
+    known = len(stem.stems)
     changes, fresh = [], {}
     for slug in sorted(edited):
         key = entry_key(settings, terms[slug], body_keys[slug])
@@ -204,7 +204,7 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
     def remember() -> None:
         """Keep the new entries: called once the files are written (a failed write keeps the old state)."""
         store.save_table(TABLE, {**table, "keys": keys, "words": words, "pending": pending,
-                                 **({"stems": stem.memo} if len(stem.memo) != known else {})})
+                                 **({"stems": stem.stems} if len(stem.stems) != known else {})})
 
     files: dict[str, bytes | None] = {}
     for key in sorted(touched):

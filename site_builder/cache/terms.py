@@ -4,6 +4,7 @@ worked out for the fast path (``incremental``)."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -30,6 +31,11 @@ class LoadedTerms:
     """Save these terms as the last finished build's; call it only when the build finished."""
 
 
+SETTLED_NS = 2_000_000_000
+"""A file changed this recently (ns) is read again next time even if its stamp
+looks the same: a second edit within one timestamp tick would not show."""
+
+
 def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] | None,
                 preloaded: Preload | None, meanwhile: Callable[[], None]) -> LoadedTerms:
     """Load the terms of ``folder``, parsing only the files the cache has no record of.
@@ -40,7 +46,6 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
     while waiting for them.
     """
     previous = store.table(TABLE)
-    known = dict(previous)  # updated by this load
     memo = store.memo.setdefault(TABLE, {})
     fresh = not previous and not memo and changed is None
     loaded = None
@@ -48,10 +53,13 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
         loaded = preloaded.result(meanwhile=meanwhile)
     elif preloaded is not None:
         preloaded.discard()  # not wanted: stop the loaders before they take CPU from this build
+    known = dict(previous)  # updated by this load
     if loaded is not None:
-        terms, problems, known = loaded
+        # (their stamps are as old as the loaders' start, at the latest)
+        _record(known, [entry for entry in loaded if isinstance(entry, content.LoadedFile)], preloaded.started_ns)
     else:
-        terms, problems = content.load_terms(folder, known, memo=memo, changed=changed)
+        loaded = _load_changed(folder, known, memo, changed)
+    terms, problems = content.gather_terms(loaded)
     reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
 
     def remember() -> None:
@@ -66,3 +74,77 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
         same_files=set(known) == set(previous),
     )
     return LoadedTerms(terms, problems, change, remember)
+
+
+def _load_changed(folder: Path, known: dict, memo: dict,
+                  changed: frozenset[str] | None) -> list[content.LoadedFile | Problem]:
+    """The load stage's files, each read again only when it may have changed.
+
+    ``known``: shown path -> (stamp, term record, problem records) as the last
+    finished build left them; a file whose stamp is the same is not read again
+    (like git's index). Updated in place with what was read, and pruned of
+    files that are gone. ``memo`` (kept in memory by ``serve``) maps a record
+    to the ``LoadedFile`` made from it last time, so an unchanged term is not
+    built again. ``changed`` (from ``serve``'s watcher): the only absolute
+    paths that can differ from ``known``; the others are not even looked at
+    (symlinks always are).
+    """
+    files, loaded = content.find_term_files(folder)
+    slots: list[content.LoadedFile | Problem | None] = list(loaded)
+    todo: list[tuple[int, content.TermFile, tuple]] = []
+    seen: set[str] = set()
+    for file in files:
+        if file.refused is not None:
+            slots.append(file.refused)
+            continue
+        hit = known.get(file.shown)
+        # Trusting the watcher needs no settled timestamps: it has watched since
+        # before the last finished build read these files.
+        if changed is not None and hit is not None and not file.symlinked and file.absolute not in changed:
+            slots.append(_from_record(file.shown, hit, memo))
+            seen.add(file.shown)
+            continue
+        stamp = content.stamp_term_file(file)
+        if stamp is None:
+            continue
+        if isinstance(stamp, Problem):
+            slots.append(stamp)
+            continue
+        seen.add(file.shown)
+        if hit is not None and hit[0] == stamp:
+            slots.append(_from_record(file.shown, hit, memo))
+        else:
+            todo.append((len(slots), file, stamp))
+            slots.append(None)
+    stamped_ns = time.time_ns()
+    read = []
+    for index, file, stamp in todo:
+        slots[index] = entry = content.load_term_file(file, stamp)
+        read.append(entry)
+    _record(known, read, stamped_ns)
+    for gone in set(known) - seen:
+        del known[gone]
+    return slots  # type: ignore[return-value]  (every None was filled)
+
+
+def _record(known: dict, read: list[content.LoadedFile], stamped_ns: int) -> None:
+    """Record the files just read in ``known``; the stamp only of those older
+    than ``SETTLED_NS`` when stamped (``stamped_ns`` or later): a younger one
+    is read again next time."""
+    settled_before = stamped_ns - SETTLED_NS
+    for entry in read:
+        stamp = entry.stamp
+        settled = max(stamp[1], stamp[2]) < settled_before
+        known[entry.shown] = (stamp if settled else None, entry.term.to_record() if entry.term is not None else None,
+                              [(p.path, p.line, p.message, p.severity) for p in entry.problems])
+
+
+def _from_record(shown: str, hit: tuple, memo: dict) -> content.LoadedFile:
+    """The file a cache record describes (the same objects as last time, if remembered)."""
+    remembered = memo.get(shown)
+    if remembered is not None and remembered[0] is hit:
+        return remembered[1]
+    term = Term.from_record(hit[1]) if hit[1] is not None else None
+    result = content.LoadedFile(shown, hit[0], term, tuple(Problem(*p) for p in hit[2]))
+    memo[shown] = (hit, result)
+    return result

@@ -1,7 +1,7 @@
 """Load stage: read ``content/`` into data.
 
 ``config`` reads ``site.toml``; ``content`` reads the term files (front matter
-through ``simple_yaml``, a fast subset of YAML, or PyYAML) into ``Term``
+through PyYAML) into ``Term``
 records with per-file checks; ``preload`` starts loading them in forked
 workers before the heavy imports. Nothing here renders or writes.
 """

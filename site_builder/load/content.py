@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -56,31 +55,43 @@ RECORD_FIELDS = tuple(f.name for f in fields(Term))
 them by position, so a test that round-trips a term pins the order)."""
 
 
-SETTLED_NS = 2_000_000_000
-"""A file changed this recently (ns) is read again next time even if its size and
-times look the same: a second edit within one timestamp tick would not show."""
+@dataclass(slots=True)
+class TermFile:
+    """One entry found under ``terms/``, before it is read."""
 
-def load_terms(content_dir: Path, known: dict | None = None,
-               memo: dict | None = None, changed: set[str] | None = None,
-               part: tuple[int, int] | None = None) -> tuple[list[Term], list[Problem]]:
-    """Read every ``terms/**/*.md`` under ``content_dir``, sorted by slug.
+    path: str
+    """Where it is, to read it."""
+    shown: str
+    """The file as shown in messages (the key a load's results are known by)."""
+    absolute: str
+    """Its absolute path, as a file watcher reports it."""
+    symlinked: bool
+    refused: Problem | None
+    """Why it is not read at all (a folder that cannot be listed, a symlink
+    leading outside the content folder), or None."""
 
-    ``known`` caches the previous build's results: shown path -> (signature,
-    term record, problem records), where the signature is the file's size, mtime, ctime and
-    inode. A file whose signature is unchanged is not read again (like git's
-    index: any write changes the ctime, which no tool can set). It is
-    updated in place and pruned of files that are gone. Files are read in
-    this process: a term loads in ~65 us, less than sending it back from a
-    forked worker costs (measured on 2 cores at 1,000 and 10,000 terms, the
-    serial load was the faster); a build's first load can instead run while
-    the interpreter is still importing (``preload``). ``memo`` (kept in
-    memory by ``serve``) maps a cached record to the ``Term`` made from it last
-    time, so an unchanged term is not built again. ``changed`` (from
-    ``serve``'s watcher): the only absolute paths that can differ from
-    ``known``; the others are not even looked at (symlinks always are).
+
+@dataclass(slots=True)
+class LoadedFile:
+    """One term file, read: its stamp, its term (None when unusable) and its problems."""
+
+    shown: str
+    stamp: tuple[int, int, int, int]
+    """Size, mtime and ctime (ns) and inode when it was read: any write changes
+    the ctime, which no tool can set, so an equal stamp means the same bytes
+    (once the file is older than a timestamp tick)."""
+    term: Term | None
+    problems: tuple[Problem, ...]
+
+
+def find_term_files(content_dir: Path, part: tuple[int, int] | None = None
+                    ) -> tuple[list[TermFile], list[Problem]]:
+    """Every ``terms/**/*.md`` under ``content_dir`` in file order (each refused
+    one with its reason), and the problem of the folder itself (no ``terms/``,
+    or a symlink leading outside), if any.
+
     ``part=(k, n)``: only the k-th of n contiguous slices of the files, in
-    file order; concatenated, the slices' terms (sorted again) and problems
-    are the whole load's.
+    file order; the folder's own problem goes with the first slice.
     """
     terms_dir = content_dir / "terms"
     root = content_dir.resolve()
@@ -92,88 +103,81 @@ def load_terms(content_dir: Path, known: dict | None = None,
             Problem(display_path(content_dir), None, "no terms/ folder: expected content/terms/<slug>.md files")
         return [], [missing] if part is None or part[0] == 0 else []
     shown_dir = display_path(terms_dir)
-    order: list[tuple[str, Problem | None]] = []
-    todo: list[tuple[str, str, tuple]] = []
-    results: dict[str, tuple[Term | None, tuple[Problem, ...]]] = {}
-    # The watcher's hints are absolute: what os.path.abspath(path) gives, for
-    # one string join per file instead of one abspath call.
-    hint_prefix = os.path.abspath(terms_dir).rstrip("/") + "/"
+    # What os.path.abspath(path) gives, by one string join per file instead of one abspath call.
+    absolute_prefix = os.path.abspath(terms_dir).rstrip("/") + "/"
     files = _term_files(terms_dir)
     if part is not None:
         index, count = part
         files = files[len(files) * index // count:len(files) * (index + 1) // count]
+    found = []
     for path, relative, symlinked, unreadable in files:
         shown = f"{shown_dir}/{_printable(relative)}" if relative else shown_dir
         refused = unreadable or (symlink_problem(Path(path), root) if symlinked else None)
-        if refused:
-            order.append((shown, Problem(shown, None if unreadable else 1, refused)))
-            continue
-        hit = known.get(shown) if known is not None else None
-        # Trusting the watcher needs no settled timestamps: it has watched since
-        # before the last finished build read these files.
-        if changed is not None and hit is not None and not symlinked and hint_prefix + relative not in changed:
-            order.append((shown, None))
-            results[shown] = _from_cache(shown, hit, memo)
-            continue
-        try:
-            info = os.stat(path)
-        except OSError as error:  # a dangling symlink, a folder that cannot be searched: said, never skipped
-            problem = "is a symlink that leads nowhere" if symlinked and not os.path.exists(path) else \
-                f"cannot read: {error.strerror}"
-            order.append((shown, Problem(shown, None, problem)))
-            continue
-        if stat.S_ISDIR(info.st_mode):
-            continue  # a symlinked folder: never walked into (see _term_files)
-        if not stat.S_ISREG(info.st_mode):
-            order.append((shown, Problem(shown, None, f"is {kind_of(info.st_mode)}; only regular files are read")))
-            continue
-        order.append((shown, None))
-        signature = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-        if hit is not None and hit[0] == signature:
-            results[shown] = _from_cache(shown, hit, memo)
-        else:
-            todo.append((path, shown, signature))
-    settled_before = time.time_ns() - SETTLED_NS
-    for shown, signature, term, found in _read_all(todo):
-        results[shown] = term, found
-        if known is not None:
-            settled = max(signature[1], signature[2]) < settled_before
-            known[shown] = (signature if settled else None, term.to_record() if term is not None else None,
-                            [(p.path, p.line, p.message, p.severity) for p in found])
-    if known is not None and part is None:  # (a part does not see the other parts' files)
-        for gone in set(known) - results.keys():
-            del known[gone]
+        problem = Problem(shown, None if unreadable else 1, refused) if refused else None
+        found.append(TermFile(path, shown, absolute_prefix + relative, symlinked, problem))
+    return found, []
+
+
+def stamp_term_file(file: TermFile) -> tuple[int, int, int, int] | Problem | None:
+    """The stamp of ``file`` (see ``LoadedFile.stamp``), the problem that stops it
+    being read (not a regular file, a dangling symlink), or None for a symlinked
+    folder (never walked into, never a term)."""
+    try:
+        info = os.stat(file.path)
+    except OSError as error:  # a dangling symlink, a folder that cannot be searched: said, never skipped
+        problem = "is a symlink that leads nowhere" if file.symlinked and not os.path.exists(file.path) else \
+            f"cannot read: {error.strerror}"
+        return Problem(file.shown, None, problem)
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return Problem(file.shown, None, f"is {kind_of(info.st_mode)}; only regular files are read")
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def load_term_file(file: TermFile, stamp: tuple[int, int, int, int]) -> LoadedFile:
+    """Read and check one term file whose stamp was just taken."""
+    term, problems = read_term(Path(file.path), file.shown)
+    return LoadedFile(file.shown, stamp, term, tuple(problems))
+
+
+def load_term_files(content_dir: Path, part: tuple[int, int] | None = None) -> list[LoadedFile | Problem]:
+    """Every term file under ``content_dir`` read, in file order: a ``LoadedFile``
+    for each one read, a ``Problem`` for each one that could not be
+    (``find_term_files``'s ``part`` slices them). A term loads in ~65 us, less
+    than sending it back from a forked worker costs, so they are read in this
+    process; a build's first load can instead run while the interpreter is
+    still importing (``preload``)."""
+    files, problems = find_term_files(content_dir, part)
+    loaded: list[LoadedFile | Problem] = list(problems)
+    for file in files:
+        stamp = file.refused or stamp_term_file(file)
+        if stamp is not None:
+            loaded.append(stamp if isinstance(stamp, Problem) else load_term_file(file, stamp))
+    return loaded
+
+
+def gather_terms(loaded: list[LoadedFile | Problem]) -> tuple[list[Term], list[Problem]]:
+    """The terms (sorted by slug) and problems (in file order) of ``loaded``."""
     terms: list[Term] = []
     problems: list[Problem] = []
-    for shown, refused in order:
-        if refused is not None:
-            problems.append(refused)
+    for entry in loaded:
+        if isinstance(entry, Problem):
+            problems.append(entry)
             continue
-        term, found = results[shown]
-        problems.extend(found)
-        if term is not None:
-            terms.append(term)
+        problems.extend(entry.problems)
+        if entry.term is not None:
+            terms.append(entry.term)
     terms.sort(key=lambda t: t.slug)
     return terms, problems
 
 
-def _from_cache(shown: str, hit: tuple, memo: dict | None) -> tuple[Term | None, tuple[Problem, ...]]:
-    """The term and problems a cache entry records (the same objects as last time, if remembered)."""
-    remembered = memo.get(shown) if memo is not None else None
-    if remembered is not None and remembered[0] is hit:
-        return remembered[1]
-    result = (Term.from_record(hit[1]) if hit[1] is not None else None, tuple(Problem(*p) for p in hit[2]))
-    if memo is not None:
-        memo[shown] = (hit, result)
-    return result
-
-
-def _read_all(items: list[tuple[str, str, tuple]]) -> list[tuple[str, tuple, Term | None, tuple[Problem, ...]]]:
-    out = []
-    for path, shown, signature in items:
-        term, found = read_term(Path(path), shown)
-        out.append((shown, signature, term, tuple(found)))
-    return out
+def load_terms(content_dir: Path, part: tuple[int, int] | None = None) -> tuple[list[Term], list[Problem]]:
+    """Read every ``terms/**/*.md`` under ``content_dir``: the terms, sorted by
+    slug, and every problem. ``part=(k, n)``: only the k-th of n contiguous
+    slices of the files; concatenated, the slices' terms (sorted again) and
+    problems are the whole load's."""
+    return gather_terms(load_term_files(content_dir, part))
 
 
 def _term_files(terms_dir: Path) -> list[tuple[str, str, bool, str | None]]:
@@ -181,7 +185,7 @@ def _term_files(terms_dir: Path) -> list[tuple[str, str, bool, str | None]]:
     to ``terms_dir`` with "/", is a symlink, why it cannot be read or None).
 
     Symlinked folders are listed as entries too (flagged), never walked into:
-    that avoids loops, and ``load_terms`` refuses those leading outside. A
+    that avoids loops, and ``find_term_files`` refuses those leading outside. A
     folder that cannot be listed is an entry too, with its reason (never a
     silent skip: its terms would vanish from the site).
     """

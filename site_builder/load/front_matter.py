@@ -1,8 +1,8 @@
 """Front matter: the YAML between ``---`` lines, parsed and checked field by field.
 
 Problems are collected, never raised, each at the line of its key, so one run
-reports them all. The plain shape of front matter is read by ``simple_yaml``
-without PyYAML's constructor; anything else goes to PyYAML's safe loader.
+reports them all. Front matter is read by PyYAML's safe loader (its C loader
+where libyaml is there).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import sys
 import yaml
 
 from ..errors import Problem
-from . import simple_yaml
 from .schema import NAME, NAME_LIMIT, NAME_LIST, SLUG_LIST, TEXT, TEXT_LIMIT, Field, Schema, check
 from .schema import CONTROL_RE, control_character  # noqa: F401 - their home was here
 
@@ -53,11 +52,11 @@ def split_front_matter(text: str, shown: str) -> tuple[str, str, int, Problem | 
 
 def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Problem]]:
     """Parse and check the YAML front matter (its first line is line 2 of the file)."""
-    repeated: list[tuple[str, int, int]] | None = None
     lines = _key_lines(front)
+    repeated: list[tuple[str, int, int]] = []
     try:
-        data = simple_yaml.parse(front) if front.strip() else {}
-        if data is None:  # not the plainest shape: PyYAML, which also tells every key's spelling apart
+        data: object = {}
+        if front.strip():  # PyYAML also tells every spelling of a key apart, for the repeats
             data, lines, repeated = _load_yaml(front, lines)
     except (ValueError, OverflowError) as exc:  # e.g. an integer past Python's limit on digits
         line, limit = _long_number_line(front)
@@ -74,7 +73,7 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
         return None, [Problem(shown, 2, "malformed YAML front matter: nested too deeply")]
     if not isinstance(data, dict):
         return None, [Problem(shown, 2, "front matter must be a mapping of keys to values (title: ..., summary: ...)")]
-    meta, problems = check(data, TERM_SCHEMA, shown, lines, _repeated_keys(front) if repeated is None else repeated)
+    meta, problems = check(data, TERM_SCHEMA, shown, lines, repeated)
     meta["__lines__"] = lines
     return meta, problems
 
@@ -118,16 +117,3 @@ def _key_lines(front: str) -> dict[str, int]:
         if match and match.group(1) not in lines:
             lines[match.group(1)] = number
     return lines
-
-
-def _repeated_keys(front: str) -> list[tuple[str, int, int]]:
-    """(key, first line, repeated line) for each top-level key written more than once."""
-    seen: dict[str, int] = {}
-    repeated = []
-    for number, text in enumerate(front.split("\n"), 2):
-        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", text)
-        if match and match.group(1) in seen:
-            repeated.append((match.group(1), seen[match.group(1)], number))
-        elif match:
-            seen[match.group(1)] = number
-    return repeated

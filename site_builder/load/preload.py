@@ -6,7 +6,7 @@ term file (about 0.1 ms each), and only then do the markdown workers spread
 over the cores. Until then the other cores are idle. So the command line
 forks loaders as soon as it has parsed its arguments, before the heavy
 imports: each imports only ``content`` and loads a contiguous slice of the
-term files (``content.load_terms(part=...)``), and sends back what the
+term files (``content.load_term_files(part=...)``), and sends back what the
 load returns, pickled. The build takes it in place of its own load when that
 load would have started from nothing (no cached terms: a first build, or
 ``--no-cache``), which makes the two the same computation, only earlier.
@@ -24,6 +24,7 @@ import pickle
 import re
 import select
 import signal
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -38,13 +39,15 @@ loader's own imports cost more than the half of the files it would take."""
 class Preload:
     """Forked loaders at work on the terms of one content folder."""
 
-    def __init__(self, content: Path, loaders: list[tuple[int, int]]):
+    def __init__(self, content: Path, loaders: list[tuple[int, int]], started_ns: int):
         self.content = content
+        self.started_ns = started_ns
+        """``time.time_ns()`` before the loaders started: every stamp they take is newer."""
         self._loaders = loaders  # (pid, read end of its pipe)
 
     def result(self, meanwhile: Callable[[], None] = lambda: None):
-        """(terms, problems, known) as ``content.load_terms(content, known={})``
-        would give them; None if any loader failed. ``meanwhile()`` runs first
+        """Every term file loaded, as ``content.load_term_files(content)`` gives
+        them; None if any loader failed. ``meanwhile()`` runs first
         if the loaders are not done yet, instead of waiting idle."""
         payloads = []
         readers = [reader for _pid, reader in self._loaders]
@@ -64,13 +67,7 @@ class Preload:
             parts = [pickle.loads(payload) for payload in payloads]
         except Exception:  # unreadable all the same: the build loads the terms itself
             return None
-        terms, problems, known = [], [], {}
-        for part_terms, part_problems, part_known in parts:
-            terms += part_terms
-            problems += part_problems
-            known.update(part_known)
-        terms.sort(key=lambda term: term.slug)  # as load_terms sorts the whole
-        return terms, problems, known
+        return [entry for part in parts for entry in part]  # the slices are contiguous, in file order
 
     def discard(self) -> None:
         """Stop the loaders whose result is not wanted; safe to call twice."""
@@ -107,6 +104,7 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
     except OSError:
         return None
     parts = max(1, min(cores, count // FILES_PER_LOADER))
+    started_ns = time.time_ns()
     loaders = []
     for index in range(parts):
         reader, writer = os.pipe()
@@ -118,7 +116,7 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
             _load(content, (index, parts), writer)
         os.close(writer)
         loaders.append((pid, reader))
-    return Preload(content, loaders)
+    return Preload(content, loaders, started_ns)
 
 
 def _load(content: Path, part: tuple[int, int], writer: int) -> None:  # pragma: no cover - in the child
@@ -126,12 +124,11 @@ def _load(content: Path, part: tuple[int, int], writer: int) -> None:  # pragma:
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: stop quietly; the parent reports it
-        from .content import load_terms
+        from . import content as loading
 
-        known: dict = {}
-        terms, problems = load_terms(content, known, memo={}, part=part)
+        loaded = loading.load_term_files(content, part=part)
         with os.fdopen(writer, "wb") as stream:
-            stream.write(pickle.dumps((terms, problems, known), protocol=pickle.HIGHEST_PROTOCOL))
+            stream.write(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
         code = 0
     finally:
         os._exit(code)

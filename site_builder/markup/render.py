@@ -61,8 +61,8 @@ class Link(NamedTuple):
 class RenderedBody:
     """A term body turned into HTML, plus what validation needs to know about it."""
 
-    html: str | None
-    """None when taken from the cache without it (see ``cache.bodies.fill_html``)."""
+    html: str
+    """The body's HTML."""
     anchors: list[str] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     problems: list[tuple] = field(default_factory=list)
@@ -81,7 +81,7 @@ class RenderedBody:
                 self.opening, self.marker_line)
 
     @classmethod
-    def from_record(cls, record: tuple, html: str | None = None) -> "RenderedBody":
+    def from_record(cls, record: tuple, html: str) -> "RenderedBody":
         """The body ``to_record`` described (its HTML given separately)."""
         anchors, links, problems, headings, opening, marker_line = record
         return cls(html, anchors, [_as_link(Link, link) for link in links],

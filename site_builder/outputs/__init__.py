@@ -19,7 +19,7 @@ The validate stage checks aliases (``validate.aliases.check_aliases``); the buil
 from __future__ import annotations
 
 import functools
-from typing import Mapping, MutableMapping
+from typing import Mapping
 
 from ..errors import Problem
 from ..render.assets import AssetStore
@@ -59,6 +59,7 @@ class LinkingOutputs:
         self.card_script = assets.add_packaged(cards.SCRIPT)
         self.card_stylesheet = assets.add_packaged(cards.STYLESHEET)
         self.preview_problems: list[Problem] = []
+        self._painter = None  # the cards' painter, once preview_cards() has chosen it
         """Warnings of the last ``previews()``: characters no installed font has."""
 
     @functools.cached_property
@@ -173,28 +174,31 @@ class LinkingOutputs:
         _, wanted = self._wanted_previews()
         return self._keyed(wanted)[2] if wanted else []
 
-    def previews(self, cache: MutableMapping[str, bytes] | None = None, jobs: int = 1) -> dict[str, bytes]:
-        """The 1200x630 PNG previews: the explainer's own, else composed when they can
-        be used (``SiteConfig.makes_previews``).
-
-        Each costs ~2 ms (``preview``); ``cache`` (``Painter.key`` -> PNG), when given,
-        is read and updated so unchanged cards are not drawn again. Many to draw and
-        ``jobs`` > 1: forked workers draw them. Characters no installed font has
-        give one warning in ``preview_problems``.
-        """
-        cache = {} if cache is None else cache
+    def preview_cards(self) -> tuple[dict[str, bytes], dict[str, str], dict[str, tuple]]:
+        """The previews to make, as data: (the explainers' own PNGs by path, output
+        path -> the key of the card composed for it, key -> that card's texts).
+        Equal keys are equal cards (``Painter.key``). Characters no installed
+        font has give one warning in ``preview_problems``."""
         files, wanted = self._wanted_previews()
         if not wanted:
-            return files
+            return files, {}, {}
+        self._painter, keys, self.preview_problems = self._keyed(wanted)
+        cards = {path: key for key, (path, _, _) in zip(keys, wanted)}
+        texts = {key: card_texts for key, (_, _, card_texts) in zip(keys, wanted)}
+        return files, cards, texts
+
+    def draw_previews(self, texts: Mapping[str, tuple], jobs: int = 1) -> dict[str, bytes]:
+        """key -> PNG of each card in ``texts`` (from ``preview_cards``): ~2 ms a
+        card (``preview``); many to draw and ``jobs`` > 1: forked workers draw them."""
+        if not texts:
+            return {}
         from . import preview
 
-        painter, keys, self.preview_problems = self._keyed(wanted)
-        todo: dict[str, tuple] = {}
-        for key, (_, _, texts) in zip(keys, wanted):
-            if key not in cache and key not in todo:
-                todo[key] = texts
-        for key, png in preview.render_all(painter, todo, jobs).items():
-            cache[key] = png
-        for key, (path, _, _) in zip(keys, wanted):
-            files[path] = cache[key]
-        return files
+        return preview.render_all(self._painter, dict(texts), jobs)
+
+    def previews(self, jobs: int = 1) -> dict[str, bytes]:
+        """The 1200x630 PNG previews by path: the explainer's own, else composed when
+        they can be used (``SiteConfig.makes_previews``); every card drawn."""
+        files, cards, texts = self.preview_cards()
+        drawn = self.draw_previews(texts, jobs)
+        return {**files, **{path: drawn[key] for path, key in cards.items()}}

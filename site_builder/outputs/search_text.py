@@ -82,18 +82,19 @@ def _split_ideographs(word: str) -> Iterable[str]:
 
 
 class Stemmer:
-    """A memoised Snowball stemmer for the site's language (a stem per distinct word).
+    """A Snowball stemmer for the site's language (a stem per distinct word).
 
-    ``memo`` (word -> stem, as an earlier build made them) saves the stemming and,
-    while every word is in it, even importing the stemmers (~20 ms)."""
+    ``stems`` (word -> stem, for instance as an earlier build made them) saves the
+    stemming and, while every word is in it, even importing the stemmers (~20 ms);
+    every word stemmed is added to it."""
 
-    def __init__(self, language: str, memo: dict[str, str] | None = None):
+    def __init__(self, language: str, stems: dict[str, str] | None = None):
         self.name = LANGUAGES.get(language.split("-")[0].lower())
         self._stem = None
-        self.memo: dict[str, str] = memo if memo is not None else {}
+        self.stems: dict[str, str] = stems if stems is not None else {}
 
     def __call__(self, word: str) -> str:
-        stem = self.memo.get(word)
+        stem = self.stems.get(word)
         if stem is None:
             stem = word
             if self.name and len(word) > 2 and word.isalpha() and not IDEOGRAPHS.search(word):
@@ -101,7 +102,7 @@ class Stemmer:
                     import snowballstemmer
                     self._stem = snowballstemmer.stemmer(self.name).stemWord
                 stem = fold(self._stem(word)) or word
-            self.memo[word] = stem
+            self.stems[word] = stem
         return stem
 
 
@@ -140,14 +141,14 @@ def record(title: str, aliases: list[str], summary: str, sections: list[str],
     ``BODY_MAX``), and where it is: the alias's index for an alias, for the
     body the section of its first occurrence (0: before the first heading),
     else 0."""
-    memo = stem.memo
+    stems = stem.stems
     surface: dict[str, str] = {}
     best: dict[str, int] = {}
 
     def roots(counts: dict[str, int]) -> dict[str, int]:
         found: dict[str, int] = {}
         for word, count in counts.items():
-            root = memo.get(word) or stem(word)
+            root = stems.get(word) or stem(word)
             if root != word:
                 surface[word] = root
             found[root] = found.get(root, 0) + count
@@ -161,7 +162,7 @@ def record(title: str, aliases: list[str], summary: str, sections: list[str],
     tally: dict[str, int] = {}
     where: dict[str, int] = {}
     for word, count in Counter(chain.from_iterable(per_section)).items():
-        root = memo.get(word) or stem(word)
+        root = stems.get(word) or stem(word)
         if root != word:
             surface[word] = root
         if root in tally:  # another word with this stem: counts add up, the first section wins
@@ -190,6 +191,6 @@ def pairs(texts: list[list[str]], stem: Stemmer) -> list[str]:
     give pairs: those of every body would outweigh the index itself (docs/search.md)."""
     found: set[str] = set()
     for text in texts:
-        roots = [stem.memo.get(word) or stem(word) for word in text]
+        roots = [stem.stems.get(word) or stem(word) for word in text]
         found.update(f"{a} {b}" for a, b in zip(roots, roots[1:]))
     return sorted(found)

@@ -21,7 +21,7 @@ BACKGROUND_REMOVAL = 256
 
 
 DELETION_NAME = b"sb-remove-tree"
-"""What ``ps`` and ``/proc/<pid>/comm`` call the detached deletion, so an operator
+"""What ``ps`` and the process table call the detached deletion, so an operator
 (or a test) can tell it from a leftover worker: it is the one process meant to
 outlive a build."""
 

@@ -201,44 +201,55 @@ def write_pages(
     backlinks: Mapping[str, list[str]],
     explainers: Mapping[str, ExplainerBuild],
     jobs: int = 1,
-    site_pages: Callable[[], Iterable[str]] = lambda: SITE_PAGES,
-    meanwhile: Callable[[], None] = lambda: None,
 ) -> None:
     """Render the term pages of ``todo``, the explainers' files and the site
-    pages (index, 404) into ``staging``.
+    pages (index, 404) into ``staging``: ``write_term_pages``, with the site
+    pages written while its workers render."""
+    write_term_pages(staging, renderer, todo, bodies, backlinks, explainers, jobs=jobs,
+                     meanwhile=lambda: write_site_pages(staging, renderer))
 
-    The bodies of ``todo`` must have their HTML. With ``jobs`` > 1 and many
-    pages, forked workers render and write the term pages (each into its own
-    folders of the same staging tree) while this process writes the site
-    pages and then runs ``meanwhile()``. ``site_pages()``, called in this
-    process while the workers render, names which of ``SITE_PAGES`` to render:
-    a caller that keeps the others from the previous build (``cache.pages``)
-    decides there, and can do its own work there while the workers run.
+
+def write_site_pages(staging, renderer: PageRenderer, which: Iterable[str] = SITE_PAGES) -> None:
+    """Render the site pages ``which`` (of ``SITE_PAGES``: index, 404) into ``staging``."""
+    render = {"index.html": renderer.index_page_html, "404.html": renderer.not_found_page}
+    for relative in which:
+        staging.add(relative, render[relative]())
+
+
+def write_term_pages(
+    staging,
+    renderer: PageRenderer,
+    todo: list[Term],
+    bodies: Mapping[str, RenderedBody],
+    backlinks: Mapping[str, list[str]],
+    explainers: Mapping[str, ExplainerBuild],
+    jobs: int = 1,
+    meanwhile: Callable[[], None] = lambda: None,
+) -> None:
+    """Render the term pages of ``todo`` and the explainers' files into ``staging``.
+
+    With ``jobs`` > 1 and many pages, forked workers render and write the term
+    pages (each into its own folders of the same staging tree) while this
+    process runs ``meanwhile()`` (the site pages, say); otherwise
+    ``meanwhile()`` runs after them.
     """
     global _shared_state
     for slug, explainer in sorted(explainers.items()):
         for name, data in explainer.files.items():
             staging.add(f"{slug}/{name}", data)
     _shared_state = (staging, renderer, todo, bodies, backlinks, explainers)
-
-    def rest() -> None:
-        render = {"index.html": renderer.index_page_html, "404.html": renderer.not_found_page}
-        for relative in site_pages():
-            staging.add(relative, render[relative]())
-        meanwhile()
-
     try:
         if jobs > 1 and len(todo) >= PARALLEL_PAGES and parallel.can_pool():
             step = max(1, -(-len(todo) // (jobs * 4)))
             bounds = [(start, min(start + step, len(todo))) for start in range(0, len(todo), step)]
             with parallel.pool(jobs) as pool:
                 reports = pool.map(_worker_pages, bounds)  # submitted now; collected below
-                rest()
+                meanwhile()
                 for report in reports:
                     staging.merge(*report)
         else:
             _term_pages(0, len(todo))
-            rest()
+            meanwhile()
     finally:
         _shared_state = None
 

@@ -7,7 +7,7 @@ the markdown is rendered) links to terms and anchors that do not exist.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Collection, Container, Mapping
 
 from ..load.content import Term
 from ..errors import Problem
@@ -70,18 +70,29 @@ def check_links(terms: list[Term], bodies: Mapping[str, RenderedBody]) -> list[P
     """Every internal link must reach an existing term and, when it names one, an
     anchor; the body's own problems, and an explainer marker only where an explainer is."""
     anchors = {slug: set(body.anchors) for slug, body in bodies.items()}
+
+    def anchors_of(slug: str) -> Collection[str]:
+        return anchors.get(slug, ())
+
     problems: list[Problem] = []
     for term in terms:
         body = bodies.get(term.slug)
-        if body is None:
-            continue
-        problems.extend(Problem(term.path, line, message, *severity) for line, message, *severity in body.problems)
-        problems.extend(check_placement(term, body))
-        for link in body.links:
-            target = link.slug or term.slug
-            if link.anchor and link.anchor not in anchors.get(target, ()):
-                where = "this page" if link.slug is None else f"'{target}'"
-                problems.append(Problem(term.path, link.line, f"link to missing anchor '#{link.anchor}' in {where}"))
+        if body is not None:
+            problems.extend(check_body(term, body, anchors_of))
+    return problems
+
+
+def check_body(term: Term, body: RenderedBody, anchors_of: Callable[[str], Collection[str]]) -> list[Problem]:
+    """``check_links`` for one term: its body's own problems, its explainer marker,
+    and its links to anchors that do not exist (``anchors_of(slug)``: the anchors
+    of that term's body, empty for no such term)."""
+    problems = [Problem(term.path, line, message, *severity) for line, message, *severity in body.problems]
+    problems.extend(check_placement(term, body))
+    for link in body.links:
+        target = link.slug or term.slug
+        if link.anchor and link.anchor not in anchors_of(target):
+            where = "this page" if link.slug is None else f"'{target}'"
+            problems.append(Problem(term.path, link.line, f"link to missing anchor '#{link.anchor}' in {where}"))
     return problems
 
 
@@ -90,7 +101,13 @@ def backlinks(terms: list[Term], bodies: Mapping[str, RenderedBody]) -> dict[str
     result: dict[str, set[str]] = {term.slug: set() for term in terms}
     for term in terms:
         body = bodies.get(term.slug)
-        for link in body.links if body else ():
-            if link.slug and link.slug != term.slug and link.slug in result:
-                result[link.slug].add(term.slug)
+        if body is not None:
+            for target in links_from(term, body, result):
+                result[target].add(term.slug)
     return {slug: sorted(sources) for slug, sources in result.items()}
+
+
+def links_from(term: Term, body: RenderedBody, slugs: Container[str]) -> set[str]:
+    """The other terms (of ``slugs``) that ``term``'s body links to: where it
+    shows in their backlinks."""
+    return {link.slug for link in body.links if link.slug and link.slug != term.slug and link.slug in slugs}

@@ -300,9 +300,9 @@ def test_unchanged_term_files_are_not_read_again(tmp_path: Path, monkeypatch):
     that keeps the size and restores the mtime is still seen."""
     import os
 
-    from site_builder.load import content as content_module
+    from site_builder.cache import terms as cached_terms
 
-    monkeypatch.setattr(content_module, "SETTLED_NS", 0)  # the files here are seconds old at most
+    monkeypatch.setattr(cached_terms, "SETTLED_NS", 0)  # the files here are seconds old at most
     reads = count_reads(monkeypatch)
     content = make_content(tmp_path / "content")
     output = tmp_path / "site" / "out"
@@ -338,9 +338,9 @@ def test_serve_hints_name_the_only_files_looked_at(tmp_path: Path, monkeypatch):
     cache without a look; files in it are read again; symlinks always are."""
     import os
 
-    from site_builder.load import content as content_module
+    from site_builder.cache import terms as cached_terms
 
-    monkeypatch.setattr(content_module, "SETTLED_NS", 0)
+    monkeypatch.setattr(cached_terms, "SETTLED_NS", 0)
     content = make_content(tmp_path / "content")
     output = tmp_path / "site" / "out"
     build(content, output)

@@ -103,7 +103,7 @@ def imported(path: Path) -> set[str]:
 
 FLOORS = (
     # the ground: import nothing of site_builder (files.py: safe file opening; urls.py: the scheme allow-list; policy.py: the CSP)
-    ("__init__", "errors", "names", "held_locks", "files", "urls", "policy"),
+    ("__init__", "errors", "names", "files", "urls", "policy"),
     ("parallel",),  # every fork, which every stage makes
     ("load",),
     ("markup",),

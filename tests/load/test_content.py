@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from site_builder.load.content import load_terms, read_term
+from site_builder.load.content import find_term_files, load_terms, read_term
 from site_builder.load.front_matter import split_front_matter
 
 from helpers import term, write_tree
@@ -83,19 +83,14 @@ def test_watcher_hints_match_a_relative_content_folder(tmp_path, monkeypatch):
     # serve passes the watcher's absolute paths; the folder may be given relative.
     write_tree(tmp_path / "content", {
         "terms/alpha.md": term("Alpha", "First.", "Old alpha.\n"),
-        "terms/beta.md": term("Beta", "Second.", "Old beta.\n"),
+        "terms/deeper/beta.md": term("Beta", "Second.", "Old beta.\n"),
     })
     monkeypatch.chdir(tmp_path)
-    known: dict = {}
-    load_terms(Path("content"), known)
-    for name in ("alpha", "beta"):
-        path = tmp_path / "content" / "terms" / f"{name}.md"
-        path.write_text(path.read_text().replace("Old", "New"))
-    hint = frozenset({str(tmp_path / "content" / "terms" / "alpha.md")})
-    terms, _ = load_terms(Path("content"), known, changed=hint)
-    bodies = {t.slug: t.body.strip() for t in terms}
-    # Only the file the watcher named is read again: the other keeps its cached body.
-    assert bodies == {"alpha": "New alpha.", "beta": "Old beta."}
+    files, problems = find_term_files(Path("content"))
+    assert problems == []
+    assert [(f.shown, f.absolute) for f in files] == [
+        ("content/terms/alpha.md", str(tmp_path / "content" / "terms" / "alpha.md")),
+        ("content/terms/deeper/beta.md", str(tmp_path / "content" / "terms" / "deeper" / "beta.md"))]
 
 
 def test_printable_names_shortcut_agrees_with_the_escaping_pattern():

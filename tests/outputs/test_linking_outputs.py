@@ -364,7 +364,7 @@ def test_no_inline_scripts_styles_or_handlers_anywhere(site: Path):
                 assert not text.strip(), page
 
 
-def test_preview_cache_skips_unchanged_cards(tmp_path: Path, monkeypatch):
+def test_preview_cards_are_keyed_and_drawn_only_when_asked(tmp_path: Path, monkeypatch):
     from site_builder.render.assets import AssetStore
     from site_builder.load.config import SiteConfig
     from site_builder.load.content import load_terms
@@ -374,14 +374,19 @@ def test_preview_cache_skips_unchanged_cards(tmp_path: Path, monkeypatch):
     terms, _ = load_terms(write_tree(tmp_path / "content", CONTENT))
     linking = LinkingOutputs(SiteConfig(base_url=BASE), terms, {t.slug: RenderedBody(html="") for t in terms},
                     {t.slug: [] for t in terms}, {}, AssetStore())
-    cache: dict[str, bytes] = {}
-    first = linking.previews(cache)
-    assert len(cache) == 5 and set(first) == {"preview.png", *(f"{t.slug}/preview.png" for t in terms)}
+    own, cards, texts = linking.preview_cards()
+    assert own == {} and len(texts) == 5
+    assert set(cards) == {"preview.png", *(f"{t.slug}/preview.png" for t in terms)}
+    drawn = linking.draw_previews(texts)
+    first = linking.previews()
+    assert first == {path: drawn[key] for path, key in cards.items()}
+    # The keys are the cards: asked again, the same keys (what lets the cache layer reuse them).
+    assert linking.preview_cards()[1:] == (cards, texts)
 
     def fail(*texts):
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(preview.Painter, "card", fail)
-    assert linking.previews(cache) == first
+    assert linking.draw_previews({}) == {}  # nothing asked for, nothing drawn
     with pytest.raises(AssertionError, match="rendered again"):
-        linking.previews({})
+        linking.previews()

@@ -24,10 +24,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-import yaml
 
 import site_builder
-from site_builder.load import simple_yaml
 from site_builder.cli import main
 
 from helpers import manifest, write_tree
@@ -177,14 +175,6 @@ def test_tab_and_line_feed_escapes_stay_legitimate(tmp_path):
 def test_no_control_character_reaches_a_page_through_the_cli(tmp_path):
     status, problems, _ = build(tmp_path, {"good.md": GOOD, "gamma.md": term('title: "Gam\\0ma"', "summary: S.")}, cli=True)
     assert (status, problems) == (1, {("gamma.md", 2, f"'title' contains the control character {controlled(0)}")})
-
-
-@pytest.mark.parametrize("spelling", sorted({*YAML_SPELLINGS, "\\t", "\\n", "\\\\", '\\"', "\\x41", "\\u00e9"}))
-def test_the_fast_front_matter_reader_agrees_with_pyyaml_on_escapes(spelling):
-    """simple_yaml reads no escape itself: it gives PyYAML's value or leaves the text to PyYAML."""
-    for front in (f'title: "a{spelling}b"', f"title: a{spelling}b", f'related: [a, "b{spelling}"]', f"title: '{spelling}'"):
-        fast = simple_yaml.parse(front)
-        assert fast is None or fast == yaml.safe_load(front), front
 
 
 def _site_toml(escape: str) -> str:
