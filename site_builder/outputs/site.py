@@ -14,22 +14,26 @@ from ..load.content import Term
 from ..markup.render import RenderedBody
 from . import LinkingOutputs
 from ..render.assets import SITE_ASSETS, AssetStore
-from ..render.pages import PageRenderer
+from ..load.theme import Theme
+from ..render.pages import PageRenderer, theme_asset
 
 
-def site_assets() -> AssetStore:
-    """A new asset store holding the site's own packaged files (CSS, JS, icon);
-    explainers add theirs to it in the explainers stage."""
+def site_assets(theme: Theme | None = None) -> AssetStore:
+    """A new asset store holding the site's own packaged files (CSS, JS, icon)
+    and the theme's (``extra_css``, ``extra_js``, ``logo``); explainers add
+    theirs to it in the explainers stage."""
     assets = AssetStore()
     for name in SITE_ASSETS:
         assets.add_packaged(name)
+    for name, data in sorted((theme.assets if theme else {}).items()):
+        assets.add(theme_asset(name), data)
     return assets
 
 
 def site_renderer(config: SiteConfig, terms: list[Term], bodies: Mapping[str, RenderedBody],
                   backlinks: Mapping[str, list[str]], explainers: Mapping[str, ExplainerBuild],
-                  assets: AssetStore) -> tuple[PageRenderer, LinkingOutputs]:
+                  assets: AssetStore, theme: Theme | None = None) -> tuple[PageRenderer, LinkingOutputs]:
     """The page renderer and the linking outputs of one build, wired together:
     every page carries the linking's extras (social tags, JSON-LD, hover cards)."""
     linking = LinkingOutputs(config, terms, bodies, backlinks, explainers, assets)
-    return PageRenderer(config, terms, assets, page_extras=linking.page_extras), linking
+    return PageRenderer(config, terms, assets, page_extras=linking.page_extras, theme=theme), linking
