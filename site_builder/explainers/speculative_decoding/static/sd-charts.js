@@ -248,6 +248,11 @@
       };
       if (scheme.addEventListener) scheme.addEventListener("change", onScheme);
       else if (scheme.addListener) scheme.addListener(onScheme);
+      // the site's colour toggle (static/scheme.js) sets data-scheme on <html>
+      if (root.MutationObserver) {
+        new root.MutationObserver(onScheme).observe(root.document.documentElement,
+          { attributes: true, attributeFilter: ["data-scheme"] });
+      }
     }
 
     var turn = null; // the views' build queue (frames.buildInTurn), once the runtime is in
