@@ -35,6 +35,7 @@ from .explainers import base as explainers
 from .load.config import SiteConfig, load_config
 from .load.preload import Preload
 from .load.theme import Theme, load_theme
+from .markup.reserved import theme_names
 from .load.schema import base_url_problem
 from .names import NameIndex
 from .outputs import LinkingOutputs
@@ -162,7 +163,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     # What is loaded now lives until the end; the collector need not scan it
     # again and again (at 10,000 terms each full collection costs tens of ms).
     gc.freeze()
-    reserved = explainers.reserved_ids()  # the ids explainers give elements beside a body
+    # the ids explainers give elements beside a body, and those of the site's own templates and scripts
+    reserved = explainers.reserved_ids() | theme_names(theme.templates, theme.assets)
 
     fast = _fast_path(options, store, config, theme, loaded, problems, reserved, log)
     if fast is not None:

@@ -155,3 +155,20 @@ def test_an_arabic_site_runs_right_to_left(tmp_path: Path, cli):
     assert cli("build", "--content", content, "--output", tmp_path / "out", "--quiet")[0] == 0
     for page in ("index.html", "alpha/index.html", "404.html"):
         assert (tmp_path / "out" / page).read_text(encoding="utf-8").startswith('<!DOCTYPE html>\n<html lang="ar" dir="rtl">')
+
+
+def test_a_body_cannot_take_the_ids_or_classes_of_the_sites_own_templates(tmp_path: Path, cli):
+    """The overrides' ids and classes are reserved as the package's are (markup.reserved.theme_names):
+    a body setting one would stand in for the theme's element, which its scripts may look up."""
+    content = _copy(tmp_path)
+    (content / "terms" / "gamma.md").write_text(term("Gamma", "G.", "A paragraph.\n{: #acme-banner .acme-fake }\n\n"
+                                                     "## Acme note\n"), encoding="utf-8")
+    status, _out, err = cli("build", "--content", content, "--output", tmp_path / "out", "--quiet")
+    assert status == 1
+    assert "gamma.md:6: id 'acme-banner' is already used by the page around the body" in err
+    assert "gamma.md:6: class 'acme-fake' is not allowed in markdown: classes starting 'acme-'" in err
+    (content / "terms" / "gamma.md").write_text(term("Gamma", "G.", "## Acme note\n"), encoding="utf-8")
+    assert cli("build", "--content", content, "--output", tmp_path / "out", "--quiet")[0] == 0
+    page = (tmp_path / "out" / "gamma" / "index.html").read_text(encoding="utf-8")
+    # the heading's anchor steps aside: the override's <aside> has the id
+    assert page.count('id="acme-note"') == 1 and '<h2 id="acme-note_1">' in page
