@@ -163,3 +163,25 @@ def test_the_host_sets_the_card_colours_with_css_variables(browser, material_sit
         assert style == ["rgb(4, 5, 6)" if scheme == "slate" else "rgb(1, 2, 3)", "monospace"]
     finally:
         context.close()
+
+
+def test_the_documented_material_settings_match_the_page(browser, material_site):
+    """docs/linking.md's snippet for MkDocs Material, as a docs team pastes it:
+    the card takes the page's own background and text in either scheme."""
+    url, scheme = material_site
+    from helpers import REPO
+
+    docs = (REPO / "docs" / "linking.md").read_text(encoding="utf-8")
+    snippet = docs.split("MkDocs Material (`docs/stylesheets/extra.css`", 1)[1].split("```css\n", 1)[1].split("```", 1)[0]
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(url)
+        page.add_style_tag(content=snippet)
+        page.locator(f'a[href="{BASE}speculative-decoding/"]').hover()
+        page.wait_for_selector(CARD, state="visible")
+        card, body = page.evaluate("""() => [document.getElementById('glossary-card'), document.body]
+            .map(e => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color])""")
+        assert card == body, scheme
+    finally:
+        context.close()
