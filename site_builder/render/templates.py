@@ -14,7 +14,8 @@ includes its *own* name (``base.html`` saying ``{% extends "base.html" %}``)
 means the package's original, the way ``custom_dir`` overrides extend the
 theme's. Anything else would be a loop.
 
-A template error is a ``Problem`` at the template's ``path:line``
+Overrides render in Jinja's sandbox (``_ThemeEnvironment``). A template
+error is a ``Problem`` at the template's ``path:line``
 (``template_problem``): for a syntax error from the exception, for an error
 while rendering from the traceback frame Jinja maps back to the template.
 """
@@ -26,6 +27,7 @@ import traceback
 from typing import Mapping
 
 import jinja2
+import jinja2.sandbox
 
 from ..errors import BuildFailed, Problem
 
@@ -39,8 +41,12 @@ _OPTIONS = dict(autoescape=True, auto_reload=False, trim_blocks=False, keep_trai
                 undefined=jinja2.StrictUndefined)
 
 
-class _ThemeEnvironment(jinja2.Environment):
-    """An environment whose overrides reach the originals they replace."""
+class _ThemeEnvironment(jinja2.sandbox.SandboxedEnvironment):
+    """An environment whose overrides reach the originals they replace.
+
+    Sandboxed: an override is content, so it may not reach Python's internals
+    through the values it is given (``{{ site.__class__.__init__.__globals__ }}``
+    is an error, not a way to run code in the build)."""
 
     overrides: frozenset[str] = frozenset()
 

@@ -57,6 +57,9 @@ def _copy(tmp_path: Path) -> Path:
     ("term.html", '{% extends "term.html" %}\n{% block related %}\n{{ term.nope.deeper }}{% endblock %}\n', 3,
      "UndefinedError"),
     ("index.html", '\n{% extends "missing.html" %}\n', 2, "template not found: 'missing.html'"),
+    # an override is content: Jinja's sandbox keeps it from Python's internals
+    ("404.html", '{% extends "404.html" %}{% block main %}\n{{ site.with_base_url.__globals__ }}{% endblock %}\n', 2,
+     "SecurityError"),
 ])
 def test_a_template_error_is_a_path_line_error_and_the_output_is_kept(tmp_path: Path, cli, name, source, line, words):
     content = _copy(tmp_path)
