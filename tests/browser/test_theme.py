@@ -46,6 +46,9 @@ def test_the_themed_site_renders_under_the_meta_csp(browser, themed_site, themed
             assert page.locator("#acme-banner").is_visible()  # the block the override added
             assert page.locator(".scheme-toggle").is_visible() and page.locator("#search-input").is_visible()
             assert page.locator(".footer-links a").text_content() == "Privacy"
+            page.set_viewport_size({"width": 320, "height": 640})  # the logo, links, search and toggle wrap
+            assert page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+            page.set_viewport_size({"width": 1280, "height": 800})
             if name.startswith("alpha"):
                 assert page.locator("#acme-note").is_visible()
                 page.locator(".prose a.term-link").hover()  # the hover card, under the same policy
