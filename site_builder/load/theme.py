@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,9 @@ TEMPLATE_LIMIT = 1_000_000
 ASSET_LIMIT = 5_000_000
 """Bytes in one file of ``assets/`` (a style sheet, script or logo)."""
 _TEMPLATE_NAME = re.compile(r"[\w-]+(?:/[\w-]+)*\.html")
+CSS_URL = re.compile(r"""url\(\s*(["']?)([^"')\s]+)\1\s*\)""")
+"""A ``url()`` in a style sheet (a font, an image): relative ones are copied with
+their own content hash and the style sheet is rewritten to name them."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,10 @@ class Theme:
     templates: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Template name (``base.html``, ``partials/x.html``) -> (source, path shown in errors)."""
     assets: dict[str, bytes] = field(default_factory=dict)
-    """Path under ``assets/`` -> bytes, for every file ``site.toml`` names."""
+    """Path under ``assets/`` -> bytes, for every file ``site.toml`` names and
+    every file their style sheets' ``url()``s name."""
+    references: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Style sheet -> {a relative ``url()`` as written -> the path under ``assets/`` it names}."""
 
     @property
     def digest(self) -> str:
@@ -48,6 +55,7 @@ class Theme:
         for name, data in sorted(self.assets.items()):
             digest.update(f"asset {name} {len(data)}\n".encode())
             digest.update(data)
+        digest.update(repr(sorted((k, sorted(v.items())) for k, v in self.references.items())).encode())
         return digest.hexdigest()
 
 
@@ -91,7 +99,44 @@ def load_theme(content_dir: Path, config: SiteConfig, config_path: Path | None =
         data = _read(path, root, ASSET_LIMIT, display_path(path), problems)
         if data is not None:
             assets[name] = data
-    return Theme(templates, assets), problems
+    references: dict[str, dict[str, str]] = {}
+    for name in config.extra_css:
+        if name in assets:
+            references[name] = _referenced(content_dir, root, name, assets, problems)
+    return Theme(templates, assets, references), problems
+
+
+def _referenced(content_dir: Path, root: Path, name: str, assets: dict[str, bytes],
+                problems: list[Problem]) -> dict[str, str]:
+    """The files the style sheet ``assets/<name>`` names with a relative ``url()``,
+    read into ``assets``; {url as written -> path under assets/}."""
+    shown = display_path(content_dir / ASSETS_FOLDER / name)
+    try:
+        text = assets[name].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(shown, 1, f"not valid UTF-8 ({exc.reason})"))
+        return {}
+    found: dict[str, str] = {}
+    for match in CSS_URL.finditer(re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group()), text, flags=re.S)):
+        written = match.group(2)
+        if written.startswith(("/", "#")) or re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", written) or written in found:
+            continue  # absolute, a fragment, data: or another origin: left as written (the CSP decides)
+        line = text.count("\n", 0, match.start()) + 1
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(name), re.split(r"[?#]", written)[0]))
+        if target.startswith("../") or target == ".." or "\\" in written:
+            problems.append(Problem(shown, line, f"url({written}) leads outside assets/"))
+            continue
+        path = content_dir / ASSETS_FOLDER / target
+        if not os.path.lexists(path) or path.is_dir():
+            problems.append(Problem(shown, line, f"url({written}) names {display_path(path)}, which is not there"))
+            continue
+        if target not in assets:
+            data = _read(path, root, ASSET_LIMIT, display_path(path), problems)
+            if data is None:
+                continue
+            assets[target] = data
+        found[written] = target
+    return found
 
 
 def _read(path: Path, root: Path, limit: int, shown: str, problems: list[Problem]) -> bytes | None:

@@ -175,3 +175,20 @@ def test_a_body_cannot_take_the_ids_or_classes_of_the_sites_own_templates(tmp_pa
     page = (tmp_path / "out" / "gamma" / "index.html").read_text(encoding="utf-8")
     # the heading's anchor steps aside: the override's <aside> has the id
     assert page.count('id="acme-note"') == 1 and '<h2 id="acme-note_1">' in page
+
+
+def test_a_style_sheets_relative_urls_are_copied_hashed_and_rewritten(themed_site: Path, tmp_path: Path, cli):
+    css = next((themed_site / "assets").glob("acme.*.css")).read_text(encoding="utf-8")
+    mark = re.search(r'url\("(mark\.[0-9a-f]{10}\.svg)"\)', css)
+    assert mark and (themed_site / "assets" / mark.group(1)).read_bytes() == \
+        (THEMED / "assets" / "brand" / "mark.svg").read_bytes()
+    content = _copy(tmp_path)
+    sheet = content / "assets" / "brand" / "acme.css"
+    sheet.write_text(sheet.read_text() + '.x { background: url(../../site.toml); }\n.y { background: url("gone.png"); }\n'
+                     '/* url(in-a-comment.png) */ .z { background: url(data:image/png;base64,AAAA); }\n', encoding="utf-8")
+    status, _out, err = cli("build", "--content", content, "--output", tmp_path / "out", "--quiet")
+    assert status == 1
+    lines = sheet.read_text().count("\n")
+    assert f"acme.css:{lines - 2}: url(../../site.toml) leads outside assets/" in err
+    assert re.search(rf"acme.css:{lines - 1}: url\(gone.png\) names .*gone.png, which is not there", err)
+    assert "in-a-comment" not in err and "data:" not in err

@@ -44,6 +44,9 @@ def test_the_themed_site_renders_under_the_meta_csp(browser, themed_site, themed
             logo = page.locator(".site-title .site-logo")
             assert logo.is_visible() and page.evaluate("() => document.querySelector('.site-logo').naturalWidth") == 32
             assert page.locator("#acme-banner").is_visible()  # the block the override added
+            # the style sheet's url("mark.svg"), rewritten to the hashed copy, loads (a 404 is a console error)
+            assert page.evaluate("() => getComputedStyle(document.getElementById('acme-banner'), '::before')"
+                                 ".backgroundImage").startswith(f'url("{base}assets/mark.')
             assert page.locator(".scheme-toggle").is_visible() and page.locator("#search-input").is_visible()
             assert page.locator(".footer-links a").text_content() == "Privacy"
             page.set_viewport_size({"width": 320, "height": 640})  # the logo, links, search and toggle wrap
