@@ -34,8 +34,11 @@ def test_overrides_extend_the_originals_and_every_page_links_the_theme(themed_si
         js = re.search(rf'<script defer src="{re.escape(root)}(assets/acme\.[0-9a-f]{{10}}\.js)"></script>', html)
         logo = re.search(rf'<img class="site-logo" src="{re.escape(root)}(assets/logo\.[0-9a-f]{{10}}\.svg)" alt="">', html)
         assert css and js and logo, page
-        for match, source in ((css, "acme.css"), (js, "acme.js"), (logo, "logo.svg")):
+        for match, source in ((js, "acme.js"), (logo, "logo.svg")):
             assert (themed_site / match.group(1)).read_bytes() == (THEMED / "assets" / "brand" / source).read_bytes()
+        mark = next((themed_site / "assets").glob("mark.*.svg")).name  # its url() names the hashed copy
+        assert (themed_site / css.group(1)).read_text(encoding="utf-8") == \
+            (THEMED / "assets" / "brand" / "acme.css").read_text(encoding="utf-8").replace('url("mark.svg")', f'url("{mark}")')
         # after the site's own style sheet, so the theme's variables win
         assert html.index("assets/site.") < css.start()
         assert "<style" not in html and "style=" not in html and not re.search(r"<script(?![^>]*\bsrc=)(?![^>]*application/(ld\+)?json)", html)
