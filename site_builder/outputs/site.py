@@ -16,7 +16,8 @@ from ..markup.render import RenderedBody
 from . import LinkingOutputs
 from ..render.assets import SITE_ASSETS, AssetStore
 from ..load.theme import CSS_URL, Theme
-from ..render.pages import PageRenderer, theme_asset
+from ..render.pages import PageRenderer
+from ..render.templates import theme_asset
 
 
 def site_assets(theme: Theme | None = None) -> AssetStore:

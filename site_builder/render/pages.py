@@ -14,7 +14,6 @@ from .. import parallel
 from . import templates
 from .assets import AssetStore
 from .. import policy
-from ..urls import url_scheme
 from ..load.config import SiteConfig
 from ..load.content import Term
 from ..load.theme import Theme
@@ -100,12 +99,12 @@ class PageRenderer:
             "card_stylesheets": [],
             "search_box": True,
             "content_security_policy": markupsafe.Markup(policy.meta_policy()),  # checked: no quote, < or &
-            "direction": "rtl" if right_to_left(self.config.language) else "ltr",
-            "theme_stylesheets": [self.assets.urls[theme_asset(name)] for name in self.config.extra_css],
-            "theme_scripts": [self.assets.urls[theme_asset(name)] for name in self.config.extra_js],
-            "logo": self.assets.urls[theme_asset(self.config.logo)] if self.config.logo else "",
-            "header_links": [(text, link_href(url, root)) for text, url in self.config.header_links],
-            "footer_links": [(text, link_href(url, root)) for text, url in self.config.footer_links],
+            "direction": "rtl" if templates.right_to_left(self.config.language) else "ltr",
+            "theme_stylesheets": [self.assets.urls[templates.theme_asset(name)] for name in self.config.extra_css],
+            "theme_scripts": [self.assets.urls[templates.theme_asset(name)] for name in self.config.extra_js],
+            "logo": self.assets.urls[templates.theme_asset(self.config.logo)] if self.config.logo else "",
+            "header_links": [(text, templates.link_href(url, root)) for text, url in self.config.header_links],
+            "footer_links": [(text, templates.link_href(url, root)) for text, url in self.config.footer_links],
         }
 
     def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:
@@ -158,34 +157,6 @@ class PageRenderer:
         context = self._common(root)
         context["search_box"] = bool(root)  # without a base URL it cannot tell where search/ is
         return templates.render(self.env.get_template("404.html"), context, self.overrides).encode("utf-8")
-
-
-def link_href(url: str, root: str) -> str:
-    """A ``header_links``/``footer_links`` URL as a page at ``root`` writes it: a
-    relative one is relative to the glossary's root, like the site's own links."""
-    if url_scheme(url) is not None or url.startswith(("/", "#")):
-        return url
-    return root + url
-
-
-def theme_asset(name: str) -> str:
-    """The asset store's name for ``assets/<name>`` of the content folder (apart
-    from the package's own: a site's ``site.css`` does not replace the site's)."""
-    return f"theme/{name}"
-
-
-RIGHT_TO_LEFT = frozenset({"ar", "arc", "ckb", "dv", "fa", "he", "iw", "ps", "sd", "ug", "ur", "yi"})
-"""Primary language subtags written right to left (a script subtag such as ``ku-Arab`` decides too)."""
-
-
-def right_to_left(language: str) -> bool:
-    """Whether pages in ``language`` (a BCP 47 tag) run right to left."""
-    parts = language.lower().replace("_", "-").split("-")
-    if len(parts) > 1 and parts[1] in ("arab", "hebr", "thaa", "syrc", "nkoo", "adlm", "rohg"):
-        return True
-    if len(parts) > 1 and len(parts[1]) == 4:
-        return False  # another script named: e.g. az-Latn
-    return parts[0] in RIGHT_TO_LEFT
 
 
 def sort_key(title: str) -> tuple[str, str]:

@@ -30,6 +30,7 @@ import jinja2
 import jinja2.sandbox
 
 from ..errors import BuildFailed, Problem
+from ..urls import url_scheme
 
 PACKAGE_PREFIX = "site_builder"
 """``{% extends "site_builder/base.html" %}`` is always the package's ``base.html``."""
@@ -139,3 +140,31 @@ def render(template: jinja2.Template, context: dict, overrides: Mapping[str, tup
         if not overrides:
             raise  # the package's own templates: a bug, with its traceback
         raise BuildFailed([template_problem(error, overrides)]) from None
+
+
+def link_href(url: str, root: str) -> str:
+    """A ``header_links``/``footer_links`` URL as a page at ``root`` writes it: a
+    relative one is relative to the glossary's root, like the site's own links."""
+    if url_scheme(url) is not None or url.startswith(("/", "#")):
+        return url
+    return root + url
+
+
+def theme_asset(name: str) -> str:
+    """The asset store's name for ``assets/<name>`` of the content folder (apart
+    from the package's own: a site's ``site.css`` does not replace the site's)."""
+    return f"theme/{name}"
+
+
+RIGHT_TO_LEFT = frozenset({"ar", "arc", "ckb", "dv", "fa", "he", "iw", "ps", "sd", "ug", "ur", "yi"})
+"""Primary language subtags written right to left (a script subtag such as ``ku-Arab`` decides too)."""
+
+
+def right_to_left(language: str) -> bool:
+    """Whether pages in ``language`` (a BCP 47 tag) run right to left."""
+    parts = language.lower().replace("_", "-").split("-")
+    if len(parts) > 1 and parts[1] in ("arab", "hebr", "thaa", "syrc", "nkoo", "adlm", "rohg"):
+        return True
+    if len(parts) > 1 and len(parts[1]) == 4:
+        return False  # another script named: e.g. az-Latn
+    return parts[0] in RIGHT_TO_LEFT

@@ -16,7 +16,7 @@ from helpers import FIXTURES, manifest, term, write_tree
 from site_builder.build import BuildOptions, build_site
 from site_builder.errors import BuildFailed
 from site_builder.load.config import load_config
-from site_builder.render.pages import right_to_left
+from site_builder.render.templates import right_to_left
 
 THEMED = FIXTURES / "themed"
 
