@@ -34,12 +34,15 @@ from .errors import BuildFailed, Problem
 from .explainers import base as explainers
 from .load.config import SiteConfig, load_config
 from .load.preload import Preload
+from .load.theme import Theme, load_theme
+from .markup.reserved import theme_names
 from .load.schema import base_url_problem
 from .names import NameIndex
 from .outputs import LinkingOutputs
 from .parallel import default_jobs
 from .publish import InPlace, Staging, check_output
 from .render.pages import compile_templates
+from .render.templates import check_templates, theme_environment
 from .outputs.site import site_assets, site_renderer
 
 
@@ -150,15 +153,20 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             problems.append(Problem("--base-url", None, wrong))  # no line: it was given on the command line
         else:
             config = config.with_base_url(options.base_url)
+        theme, theme_problems = load_theme(options.content, config, options.config)
+        problems += theme_problems
+        if theme.templates:  # a syntax error in an override is a content error, found before any work
+            problems += check_templates(theme_environment(theme.templates, theme.digest), theme.templates)
         loaded = term_cache.load_cached(options.content, store, options.changed, preloaded, meanwhile=overlap)
         terms = loaded.terms
         problems += loaded.problems
     # What is loaded now lives until the end; the collector need not scan it
     # again and again (at 10,000 terms each full collection costs tens of ms).
     gc.freeze()
-    reserved = explainers.reserved_ids()  # the ids explainers give elements beside a body
+    # the ids explainers give elements beside a body, and those of the site's own templates and scripts
+    reserved = explainers.reserved_ids() | theme_names(theme.templates, theme.assets)
 
-    fast = _fast_path(options, store, config, loaded, problems, reserved, log)
+    fast = _fast_path(options, store, config, theme, loaded, problems, reserved, log)
     if fast is not None:
         fast.seconds = time.perf_counter() - started
         return fast
@@ -208,7 +216,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     # memory (at 10,000 terms that matters; a first build pays it once).
     searched = search_index() if fresh and options.write else None
 
-    assets = site_assets()
+    assets = site_assets(theme)
     with _stage("explainers", log):
         built = {term.slug: explainer_cache.build_cached(term, assets, store, config.makes_previews)
                  for term in terms if term.explainer}
@@ -225,7 +233,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     with _stage("render", log):
         staging = Staging(options.output)
         try:
-            renderer, linking = site_renderer(config, terms, bodies, backlinks, built, assets)
+            renderer, linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme)
             manifest = store.table("pages")
 
             def site_files() -> None:  # while forked workers render the term pages
@@ -260,7 +268,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         stats = staging.commit()
         page_cache.remember_files(store, options.output, manifest, fresh, reused, staging.paths)
         if store.enabled:
-            incremental.remember(store, config, body_cache.shared_body_key(config, names, reserved), names,
+            incremental.remember(store, config, theme, body_cache.shared_body_key(config, names, reserved), names,
                                  body_keys, backlinks, reserved)
         loaded.remember()
     report.written, report.unchanged = stats.written, stats.unchanged
@@ -269,7 +277,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     return report
 
 
-def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfig, loaded: term_cache.LoadedTerms,
+def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfig, theme: Theme,
+               loaded: term_cache.LoadedTerms,
                problems: list[Problem], reserved: frozenset[str], log: Callable[[str], None]) -> BuildReport | None:
     """When only prose changed since the last finished build, update just the
     pages it touches (``cache.incremental``) and report; else None, having
@@ -281,7 +290,7 @@ def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfi
     with _stage("update", log):
         writer = InPlace(options.output) if options.in_place else Staging(options.output)
         try:
-            result = incremental.rebuild(store, config, loaded.terms, edited, writer,
+            result = incremental.rebuild(store, config, theme, loaded.terms, edited, writer,
                                          lambda term, assets: explainer_cache.build_cached(
                                              term, assets, store, config.makes_previews),
                                          options.strict, log, reserved)

@@ -59,6 +59,9 @@ class BuildFailed(Exception):
         super().__init__(f"{len(problems)} problem(s)")
         self.problems = sorted(set(problems))
 
+    def __reduce__(self):  # raised in a forked page worker, it crosses back whole
+        return (type(self), (self.problems,))
+
 
 def display_path(path: Path, base: Path | None = None) -> str:
     """A short path for messages: relative to ``base`` (or the cwd) when possible."""

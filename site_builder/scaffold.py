@@ -88,7 +88,7 @@ def _toml_value(value: object) -> str:
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_value(item) for item in value) + "]"
     # (None has no TOML form: a field defaulting to it fails tests/site/test_new.py, never a user's `new`.)
     raise TypeError(f"no TOML form for a default of type {type(value).__name__}; teach scaffold._toml_value")

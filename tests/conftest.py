@@ -33,6 +33,20 @@ def real_site(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def themed_site(tmp_path_factory) -> Path:
+    """``tests/fixtures/themed`` (template overrides, an extended block, extra CSS
+    and JS, a logo, header and footer links) built once per session with the CLI."""
+    out = tmp_path_factory.mktemp("themed-site") / "output"
+    result = subprocess.run(
+        [sys.executable, "-m", "site_builder", "build", "--content", str(REPO / "tests" / "fixtures" / "themed"),
+         "--output", str(out), "--quiet", "--no-cache"],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, f"themed site build failed:\n{result.stdout}\n{result.stderr}"
+    return out
+
+
 @pytest.fixture
 def small_site(tmp_path: Path) -> Path:
     """A valid three-term content folder."""

@@ -16,9 +16,12 @@ ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 """mkdocs-material prints an end-of-life banner without it (noise in every stderr)."""
 
 
-def mkdocs_site(root: Path, glossary: str | Path, pages: dict[str, str], theme: str = "mkdocs", **options) -> Path:
-    """``root/mkdocs.yml`` with the plugin (``glossary`` plus ``options``) and ``root/docs/``."""
-    lines = ["site_name: Consumer docs", f"theme:\n  name: {theme}", "plugins:", "  - glossary:",
+def mkdocs_site(root: Path, glossary: str | Path, pages: dict[str, str], theme: str = "mkdocs",
+                palette: str | None = None, **options) -> Path:
+    """``root/mkdocs.yml`` with the plugin (``glossary`` plus ``options``) and ``root/docs/``;
+    ``palette``: mkdocs-material's colour scheme (``slate`` is its dark one)."""
+    theme_lines = f"theme:\n  name: {theme}" + (f"\n  palette:\n    scheme: {palette}" if palette else "")
+    lines = ["site_name: Consumer docs", theme_lines, "plugins:", "  - glossary:",
              f"      glossary: {json.dumps(str(glossary))}"]
     lines += [f"      {key}: {json.dumps(value)}" for key, value in options.items()]
     write_tree(root / "docs", pages)

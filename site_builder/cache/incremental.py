@@ -28,6 +28,7 @@ from typing import Callable
 
 from ..errors import Problem
 from ..load.config import SiteConfig
+from ..load.theme import Theme
 from ..load.content import RECORD_FIELDS, Term
 from ..markup.render import Link, RenderedBody
 from ..markup.stage import render_one
@@ -86,12 +87,13 @@ def body_only(change: Change) -> list[Term] | None:
     return changed
 
 
-def remember(store: cache.BuildCache, config: SiteConfig, body_shared: str, names: NameIndex,
+def remember(store: cache.BuildCache, config: SiteConfig, theme: Theme, body_shared: str, names: NameIndex,
              body_keys: dict[str, str], backlinks: dict[str, list[str]], reserved_ids: frozenset[str]) -> None:
     """Keep what the next build's fast path needs."""
     state = {
         "code": cache.code_version(),
         "config": repr(config),
+        "theme": theme.digest,
         "reserved_ids": sorted(reserved_ids),
         "body_shared": body_shared,
         "names": (names.by_name, sorted(names.slugs)),
@@ -104,7 +106,7 @@ def remember(store: cache.BuildCache, config: SiteConfig, body_shared: str, name
         store.save_table(STATE_TABLE, state)
 
 
-def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], changed: list[Term],
+def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: list[Term], changed: list[Term],
             writer, explainer: Callable[[Term, AssetStore], object], strict: bool,
             log: Callable[[str], None], reserved_ids: frozenset[str] = frozenset(),
             ) -> tuple[WriteStats, list[Problem]] | None:
@@ -117,8 +119,9 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
     state = store.table(STATE_TABLE)
     manifest = store.table("pages")
     if (not state or state.get("config") != repr(config) or state.get("code") != cache.code_version()
+            or state.get("theme") != theme.digest
             or state.get("reserved_ids") != sorted(reserved_ids) or not manifest):
-        return None  # another config, or other code, templates or explainers than the last build's
+        return None  # another config, theme, or other code, templates or explainers than the last build's
     if not writer.can_keep(set(manifest)):
         return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
     # The preview cards are kept, unseen: their warnings come from the record
@@ -184,9 +187,9 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, terms: list[Term], chan
         return None
     bodies = _Bodies(markdown, body_keys, fetch)
     bodies.update((slug, body) for slug, body in fresh.items() if body is not None)
-    assets = site_assets()
+    assets = site_assets(theme)
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
-    renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets)
+    renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme)
     warnings = plan_redirects(terms)[1] + previews  # the cross-term checks' only warnings, and the cards'
     if strict and warnings:
         return None

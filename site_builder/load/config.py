@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import schema
 from .schema import AUTO_BOOL, BOOL, LANGUAGE, NAME_LIMIT, STRING, TEXT_LIMIT, URL, Field, normalise_base_url
+from .theme_settings import CSS_FILES, IMAGE_FILE, JS_FILES, LINKS
 from ..errors import Problem, display_path
 from ..files import RefusedPath, read_regular
 from .content import symlink_problem
@@ -46,6 +47,19 @@ SITE_FIELDS = (
                "False: neither."),
     Field("search_code", BOOL, False,
           help="True: search also indexes code (``<pre>``, inline ``code``). False: code is left out."),
+    Field("extra_css", CSS_FILES, (),
+          help="Style sheets in the content folder's ``assets/`` folder, linked from every page after the "
+               "site's own (so they override it), copied to ``output/assets/`` with content hashes (docs/theming.md)."),
+    Field("extra_js", JS_FILES, (),
+          help="Scripts in ``assets/``, loaded deferred on every page after the site's own; copied with "
+               "content hashes, run under the pages' Content-Security-Policy (no inline script)."),
+    Field("logo", IMAGE_FILE, "",
+          help="An image in ``assets/`` (.svg, .png, .webp, .jpg) shown before the title in every page's header."),
+    Field("header_links", LINKS, (),
+          help="Links in every page's header, e.g. back to the main docs: a list of tables, each "
+               '``{ text = "Docs", url = "https://example.org/docs/" }``. A relative URL is relative to the glossary\'s root.'),
+    Field("footer_links", LINKS, (),
+          help="Links in every page's footer, as ``header_links``."),
 )
 """Every key of ``site.toml``; all are optional. These texts go into every page, card and preview image."""
 

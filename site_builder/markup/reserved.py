@@ -148,14 +148,19 @@ def package_files(root: Path) -> list[Path]:
 
 def read_reserved(files: list[Path]) -> Reserved:
     """The ids and classes ``files`` use (see the module's docstring for what is read)."""
+    return read_sources([(path.suffix, path.read_text(encoding="utf-8")) for path in files])
+
+
+def read_sources(sources: list[tuple[str, str]]) -> Reserved:
+    """The ids and classes used by ``sources``: (suffix, text) of templates (.html),
+    style sheets (.css) and scripts (.js)."""
     ids: set[str] = set()
     id_prefixes: set[str] = set()
     classes: set[str] = set()
-    for path in files:
-        text = path.read_text(encoding="utf-8")
-        if path.suffix == ".html":
+    for suffix, text in sources:
+        if suffix == ".html":
             _from_markup(text, ids, id_prefixes, classes)
-        elif path.suffix == ".css":
+        elif suffix == ".css":
             _from_css(text, ids, classes)
         else:
             _from_script(text, ids, id_prefixes, classes)
@@ -168,6 +173,22 @@ def class_prefixes(names) -> frozenset[str]:
     scripts compose classes from such a start (``"sd-tok-" + kind``)."""
     return frozenset(name.split("-", 1)[0] + "-" for name in names
                      if "-" in name.strip("-") and not name.startswith("-"))
+
+
+def theme_names(templates: dict[str, tuple[str, str]], assets: dict[str, bytes]) -> frozenset[str]:
+    """The ids and classes a site's own templates (``content/templates/``) and its
+    ``extra_css``/``extra_js`` use. The build reserves them as it does the ids
+    explainers declare (``markup.stage.render_bodies``'s ``reserved_ids``): no
+    body may set one as an id, and a hyphenated one's first word (``acme-``) is
+    a class prefix no body may use. A theme's class without a hyphen is not
+    reserved as a class (docs/theming.md says so)."""
+    sources = [(".html", source) for source, _shown in templates.values()]
+    sources += [(Path(name).suffix, data.decode("utf-8", "replace")) for name, data in assets.items()
+                if name.endswith((".css", ".js"))]
+    if not sources:
+        return frozenset()
+    found = read_sources(sources)
+    return frozenset(found.ids | found.classes)
 
 
 @functools.lru_cache(maxsize=1)

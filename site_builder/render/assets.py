@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 
 #: files under site_builder/static/ that every site ships (the search box's three
 #: scripts before site.js: site.js names them, see ``NAMED_ASSETS``)
-SITE_ASSETS = ("site.css", "search-words.js", "search-engine.js", "search.js", "site.js", "favicon.svg")
+SITE_ASSETS = ("scheme.js", "site.css", "search-words.js", "search-engine.js", "search.js", "site.js", "favicon.svg")
 
 NAMED_ASSETS = {"site.js": ("search-words.js", "search-engine.js", "search.js")}
 """Scripts that load other assets, and which: the script holds each asset's

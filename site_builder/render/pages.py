@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import unicodedata
 from dataclasses import dataclass
@@ -12,10 +11,12 @@ import jinja2
 import markupsafe
 
 from .. import parallel
+from . import templates
 from .assets import AssetStore
 from .. import policy
 from ..load.config import SiteConfig
 from ..load.content import Term
+from ..load.theme import Theme
 from ..explainers.base import ExplainerBuild
 from ..markup.render import RenderedBody
 
@@ -30,25 +31,11 @@ class PageLink:
     href: str
 
 
-@functools.lru_cache(maxsize=1)
-def make_environment() -> jinja2.Environment:
-    """The Jinja environment for the packaged templates (autoescaping on).
-
-    One per process, compiled once: templates are code, like the modules
-    (``cache.code_version`` hashes them), so a process renders the templates
-    it started with. ``serve`` restarts its build process when one changes.
-    Without auto-reload Jinja does not stat ``base.html`` for every page."""
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("site_builder", "templates"),
-        autoescape=True,
-        auto_reload=False,
-        trim_blocks=False,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-    )
+make_environment = templates.package_environment
+"""The Jinja environment for the packaged templates (``render.templates``)."""
 
 
-TEMPLATES = ("term.html", "base.html", "index.html", "404.html")
+TEMPLATES = templates.TEMPLATES
 
 
 def compile_templates() -> None:
@@ -67,11 +54,13 @@ class PageRenderer:
     """Renders every page of one site from already validated inputs."""
 
     def __init__(self, config: SiteConfig, terms: list[Term], assets: AssetStore,
-                 page_extras: Callable[[Term | None], dict] = lambda term: {}):
+                 page_extras: Callable[[Term | None], dict] = lambda term: {}, theme: Theme | None = None):
         self.config = config
         self.terms = {term.slug: term for term in terms}
         self.assets = assets
-        self.env = make_environment()
+        self.theme = theme or Theme()
+        self.overrides = self.theme.templates
+        self.env = templates.theme_environment(self.overrides, self.theme.digest)
         self._term_template = self.env.get_template("term.html")
         # Compiled here, before the page workers fork: term.html extends it, and
         # each worker would otherwise compile its own copy on its first page.
@@ -110,6 +99,12 @@ class PageRenderer:
             "card_stylesheets": [],
             "search_box": True,
             "content_security_policy": markupsafe.Markup(policy.meta_policy()),  # checked: no quote, < or &
+            "direction": "rtl" if templates.right_to_left(self.config.language) else "ltr",
+            "theme_stylesheets": [self.assets.urls[templates.theme_asset(name)] for name in self.config.extra_css],
+            "theme_scripts": [self.assets.urls[templates.theme_asset(name)] for name in self.config.extra_js],
+            "logo": self.assets.urls[templates.theme_asset(self.config.logo)] if self.config.logo else "",
+            "header_links": [(text, templates.link_href(url, root)) for text, url in self.config.header_links],
+            "footer_links": [(text, templates.link_href(url, root)) for text, url in self.config.footer_links],
         }
 
     def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:
@@ -132,7 +127,7 @@ class PageRenderer:
             context["scripts"] = explainer.scripts
             context["stylesheets"] = explainer.stylesheets
         context.update(self.page_extras(term))
-        return self._term_template.render(context).encode("utf-8")
+        return templates.render(self._term_template, context, self.overrides).encode("utf-8")
 
     def index_page_html(self) -> bytes:
         """The A-Z index of every term with its summary."""
@@ -154,14 +149,14 @@ class PageRenderer:
         ]
         context["canonical"] = self.absolute("")
         context.update(self.page_extras(None))
-        return self.env.get_template("index.html").render(context).encode("utf-8")
+        return templates.render(self.env.get_template("index.html"), context, self.overrides).encode("utf-8")
 
     def not_found_page(self) -> bytes:
         """404.html; uses absolute links when the base URL is known (it is served at any depth)."""
         root = self.config.base_url or ""
         context = self._common(root)
         context["search_box"] = bool(root)  # without a base URL it cannot tell where search/ is
-        return self.env.get_template("404.html").render(context).encode("utf-8")
+        return templates.render(self.env.get_template("404.html"), context, self.overrides).encode("utf-8")
 
 
 def sort_key(title: str) -> tuple[str, str]:

@@ -14,6 +14,8 @@ DOCS = REPO / "docs"
 
 
 def toml_value(value: object) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
     return ("true" if value else "false") if isinstance(value, bool) else f'"{value}"'
 
 

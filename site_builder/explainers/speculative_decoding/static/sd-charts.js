@@ -248,6 +248,8 @@
       };
       if (scheme.addEventListener) scheme.addEventListener("change", onScheme);
       else if (scheme.addListener) scheme.addListener(onScheme);
+      if (root.MutationObserver) new root.MutationObserver(onScheme).observe( // and the site's toggle (scheme.js)
+        root.document.documentElement, { attributes: true, attributeFilter: ["data-scheme"] }); // sets data-scheme
     }
 
     var turn = null; // the views' build queue (frames.buildInTurn), once the runtime is in

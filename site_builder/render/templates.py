@@ -1,0 +1,170 @@
+"""Where templates come from: the package's, or a site's overrides over them.
+
+A site's ``content/templates/`` holds templates that replace the package's of
+the same name (``load.theme``), as MkDocs' ``theme.custom_dir``. The lookup is
+a Jinja ``ChoiceLoader``: the site's overrides, then the package's templates
+also under the prefix ``site_builder/`` (a ``PrefixLoader``), then the
+package's under their own names. So a package template that extends
+``base.html`` gets the site's ``base.html`` when there is one, and any
+template reaches a package original as ``site_builder/<name>``.
+
+One rule more, in ``Environment.join_path`` (Jinja's hook for resolving a
+name relative to the template that asks): an override that extends or
+includes its *own* name (``base.html`` saying ``{% extends "base.html" %}``)
+means the package's original, the way ``custom_dir`` overrides extend the
+theme's. Anything else would be a loop.
+
+Overrides render in Jinja's sandbox (``_ThemeEnvironment``). A template
+error is a ``Problem`` at the template's ``path:line``
+(``template_problem``): for a syntax error from the exception, for an error
+while rendering from the traceback frame Jinja maps back to the template.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+from typing import Mapping
+
+import jinja2
+import jinja2.sandbox
+
+from ..errors import BuildFailed, Problem
+from ..urls import url_scheme
+
+PACKAGE_PREFIX = "site_builder"
+"""``{% extends "site_builder/base.html" %}`` is always the package's ``base.html``."""
+
+TEMPLATES = ("term.html", "base.html", "index.html", "404.html")
+"""The templates the render stage renders or extends."""
+
+_OPTIONS = dict(autoescape=True, auto_reload=False, trim_blocks=False, keep_trailing_newline=True,
+                undefined=jinja2.StrictUndefined)
+
+
+class _ThemeEnvironment(jinja2.sandbox.SandboxedEnvironment):
+    """An environment whose overrides reach the originals they replace.
+
+    Sandboxed: an override is content, so it may not reach Python's internals
+    through the values it is given (``{{ site.__class__.__init__.__globals__ }}``
+    is an error, not a way to run code in the build)."""
+
+    overrides: frozenset[str] = frozenset()
+
+    def join_path(self, template: str, parent: str) -> str:
+        """``template`` as asked for by ``parent``: an override asking for its own
+        name means the package's original (see the module docstring)."""
+        if template == parent and parent in self.overrides:
+            return f"{PACKAGE_PREFIX}/{template}"
+        return template
+
+
+@functools.lru_cache(maxsize=1)
+def package_environment() -> jinja2.Environment:
+    """The Jinja environment for the packaged templates (autoescaping on).
+
+    One per process, compiled once: templates are code, like the modules
+    (``cache.code_version`` hashes them), so a process renders the templates
+    it started with. ``serve`` restarts its build process when one changes.
+    Without auto-reload Jinja does not stat ``base.html`` for every page."""
+    return jinja2.Environment(loader=jinja2.PackageLoader("site_builder", "templates"), **_OPTIONS)
+
+
+_themed: dict[str, jinja2.Environment] = {}
+
+
+def theme_environment(overrides: Mapping[str, tuple[str, str]], digest: str) -> jinja2.Environment:
+    """The environment for a site with template ``overrides`` (name -> (source,
+    path shown in errors)); one per distinct set (``digest``) in a process."""
+    if not overrides:
+        return package_environment()
+    if digest not in _themed:
+        sources = dict(overrides)
+
+        def load(name: str):
+            found = sources.get(name)
+            return None if found is None else (found[0], found[1], lambda: True)
+
+        package = jinja2.PackageLoader("site_builder", "templates")
+        environment = _ThemeEnvironment(loader=jinja2.ChoiceLoader([
+            jinja2.FunctionLoader(load),
+            jinja2.PrefixLoader({PACKAGE_PREFIX: package}),
+            package,
+        ]), **_OPTIONS)
+        environment.overrides = frozenset(sources)
+        _themed.clear()  # one site per process at a time (serve rebuilds in the same one)
+        _themed[digest] = environment
+    return _themed[digest]
+
+
+def check_templates(environment: jinja2.Environment, overrides: Mapping[str, tuple[str, str]]) -> list[Problem]:
+    """Compile every override and every template the pages use; the syntax errors
+    (and templates extended but missing, where Jinja can tell) as problems."""
+    problems = []
+    for name in sorted({*overrides, *TEMPLATES}):
+        try:
+            environment.get_template(name)
+        except jinja2.TemplateSyntaxError as error:
+            problems.append(Problem(error.filename or overrides.get(name, (None, name))[1], error.lineno,
+                                    f"template syntax error: {error.message}"))
+        except jinja2.TemplateError as error:
+            problems.append(template_problem(error, overrides))
+    return problems
+
+
+def template_problem(error: Exception, overrides: Mapping[str, tuple[str, str]] = {}) -> Problem:
+    """``error`` raised while compiling or rendering a template, as a Problem at
+    the template line it came from (the deepest template frame of its traceback)."""
+    if isinstance(error, jinja2.TemplateSyntaxError) and error.lineno:
+        return Problem(error.filename or "templates", error.lineno, f"template syntax error: {error.message}")
+    shown = {path for _source, path in overrides.values()}
+    where: tuple[str, int | None] | None = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename in shown or frame.filename.endswith(".html"):
+            where = (frame.filename, frame.lineno)
+    if isinstance(error, jinja2.TemplateNotFound):
+        message = f"template not found: {error.name!r} (a package template is site_builder/<name>)"
+    else:
+        message = f"template error: {type(error).__name__}: {error}"
+    if where is None:
+        return Problem("templates", None, message)
+    return Problem(where[0], where[1], message)
+
+
+def render(template: jinja2.Template, context: dict, overrides: Mapping[str, tuple[str, str]]) -> str:
+    """``template`` rendered with ``context``; an error in a site's override
+    (or one it causes in a package template) raises ``BuildFailed`` at its line."""
+    try:
+        return template.render(context)
+    except Exception as error:
+        if not overrides:
+            raise  # the package's own templates: a bug, with its traceback
+        raise BuildFailed([template_problem(error, overrides)]) from None
+
+
+def link_href(url: str, root: str) -> str:
+    """A ``header_links``/``footer_links`` URL as a page at ``root`` writes it: a
+    relative one is relative to the glossary's root, like the site's own links."""
+    if url_scheme(url) is not None or url.startswith(("/", "#")):
+        return url
+    return root + url
+
+
+def theme_asset(name: str) -> str:
+    """The asset store's name for ``assets/<name>`` of the content folder (apart
+    from the package's own: a site's ``site.css`` does not replace the site's)."""
+    return f"theme/{name}"
+
+
+RIGHT_TO_LEFT = frozenset({"ar", "arc", "ckb", "dv", "fa", "he", "iw", "ps", "sd", "ug", "ur", "yi"})
+"""Primary language subtags written right to left (a script subtag such as ``ku-Arab`` decides too)."""
+
+
+def right_to_left(language: str) -> bool:
+    """Whether pages in ``language`` (a BCP 47 tag) run right to left."""
+    parts = language.lower().replace("_", "-").split("-")
+    if len(parts) > 1 and parts[1] in ("arab", "hebr", "thaa", "syrc", "nkoo", "adlm", "rohg"):
+        return True
+    if len(parts) > 1 and len(parts[1]) == 4:
+        return False  # another script named: e.g. az-Latn
+    return parts[0] in RIGHT_TO_LEFT
