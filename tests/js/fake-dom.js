@@ -34,6 +34,7 @@ class Element extends Target {
     this.classList = { add: (c) => el.classes.add(c), contains: (c) => el.classes.has(c), remove: (c) => el.classes.delete(c) };
   }
   get parentNode() { return this.parent; }
+  set parentNode(node) { this.parent = node; }
   get id() { return this.getAttribute("id") || ""; }
   set id(v) { this.setAttribute("id", v); }
   get className() { return [...this.classes].join(" "); }
