@@ -44,7 +44,7 @@ from .serving_panel import ratio as _ratio
 STATIC = Path(__file__).with_name("static")
 #: the widget's parts, in the order the build joins them into one classic
 #: script (each registers itself in window.SpeculativeDecoding; see their headers)
-SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-animation.js",
+SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-phases.js", "sd-animation.js",
            "sd-frames.js", "sd-curve.js", "sd-charts.js", "sd-explainer.js"]
 #: the serving panel's parts, joined after its presets into a second script
 #: (``SERVING_SCRIPT``) that loads lazily with the Vega runtime: the panel sits

@@ -1,0 +1,141 @@
+"""Nothing is known before it happens (issue 34), in real headless Chromium.
+
+The DOM is sampled on every animation frame while a round plays, under Play
+and under Step, and under reduced motion: no token is accepted, rejected,
+discarded or a correction/bonus, the target's slot names no kind, and the row
+carries no outcome, before the stage's phase is "decide"; the phases come in
+order draft -> verify -> decide -> done, each on screen for a while; the first
+Step on a fresh page plays a round (its phases), not only tallies the shown one.
+No timing is asserted beyond the order of phases; sampling is in the page."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+PATH = "speculative-decoding/index.html"
+READY = ".sd-explainer[data-ready]"
+
+#: installs a per-frame sampler: each sample is the stage's phase and what the
+#: current round's row shows of its outcome
+SAMPLER = """() => {
+  window.__samples = [];
+  const stage = document.querySelector('#sd-explainer .sd-stage');
+  const row = stage.querySelector('.sd-round-current');
+  const tick = () => {
+    const toks = [...row.querySelectorAll('.sd-tok')];
+    const target = row.querySelector('.sd-target');
+    window.__samples.push({
+      phase: stage.dataset.phase,
+      decided: toks.filter(t => ['accepted', 'rejected', 'discarded', 'target'].includes(t.dataset.state)).length,
+      kind: target.dataset.kind || null,
+      label: target.querySelector('.sd-num').textContent,
+      glyph: target.querySelector('.sd-glyph').textContent,
+      spoken: target.querySelector('.sd-vh').textContent,
+      rowOutcome: row.dataset.accepted !== undefined || row.dataset.tokens !== undefined,
+      drafted: toks.filter(t => t.dataset.state === 'drafted').length,
+      bar: stage.querySelector('.sd-verify').dataset.active,
+    });
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+IDLE = "() => !SpeculativeDecoding.instance.animation.busy()"
+
+
+def open_page(browser, url, **args):
+    context = browser.new_context(**args)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(url)
+    page.wait_for_selector(READY, state="attached")
+    return context, page
+
+
+def check(samples):
+    """The phases in order, and no decision on screen before "decide"."""
+    assert samples, "no frame was sampled"
+    order = []
+    for s in samples:
+        if not order or order[-1] != s["phase"]:
+            order.append(s["phase"])
+        if s["phase"] in ("draft", "verify"):
+            assert s["decided"] == 0, s
+            assert s["kind"] is None and s["label"] == "target", s
+            assert s["glyph"] == "·" and not any(w in s["spoken"] for w in ("bonus", "correction")), s
+            assert not s["rowOutcome"], s
+        if s["phase"] == "verify":
+            assert s["bar"] == "true"
+    # the sampler starts on a finished (worked) round: draft, verify, decide follow, in order
+    phases = [p for p in order if p != "done"]
+    assert phases[:3] == ["draft", "verify", "decide"], order
+    # each phase lasted several frames (its ~450 ms at 1x holds about 27)
+    for phase in ("draft", "verify", "decide"):
+        assert sum(1 for s in samples if s["phase"] == phase) >= 5, (phase, order)
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_step_plays_the_phases_and_reveals_nothing_early(browser, http_server, motion):
+    context, page = open_page(browser, f"{http_server.url}/{PATH}?seed=7&alpha=0.9", reduced_motion=motion)
+    assert page.get_attribute(".sd-stage", "data-phase") == "done"  # the worked round
+    page.evaluate(SAMPLER)
+    page.click("[data-action=step]")  # the first Step on a fresh page plays round 1
+    assert page.get_attribute(".sd-stage", "data-phase") == "draft"
+    assert page.inner_text("[data-tally=rounds]") == "0", "not counted before it is decided"
+    page.wait_for_function(IDLE)
+    samples = page.evaluate("window.__samples")
+    check(samples)
+    assert page.inner_text("[data-tally=rounds]") == "1"
+    assert page.get_attribute(".sd-stage", "data-phase") == "done"
+    assert page.get_attribute(".sd-round-current .sd-target", "data-kind") in ("bonus", "correction")
+    # the next Step plays round 2 the same way
+    page.evaluate("window.__samples = []")
+    page.click("[data-action=step]")
+    page.wait_for_function(IDLE)
+    check(page.evaluate("window.__samples"))
+    assert page.inner_text("[data-tally=rounds]") == "2"
+    context.close()
+
+
+def test_play_reveals_nothing_early(browser, http_server):
+    context, page = open_page(browser, f"{http_server.url}/{PATH}?seed=7&alpha=0.9")
+    page.evaluate(SAMPLER)
+    page.click("[data-action=play]")
+    page.wait_for_function("() => +document.querySelector('[data-tally=rounds]').textContent >= 2")
+    page.click("[data-action=play]")
+    samples = page.evaluate("window.__samples")
+    # every round's stretch from its draft phase on obeys the rule
+    check(samples)
+    starts = [i for i in range(1, len(samples)) if samples[i]["phase"] == "draft" and samples[i - 1]["phase"] != "draft"]
+    assert len(starts) >= 2
+    check(samples[starts[1]:])
+    context.close()
+
+
+def test_a_step_during_a_stepped_round_finishes_it(browser, http_server):
+    context, page = open_page(browser, f"{http_server.url}/{PATH}?seed=7&alpha=0.9")
+    page.click("[data-action=step]")
+    page.click("[data-action=step]")
+    page.wait_for_function(IDLE)
+    assert page.get_attribute(".sd-stage", "data-phase") == "done"
+    assert page.inner_text("[data-tally=rounds]") == "1"
+    context.close()
+
+
+def test_speed_scales_the_clock(browser, http_server):
+    """Half speed takes longer than double speed for the same round (the ratio of
+    frames sampled, not a wall-clock assertion)."""
+    counts = {}
+    for speed in ("0.5", "2"):
+        context, page = open_page(browser, f"{http_server.url}/{PATH}?seed=7&alpha=0.9")
+        page.select_option("select[data-role=speed]", speed)
+        page.evaluate(SAMPLER)
+        page.click("[data-action=step]")
+        page.wait_for_function(IDLE, timeout=30_000)
+        samples = page.evaluate("window.__samples")
+        check(samples)
+        counts[speed] = sum(1 for s in samples if s["phase"] in ("draft", "verify"))
+        context.close()
+    assert counts["0.5"] > 2 * counts["2"], counts
