@@ -339,7 +339,7 @@ def test_wide_screen_two_columns(browser, http_server):
     rem = box["rem"]
     assert box["fig"] >= 60 * rem and box["fig"] <= 72 * rem + 1, box
     assert box["prose"] <= 42 * rem + 1, box  # the prose keeps its reading measure
-    assert box["anim"]["left"] >= box["curve"]["right"], "sliders, curve and readout left, the rounds right"
+    assert box["curve"]["left"] >= box["anim"]["right"], "the rounds left (issue 34: the round first), sliders, curve and readout right"
     assert abs(box["curve"]["top"] - box["anim"]["top"]) < 2
     assert box["chart"] > 0.8 * box["curve"]["width"], "the live curve fills its column"
     context.close()
@@ -379,8 +379,8 @@ def test_every_control_shows_focus(browser, http_server):
     page.wait_for_selector(READY, state="attached")
     controls = page.evaluate("[...document.querySelectorAll('.sd-explainer input, .sd-explainer select, .sd-explainer button, .sd-explainer a[href]')].length")
     assert controls >= 10
-    page.focus("#sd-alpha")
-    page.keyboard.press("Shift+Tab")  # start just before the figure's first control
+    page.focus("[data-action=play]")  # the figure's first control (issue 34: the round first)
+    page.keyboard.press("Shift+Tab")  # start just before it
     seen = 0
     for _ in range(controls):
         page.keyboard.press("Tab")

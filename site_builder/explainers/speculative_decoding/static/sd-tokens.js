@@ -14,7 +14,9 @@
     return e;
   }
 
-  var GLYPH = { pending: "·", drafted: "d", accepted: "✓", rejected: "✗", discarded: "–" };
+  // every glyph is in the legend (figure.html); the discarded one is no dash, so
+  // that a struck-out position never reads as a negative number
+  var GLYPH = { pending: "·", drafted: "?", accepted: "✓", rejected: "✗", discarded: "⊘" };
   var WORDS = Object.assign({ pending: "not drafted yet", drafted: "drafted, waiting for the target" }, W.STATES);
 
   /** A token's state and word; its state in words for screen readers. */

@@ -1,4 +1,9 @@
-"""Nothing is known before it happens (issue 34), in real headless Chromium.
+"""The round first, and nothing known before it happens (issue 34), in real
+headless Chromium.
+
+The figure's first screen, on a phone and on a desktop, light and dark, holds
+one whole round: the transport, the draft row, the verification, the target's
+word and the plain lane on the same clock; the sliders and the curve follow.
 
 The DOM is sampled on every animation frame while a round plays, under Play
 and under Step, and under reduced motion: no token is accepted, rejected,
@@ -139,3 +144,42 @@ def test_speed_scales_the_clock(browser, http_server):
         counts[speed] = sum(1 for s in samples if s["phase"] in ("draft", "verify"))
         context.close()
     assert counts["0.5"] > 2 * counts["2"], counts
+
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+PLACES = """() => { const f = document.querySelector('#sd-explainer'), top = f.getBoundingClientRect().top;
+  const at = s => { const r = f.querySelector(s).getBoundingClientRect(); return { top: r.top - top, bottom: r.bottom - top, left: r.left }; };
+  return { first: at('.sd-round-current .sd-tok'), target: at('.sd-round-current .sd-target'), plain: at('.sd-lane-plain'),
+           play: at('[data-action=play]'), step: at('[data-action=step]'), sliders: at('.sd-col-curve .sd-controls'),
+           curve: at('[data-chart=curve]'), serving: at('.sd-panel-serving'), figure: f.getBoundingClientRect().height,
+           order: [...f.querySelectorAll('.sd-stage, .sd-col-curve .sd-controls, [data-chart=curve], .sd-panel-serving')].map(e => e.className.split(' ')[0] + (e.dataset.chart || '')) }; }"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_round_is_the_figures_first_screen(browser, http_server, viewport, scheme):
+    context, page = open_page(browser, f"{http_server.url}/{PATH}", viewport=viewport, color_scheme=scheme)
+    places = page.evaluate(PLACES)
+    height = viewport["height"]
+    assert places["first"]["top"] < height, places
+    # the whole round: its last slot (the target's word), the plain lane beside it, and the buttons that play it
+    assert places["target"]["bottom"] <= height and places["plain"]["bottom"] <= height, places
+    assert places["play"]["bottom"] <= height and places["step"]["bottom"] <= height, places
+    # the controls and the curve follow; the serving panel stays last in the figure
+    assert places["order"] == ["sd-stage", "sd-controls", "sd-chartcurve", "sd-panel"], places["order"]
+    if viewport is PHONE:
+        assert places["sliders"]["top"] >= places["plain"]["bottom"] and places["curve"]["top"] > places["sliders"]["top"], places
+    else:
+        assert places["sliders"]["left"] > places["first"]["left"], "wide: the rounds left, the sliders and the curve right"
+    assert places["serving"]["top"] > places["curve"]["bottom"]
+    context.close()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_deepest_round_still_starts_on_the_first_screen(browser, http_server, viewport):
+    context, page = open_page(browser, f"{http_server.url}/{PATH}?gamma=16&c=0.01", viewport=viewport)
+    places = page.evaluate(PLACES)
+    assert places["first"]["top"] < viewport["height"] / 2, places
+    context.close()
