@@ -183,3 +183,44 @@ def test_the_deepest_round_still_starts_on_the_first_screen(browser, http_server
     places = page.evaluate(PLACES)
     assert places["first"]["top"] < viewport["height"] / 2, places
     context.close()
+
+
+LABELS = """() => {
+  const stage = document.querySelector('#sd-explainer .sd-stage');
+  const toks = [...stage.querySelectorAll('.sd-round-current .sd-tok, .sd-history .sd-tok')];
+  const lane = s => { const p = stage.querySelector(s); return { words: +p.dataset.words, cut: p.dataset.cut,
+    before: getComputedStyle(p, '::before').content }; };
+  return { seen: toks.map(t => t.querySelector('.sd-glyph').textContent + ' ' + t.querySelector('.sd-num').textContent),
+           glyphs: toks.map(t => t.querySelector('.sd-glyph').textContent),
+           legend: stage.querySelector('.sd-legend').textContent, phase: stage.querySelector('.sd-phase').textContent,
+           spec: lane('.sd-text-spec'), plain: lane('.sd-text-plain') };
+}"""
+
+
+def test_labels_a_reader_cannot_misread(browser, http_server):
+    """No glyph before a position reads as a sign; every glyph on screen is in the
+    legend; every phase line is a sentence; both lanes cut their text alike."""
+    context, page = open_page(browser, f"{http_server.url}/{PATH}?alpha=0.5&gamma=6&seed=7")
+    page.select_option("select[data-role=speed]", "10")
+    page.evaluate("""() => { window.__lines = new Set(); window.__glyphs = new Set();
+      const stage = document.querySelector('#sd-explainer .sd-stage');
+      new MutationObserver(() => { window.__lines.add(stage.querySelector('.sd-phase').textContent);
+        stage.querySelectorAll('.sd-round-current .sd-glyph').forEach(g => window.__glyphs.add(g.textContent)); })
+        .observe(stage, { subtree: true, childList: true, characterData: true, attributes: true }); }""")
+    for _ in range(4):
+        page.click("[data-action=step]")
+        page.wait_for_function(IDLE)
+        labels = page.evaluate(LABELS)
+        for shown in labels["seen"]:
+            assert not any(shown.startswith(sign) for sign in ("-", "–", "—", "−")), shown
+        for lane in ("spec", "plain"):
+            l = labels[lane]
+            assert (l["cut"] == "true") == (l["words"] > 6) and ("…" in l["before"]) == (l["words"] > 6), (lane, l)
+    glyphs = page.evaluate("[...window.__glyphs]")
+    assert {"·", "?", "✓", "✗", "⊘"} <= set(glyphs) and ({"↺", "★"} & set(glyphs)), glyphs
+    for g in glyphs:
+        assert g in labels["legend"], (g, labels["legend"])
+    for line in page.evaluate("[...window.__lines]"):
+        assert line[0].isupper() or line[0] == "“", line
+        assert line.endswith("."), f"not a sentence: {line}"
+    context.close()

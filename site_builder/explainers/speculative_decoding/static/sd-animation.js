@@ -129,8 +129,16 @@
     function showText(from, count) {
       var p = W.textParts(words, from, count);
       specText.setAttribute("data-words", String(count));
+      markCut(specText, count);
       setText(specText.querySelector(".sd-text-old"), p.old);
       setText(specText.querySelector(".sd-text-new"), p.fresh);
+    }
+
+    /** Both lanes cut their text the same way: the latest TEXT_WORDS words, an
+     * ellipsis before them (CSS, from data-cut) once earlier ones are left out. */
+    function markCut(p, count) {
+      var cut = count > W.TEXT_WORDS ? "true" : "false";
+      if (p.getAttribute("data-cut") !== cut) p.setAttribute("data-cut", cut);
     }
 
     /** The plain lane at `time` target passes. */
@@ -140,6 +148,7 @@
       if (n === plainShown) return;
       plainShown = n;
       plainText.setAttribute("data-words", String(n));
+      markCut(plainText, n);
       setText(plainText.querySelector(".sd-text-old"), W.text(words, n));
     }
 
