@@ -224,3 +224,27 @@ def test_labels_a_reader_cannot_misread(browser, http_server):
         assert line[0].isupper() or line[0] == "“", line
         assert line.endswith("."), f"not a sentence: {line}"
     context.close()
+
+
+def test_noise_is_shown_as_noise(browser, http_server):
+    """The tally gives the band a run this long lands in and says whether this
+    run is inside it; the histogram's exact bars carry that band as whiskers."""
+    from conftest_explainer import bring_every_view_live
+
+    context, page = open_page(browser, f"{http_server.url}/{PATH}", viewport=DESKTOP)
+    bring_every_view_live(page)
+    assert page.inner_text("[data-tally=band]") == "–" and page.inner_text("[data-tally=noise]") == "–"
+    page.click("[data-action=skip]")  # 100 rounds of the default seed: 4.14 against E = 3.689
+    page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
+    got = page.evaluate("""() => { const M = SpeculativeDecoding.model, s = SpeculativeDecoding.instance.store.get();
+      const run = SpeculativeDecoding.instance.animation.run(), b = M.meanBand(s.alpha, s.gamma, run.rounds);
+      return { mean: run.tokens / run.rounds, lo: b.lo, hi: b.hi,
+               band: document.querySelector('[data-tally=band]').textContent, noise: document.querySelector('[data-tally=noise]').textContent,
+               rows: SpeculativeDecoding.instance.views.hist.data('hist').map(r => [r.kind, r.share, r.lo, r.hi]),
+               whiskers: document.querySelectorAll('[data-chart=hist] .sd-vega svg .mark-rule.role-mark line').length }; }""")
+    assert got["band"] == f"{got['lo']:.2f} to {got['hi']:.2f}"
+    inside = got["lo"] <= got["mean"] <= got["hi"]
+    assert got["noise"].startswith("inside" if inside else "outside"), got
+    exact = [r for r in got["rows"] if r[0] == "exact"]
+    assert all(r[2] <= r[1] <= r[3] for r in exact) and got["whiskers"] == len(exact) == 6, got
+    context.close()

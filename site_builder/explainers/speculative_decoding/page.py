@@ -231,6 +231,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]]) -> str:
         ("rounds", "Rounds", "0"), ("tokens", "Tokens produced", "0"), ("passes", "Target passes", "0"),
         ("drafts", "Draft calls", "0"), ("time", "Time, in target passes", "0.00"),
         ("mean", "Tokens per round (mean)", "–"), ("expected", "Expected tokens per round E", _fixed(d["E"], 3)),
+        ("band", "Where 95% of runs this long land (E ± 2 SE)", "–"), ("noise", "Your mean against that band", "–"),
         ("realised", "Realised speedup", "–"), ("theory", "Theoretical speedup S", _fixed(d["S"], 3) + "×"),
     ]
     alts = {

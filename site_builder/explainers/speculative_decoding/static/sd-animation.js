@@ -43,10 +43,7 @@
 
   var HISTORY = 6;
 
-
-  function fmt(x, d) {
-    return isFinite(x) ? x.toFixed(d) : "–";
-  }
+  var fmt = SD.readout.fmt;
 
   /**
    * create(rootEl, store): wires the stage inside rootEl. Returns a controller
@@ -153,19 +150,7 @@
     }
 
     function updateTally() {
-      var s = store.get();
-      var theory = M.speedup(s.alpha, s.gamma, s.c);
-      var vals = {
-        rounds: String(run.rounds),
-        tokens: String(run.tokens),
-        passes: String(run.targetPasses),
-        drafts: String(run.draftCalls),
-        time: fmt(run.time, 2),
-        mean: run.rounds ? fmt(run.tokens / run.rounds, 3) : "–",
-        expected: fmt(M.expectedTokens(s.alpha, s.gamma), 3),
-        realised: run.rounds ? fmt(run.realisedSpeedup(), 3) + "×" : "–",
-        theory: fmt(theory, 3) + "×",
-      };
+      var vals = SD.readout.tallyValues(run, store.get());
       for (var k in vals) if (tallyEls[k]) setText(tallyEls[k], vals[k]);
     }
 
