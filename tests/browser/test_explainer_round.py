@@ -248,3 +248,26 @@ def test_noise_is_shown_as_noise(browser, http_server):
     exact = [r for r in got["rows"] if r[0] == "exact"]
     assert all(r[2] <= r[1] <= r[3] for r in exact) and got["whiskers"] == len(exact) == 6, got
     context.close()
+
+
+LINE = """() => { const lines = [];
+  (function walk(n) { if (!n) return; if (n.marktype === 'line') lines.push(n.items.map(i => [i.datum.gamma, i.datum.S]));
+    (n.items || []).forEach(walk); })(SpeculativeDecoding.instance.views.curve.scenegraph().root);
+  return lines; }"""
+
+
+@pytest.mark.parametrize("setting", ["alpha=0.7&c=0.7", "alpha=0.8&c=0.05", "alpha=0.3&c=0.4"])
+def test_the_curve_draws_only_whole_depths_as_data(browser, http_server, setting):
+    """At alpha = c = 0.7 the smooth formula bulged above 1 between depths 0 and
+    1: an interpolation drawn as data. The line now joins the whole depths only."""
+    from conftest_explainer import bring_charts_near
+
+    context, page = open_page(browser, f"{http_server.url}/{PATH}?{setting}", viewport=DESKTOP)
+    bring_charts_near(page)
+    page.wait_for_function("() => document.querySelector('[data-chart=curve]').dataset.live === 'true'")
+    lines = page.evaluate(LINE)
+    assert len(lines) == 1 and [g for g, _ in lines[0]] == list(range(17)), lines
+    s = page.evaluate("() => SpeculativeDecoding.instance.store.get()")
+    for g, S in lines[0]:
+        assert S == pytest.approx(page.evaluate("([a, g, c]) => SpeculativeDecoding.model.speedup(a, g, c)", [s["alpha"], g, s["c"]]))
+    context.close()

@@ -190,7 +190,10 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
         align="right", baseline="top", dx=-4, dy=4, fontSize=11, color=alt.ExprRef(expr="badInk"), invalid=None).encode(
         x=alt.XDatum(GAMMA_MAX), y=alt.YDatum(1), text=alt.TextValue("below 1: slowdown"))
     even = fixed.mark_rule(color=BAD, strokeDash=[4, 3], invalid=None).encode(y=alt.YDatum(1))
-    line = base.mark_line(color=ACCENT, strokeWidth=2, interpolate="monotone", invalid=None).encode(x=x, y=y)
+    # only whole depths are data (no draft proposes 0.4 tokens): the line joins their
+    # dots with straight segments, so no curve between them can bulge past what they say
+    line = base.transform_filter("datum.whole").mark_line(
+        color=ACCENT, strokeWidth=1.5, interpolate="linear", invalid=None).encode(x=x, y=y)
     points = base.transform_filter("datum.whole").mark_point(
         filled=True, color=ACCENT, size=30, invalid=None).encode(x=x, y=y, tooltip=tooltip)
     peak = base.transform_filter("datum.peak").mark_point(
