@@ -307,7 +307,7 @@ def hist_chart(theme: str = "live") -> alt.Chart:
     band = alt.Chart().transform_filter("isValid(datum.lo)").mark_rule(color=THEMES[theme]["ink"], strokeWidth=2).encode(
         x=x, xOffset=offset, y="lo:Q", y2="hi:Q")
     title = alt.Title("Tokens per round: simulated against exact",
-                      subtitle="Whiskers: exact ± 2 standard errors for the run's length; the last bar is full acceptance")
+                      subtitle="Whiskers: exact ± 2 standard errors for the run's length")
     return alt.layer(bars, band, data=alt.NamedData(name="hist"), width=w, height=h, title=title, **top_level(theme))
 
 
