@@ -163,3 +163,14 @@ SCENE_ITEMS = """([name, marktype]) => {
 def scene_items(page, name: str, marktype: str) -> list[dict] | None:
     """The items of ``marktype`` the canvas view ``name`` draws (``SCENE_ITEMS``), or None when it has no canvas."""
     return page.evaluate(SCENE_ITEMS, [name, marktype])
+
+
+#: a Step during a stepped round finishes it at once (sd-animation.js)
+_FINISH = "() => { const a = SpeculativeDecoding.instance.animation; if (a.busy()) a.step(); }"
+
+
+def step_round(page):
+    """Press Step (it plays one round's phases, issue 34) and finish that round
+    at once, as a second press does: for tests that read a decided round."""
+    page.click("[data-action=step]")
+    page.evaluate(_FINISH)

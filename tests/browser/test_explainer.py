@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from conftest_explainer import SCENE_ITEMS, Watch, bring_charts_near, bring_every_view_live, scene_items
+from conftest_explainer import SCENE_ITEMS, Watch, bring_charts_near, bring_every_view_live, scene_items, step_round
 
 pytestmark = pytest.mark.browser
 
@@ -58,7 +58,7 @@ def test_loads_clean_and_local(browser, built_site, http_server, via):
     watch = Watch(page, allowed)
     page.goto(url)
     wait_live(page, every=True)
-    page.click("[data-action=step]")
+    step_round(page)
     page.wait_for_timeout(100)
     watch.assert_clean()
     assert page.evaluate("document.documentElement.classList.contains('sd-js')")
@@ -207,7 +207,7 @@ def test_step_obeys_the_rules_and_replays(browser, http_server):
         page.wait_for_selector(READY, state="attached")
         rounds = []
         for _ in range(12):
-            page.click("[data-action=step]")
+            step_round(page)
             r = rounds_from_dom(page)
             s = r["states"]
             assert len(s) == r["gamma"] + 1 == 7
@@ -262,8 +262,10 @@ def test_keyboard(browser, http_server):
     page.focus("[data-action=play]")
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.dataset.action") == "step"
-    page.keyboard.press("Enter")
-    assert page.inner_text("[data-tally=rounds]") == "1"
+    page.keyboard.press("Enter")  # plays one round's phases, then stops
+    assert page.get_attribute(".sd-stage", "data-phase") == "draft"
+    page.wait_for_function("() => document.querySelector('[data-tally=rounds]').textContent === '1'")
+    page.wait_for_function("() => !SpeculativeDecoding.instance.animation.busy()")
     page.focus("[data-action=play]")
     page.keyboard.press("Space")
     assert page.get_attribute("[data-action=play]", "aria-pressed") == "true"
@@ -286,7 +288,7 @@ def test_reduced_motion(browser, http_server):
     durations = page.evaluate("[...document.querySelectorAll('.sd-explainer *')].map(e => getComputedStyle(e).transitionDuration + ' ' + getComputedStyle(e).animationDuration)")
     page.wait_for_timeout(1200)  # through a round's drafting, verification and judging steps
     page.click("[data-action=play]")
-    page.click("[data-action=step]")  # a step and a slider change: also step-wise
+    step_round(page)  # a step and a slider change: also step-wise
     set_range(page, "gamma", 9)
     page.wait_for_timeout(300)
     assert running == 0
@@ -321,7 +323,7 @@ def test_narrow_screen_fits(browser, http_server):
     page.goto(f"{http_server.url}/{PATH}?gamma=16")
     page.focus("#sd-gamma")  # no chart is near the viewport at load here: the slider's use loads them
     wait_live(page)
-    page.click("[data-action=step]")
+    step_round(page)
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
     context.close()
 
@@ -337,7 +339,7 @@ def test_wide_screen_two_columns(browser, http_server):
     rem = box["rem"]
     assert box["fig"] >= 60 * rem and box["fig"] <= 72 * rem + 1, box
     assert box["prose"] <= 42 * rem + 1, box  # the prose keeps its reading measure
-    assert box["anim"]["left"] >= box["curve"]["right"], "sliders, curve and readout left, the rounds right"
+    assert box["curve"]["left"] >= box["anim"]["right"], "the rounds left (issue 34: the round first), sliders, curve and readout right"
     assert abs(box["curve"]["top"] - box["anim"]["top"]) < 2
     assert box["chart"] > 0.8 * box["curve"]["width"], "the live curve fills its column"
     context.close()
@@ -377,8 +379,8 @@ def test_every_control_shows_focus(browser, http_server):
     page.wait_for_selector(READY, state="attached")
     controls = page.evaluate("[...document.querySelectorAll('.sd-explainer input, .sd-explainer select, .sd-explainer button, .sd-explainer a[href]')].length")
     assert controls >= 10
-    page.focus("#sd-alpha")
-    page.keyboard.press("Shift+Tab")  # start just before the figure's first control
+    page.focus("[data-action=play]")  # the figure's first control (issue 34: the round first)
+    page.keyboard.press("Shift+Tab")  # start just before it
     seen = 0
     for _ in range(controls):
         page.keyboard.press("Tab")
@@ -497,7 +499,7 @@ def test_text_contrast(browser, http_server, scheme):
     page.goto(f"{http_server.url}/{PATH}?alpha=0.6&gamma=6&c=0.1&seed=7&ctx=4096&batch=300")
     wait_live(page, every=True)
     for _ in range(4):  # accepted, rejected, discarded and target tokens, in the lane and the history
-        page.click("[data-action=step]")
+        step_round(page)
     page.evaluate("SpeculativeDecoding.instance.animation.play()")  # and a round in flight: pending and drafted ones
     page.wait_for_timeout(300)
     page.evaluate("SpeculativeDecoding.instance.animation.pause()")

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from conftest_explainer import Watch, bring_every_view_live
+from conftest_explainer import Watch, bring_every_view_live, step_round
 
 pytestmark = pytest.mark.browser
 
@@ -143,7 +143,7 @@ def test_transport_moves_nothing(browser, http_server, viewport):
     check("Pause")
     for action in ("step", "step", "step", "step", "step", "skip", "reset", "reseed", "step", "skip"):
         before = _rounds(page)
-        page.click(f"[data-action={action}]")
+        step_round(page) if action == "step" else page.click(f"[data-action={action}]")
         if action == "skip":
             assert _rounds(page) == before + 100
         check(action)
@@ -313,7 +313,7 @@ def test_histogram_legend_names_only_the_bars_drawn(browser, http_server):
     wait_all_live(page)
     h = _hist(page)
     assert h["kinds"] == ["exact"] and h["legend"] == ["exact"] and h["bars"] == 6, h
-    page.click("[data-action=step]")
+    step_round(page)
     page.evaluate("SpeculativeDecoding.instance.charts.flushed()")
     h = _hist(page)
     assert h["legend"] == ["exact", "simulated"] and h["bars"] == 12, h

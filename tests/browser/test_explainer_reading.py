@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest_explainer import Watch, need
+from conftest_explainer import Watch, need, step_round
 
 try:
     from axe_playwright_python.sync_playwright import Axe
@@ -126,7 +126,7 @@ def test_a_finished_round_on_load_with_javascript_the_same_as_without(browser, b
     row = page.evaluate(ROW)
     assert row["worked"] == "true"
     assert_finished(row, 9)
-    page.click("[data-action=step]")
+    step_round(page)
     row = page.evaluate(ROW)
     assert row["worked"] is None and row["rounds"] == "1"
     assert "Press play" not in row["phase"]
@@ -156,7 +156,7 @@ def test_a_drag_redraws_the_stage_once_the_slider_rests(browser, http_server):
     watch = Watch(page, (http_server.url,))
     page.goto(f"{http_server.url}/{PATH}{SETTING}")
     page.wait_for_selector(READY, state="attached")
-    page.click("[data-action=step]")
+    step_round(page)
     assert page.evaluate(ROW)["rounds"] == "1"
     seen = page.evaluate(DRAG, [7, 8, 9, 10, 11])
     assert [s["stage"] for s in seen] == ["6"] * 5, "the stage waits for the slider to rest"
@@ -168,7 +168,7 @@ def test_a_drag_redraws_the_stage_once_the_slider_rests(browser, http_server):
     assert_finished(row, 11)
     # a step before the slider rests: the new setting's round, and it stays
     page.evaluate(DRAG, [4])
-    page.click("[data-action=step]")
+    step_round(page)
     row = page.evaluate(ROW)
     assert row["worked"] is None and row["rounds"] == "1" and len(row["tok"]) == 5, row
     page.wait_for_timeout(600)  # past any redraw that was waiting
@@ -190,7 +190,7 @@ def test_real_words_after_a_step(browser, http_server):
     done = 0
     seen_rejection = False
     for _ in range(6):
-        page.click("[data-action=step]")
+        step_round(page)
         row = page.evaluate(ROW)
         assert_finished(row, 6)
         k, tok = row["accepted"], row["tok"]
@@ -226,7 +226,7 @@ def test_the_bonus_word_on_full_acceptance(browser, http_server):
     page.wait_for_selector(READY, state="attached")
     stream = page.evaluate(f"{STREAM}.map(p => p[0])")
     for _ in range(20):  # seeded: the same rounds every time
-        page.click("[data-action=step]")
+        step_round(page)
         row = page.evaluate(ROW)
         if row["accepted"] == 3:
             break
@@ -247,7 +247,7 @@ def test_plain_decoding_writes_one_word_per_pass_in_step_with_the_clock(browser,
     page.wait_for_selector(READY, state="attached")
     stream = page.evaluate(f"{STREAM}.map(p => p[0])")
     for _ in range(3):
-        page.click("[data-action=step]")
+        step_round(page)
     run = page.evaluate("(() => { const r = SpeculativeDecoding.instance.animation.run(); return {time: r.time, passes: r.targetPasses}; })()")
     row = page.evaluate(ROW)
     assert row["plainCount"] == f"{run['time']:.1f}" and page.inner_text("[data-tally=time]") == f"{run['time']:.2f}"
@@ -281,7 +281,7 @@ def test_one_pass_scores_every_draft_before_the_decisions(browser, http_server):
     scoring = page.evaluate("window.__scoring")
     assert len(scoring) == 6 and all(s == ["drafted", "true", s[2]] and s[2] for s in scoring), scoring
     assert "all 6 drafts at once, in one pass" in page.evaluate("window.__phase")
-    page.wait_for_function("() => document.querySelector('.sd-phase').textContent.startsWith('Its accept decisions')")
+    page.wait_for_function("() => document.querySelector('.sd-phase').textContent.startsWith('The pass has decided every position')")
     assert "left to right" in page.inner_text(".sd-phase")
     page.click("[data-action=play]")
     assert "scores every draft at once" in page.inner_text(".sd-verify")
@@ -295,7 +295,7 @@ def test_no_axe_violation_with_words_after_a_step(browser, http_server, scheme):
     page.goto(f"{http_server.url}/{PATH}{SETTING}")
     page.wait_for_selector(READY, state="attached")
     for _ in range(3):
-        page.click("[data-action=step]")
+        step_round(page)
     page.wait_for_timeout(800)  # the discarded tail's animation has ended: axe reads final colours
     violations = Axe().run(page, context=".sd-stage").response["violations"]
     assert [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in violations] == []

@@ -143,10 +143,18 @@ def test_past_the_break_even_the_readout_says_slowdown(browser, http_server):
     assert verdict.startswith("A slowdown at batch 192") and "compute-bound" in verdict
     # the main readout (batch 1, no KV) still says it pays: the two answer different questions
     assert page.get_attribute(".sd-readout:not(.sd-readout-serving)", "data-verdict") == "win"
-    # a long context with a small-cache draft keeps paying over the whole range
+    # a long context with a small-cache draft pays at every batch that fits, and claims no more (issue 34)
     page.goto(f"{http_server.url}/{PATH}?pair=llama-3.1-70b-3.2-1b&c=0.017516&ctx=32768&batch=32")
     wait_serving(page)
-    assert "keeps paying over the whole range" in out(page, "serving_verdict")
+    assert out(page, "serving_verdict").endswith("It pays at every batch that fits, up to 42.")
+    # a batch past what fits is never a speed-up: the verdict, the S cell and the announcement say so first
+    page.goto(f"{http_server.url}/{PATH}?hw=mi300x&devices=8&ctx=32768&batch=640")
+    wait_serving(page)
+    assert page.get_attribute(".sd-readout-serving", "data-verdict") == "nofit"
+    assert out(page, "serving_verdict").startswith("Does not fit: batch 640")
+    assert "Pays off" not in out(page, "serving_verdict") and "×" not in out(page, "serving_S")
+    said = page.evaluate("SpeculativeDecoding.serving.describe(SpeculativeDecoding.instance.store.get()).summary")
+    assert "does not fit in memory, at most 99 sequences fit" in said and "speedup" not in said
     context.close()
 
 

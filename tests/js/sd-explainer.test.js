@@ -15,10 +15,10 @@ const ROOT = path.resolve(__dirname, "..", "..");
 test("every part loads under node in the build's order, into one namespace", () => {
   assert.equal(typeof document, "undefined");
   const SD = load();
-  for (const key of ["model", "serving", "state", "readout", "words", "tokens", "animation", "frames", "curve", "charts", "servingPanel", "explainer", "init", "boot"]) assert.ok(SD[key], key);
+  for (const key of ["model", "serving", "state", "readout", "words", "tokens", "phases", "animation", "frames", "curve", "charts", "servingPanel", "explainer", "init", "boot"]) assert.ok(SD[key], key);
   assert.equal(SD.instance, undefined, "no document: nothing booted");
-  assert.deepEqual(Object.keys(SD).sort(), ["animation", "boot", "charts", "curve", "data", "explainer", "frames", "init", "model", "readout", "serving", "servingPanel", "servingPresets", "state", "tokens", "words"]);
-  assert.equal(PARTS.length, 10);
+  assert.deepEqual(Object.keys(SD).sort(), ["animation", "boot", "charts", "curve", "data", "explainer", "frames", "init", "model", "phases", "readout", "serving", "servingPanel", "servingPresets", "state", "tokens", "words"]);
+  assert.equal(PARTS.length, 11);
   assert.deepEqual(SERVING_PARTS, ["sd-serving.js", "sd-serving-panel.js"]);
 });
 

@@ -142,11 +142,19 @@ print(json.dumps([{"kind": d["kind"], "text": d["text"], "summary": d["summary"]
     assert.deepEqual({ kind: d.kind, text: d.text, summary: d.summary, break_even: d.breakEven, fit: d.fit }, want[i], JSON.stringify(st));
     kinds.add(d.kind);
     const endings = { switch_off: "should switch speculation off", beyond_fit: "never gets busy enough", keeps_paying: "keeps paying",
-      no_fit: "alone", too_big: "does not fit in memory at this context" };
+      keeps_paying_fit: "pays at every batch that fits", no_fit: "alone", too_big: "no speedup to claim at this batch" };
+    // a batch that does not fit is never called a speed-up: said first, in the text and the announcement
+    if (d.fit < st.batch) {
+      assert.equal(d.kind, "nofit");
+      assert.ok(d.text.serving_verdict.startsWith("Does not fit"), d.text.serving_verdict);
+      assert.ok(!/Pays off|paying|speedup \d/.test(d.text.serving_verdict + d.summary), d.text.serving_verdict + d.summary);
+      assert.ok(d.summary.includes("does not fit in memory"));
+      assert.ok(!d.text.serving_S.includes("×"));
+    }
     for (const [key, phrase] of Object.entries(endings)) if (d.text.serving_verdict.includes(phrase)) tails.add(key);
   });
-  assert.deepEqual([...kinds].sort(), ["slowdown", "win"]);
-  assert.deepEqual([...tails].sort(), ["beyond_fit", "keeps_paying", "no_fit", "switch_off", "too_big"], "every ending is exercised");
+  assert.deepEqual([...kinds].sort(), ["nofit", "slowdown", "win"]);
+  assert.deepEqual([...tails].sort(), ["beyond_fit", "keeps_paying_fit", "no_fit", "switch_off", "too_big"], "every ending is exercised");
 });
 
 test("the readout says slowdown past the break-even batch, and 'switch speculation off'", () => {
@@ -158,7 +166,13 @@ test("the readout says slowdown past the break-even batch, and 'switch speculati
   assert.equal(past.kind, "slowdown");
   assert.match(past.text.serving_verdict, /^A slowdown at batch 170: .*compute-bound.*a server this busy should switch speculation off\.$/);
   const long = SV.describe({ ...st, ctx: 32768, batch: 16 });
-  assert.match(long.text.serving_verdict, /keeps paying over the whole range, up to batch 4,096\. At this context at most 32 sequences fit in memory\.$/);
+  assert.match(long.text.serving_verdict, /It pays at every batch that fits, up to 32\.$/);
+  assert.ok(!long.text.serving_verdict.includes("whole range"), "never a claim past what fits");
+  // issue 34: MI300X x 8, 32k of context, batch 640: only 99 fit, and the verdict opens with it
+  const mi = SV.describe({ ...st, hw: "mi300x", devices: 8, ctx: 32768, batch: 640 });
+  assert.equal(mi.kind, "nofit");
+  assert.match(mi.text.serving_verdict, /^Does not fit: batch 640 .* at most 99 sequences fit/);
+  assert.match(mi.summary, /does not fit in memory, at most 99 sequences fit/);
 });
 
 test("chart rows are serving_panel.chart_rows' (numpy on the build's grid)", () => {

@@ -12,7 +12,7 @@ const { pythonExecutable } = require("./python.js");
 const ROOT = path.resolve(__dirname, "..", "..");
 const PACKAGE = path.resolve(ROOT, "site_builder/explainers/speculative_decoding");
 const STATIC = path.join(PACKAGE, "static");
-const PARTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-animation.js", "sd-frames.js", "sd-curve.js", "sd-charts.js", "sd-explainer.js"];
+const PARTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-phases.js", "sd-animation.js", "sd-frames.js", "sd-curve.js", "sd-charts.js", "sd-explainer.js"];
 // the serving panel's lazy script (page.SERVING_SCRIPTS), loaded after the others as in the browser
 const SERVING_PARTS = ["sd-serving.js", "sd-serving-panel.js"];
 const SETTINGS = JSON.parse(fs.readFileSync(path.join(PACKAGE, "settings.json"), "utf8"));

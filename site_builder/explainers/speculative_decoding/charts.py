@@ -190,7 +190,10 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
         align="right", baseline="top", dx=-4, dy=4, fontSize=11, color=alt.ExprRef(expr="badInk"), invalid=None).encode(
         x=alt.XDatum(GAMMA_MAX), y=alt.YDatum(1), text=alt.TextValue("below 1: slowdown"))
     even = fixed.mark_rule(color=BAD, strokeDash=[4, 3], invalid=None).encode(y=alt.YDatum(1))
-    line = base.mark_line(color=ACCENT, strokeWidth=2, interpolate="monotone", invalid=None).encode(x=x, y=y)
+    # only whole depths are data (no draft proposes 0.4 tokens): the line joins their
+    # dots with straight segments, so no curve between them can bulge past what they say
+    line = base.transform_filter("datum.whole").mark_line(
+        color=ACCENT, strokeWidth=1.5, interpolate="linear", invalid=None).encode(x=x, y=y)
     points = base.transform_filter("datum.whole").mark_point(
         filled=True, color=ACCENT, size=30, invalid=None).encode(x=x, y=y, tooltip=tooltip)
     peak = base.transform_filter("datum.peak").mark_point(
@@ -278,7 +281,8 @@ def hist_rows(hist: dict) -> list[dict]:
     rows = []
     at = {"alpha": hist["alpha"], "gamma": hist["gamma"]}
     for k, ex, em in zip(hist["tokens"], hist["exact"], hist["empirical"]):
-        rows.append({"tokens": k, "kind": "exact", "share": ex, **at})
+        se = (ex * (1 - ex) / hist["n_rounds"]) ** 0.5  # the band a run this long lands in (sd-model.js shareBand)
+        rows.append({"tokens": k, "kind": "exact", "share": ex, "lo": max(0.0, ex - 2 * se), "hi": min(1.0, ex + 2 * se), **at})
         rows.append({"tokens": k, "kind": "simulated", "share": em, **at})
     return rows
 
@@ -289,20 +293,22 @@ def hist_chart(theme: str = "live") -> alt.Chart:
     "simulated" only while simulated bars are drawn; "exact" sorts first and
     keeps the first colour either way."""
     w, h = HIST_SIZE
-    chart = alt.Chart(alt.NamedData(name="hist")).mark_bar().encode(
-        x=alt.X("tokens:O", title="tokens produced in a round", axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("kind:N", sort="ascending"),
+    x = alt.X("tokens:O", title="tokens produced in a round", axis=alt.Axis(labelAngle=0))
+    offset = alt.XOffset("kind:N", sort="ascending")
+    bars = alt.Chart().mark_bar().encode(
+        x=x, xOffset=offset,
         y=alt.Y("share:Q", title="share of rounds", axis=alt.Axis(format="%")),
         color=alt.Color("kind:N", title=None, sort="ascending", scale=alt.Scale(range=[ACCENT, WARN])),
         opacity=alt.OpacityValue(0.9),
         tooltip=[alt.Tooltip("tokens:O", title="tokens"), alt.Tooltip("kind:N", title="series"),
                  alt.Tooltip("share:Q", title="share", format=".3f")],
-    ).properties(
-        width=w, height=h,
-        title=alt.Title("Tokens per round: simulated against exact",
-                        subtitle="The last bar is the full acceptance plus the bonus token"),
     )
-    return chart.properties(**top_level(theme))  # one chart, not layers: a copy here is cheap
+    # noise shown as noise: on each exact bar, where a run of this length lands about 95% of the time
+    band = alt.Chart().transform_filter("isValid(datum.lo)").mark_rule(color=THEMES[theme]["ink"], strokeWidth=2).encode(
+        x=x, xOffset=offset, y="lo:Q", y2="hi:Q")
+    title = alt.Title("Tokens per round: simulated against exact",
+                      subtitle="Whiskers: exact ± 2 standard errors for the run's length")
+    return alt.layer(bars, band, data=alt.NamedData(name="hist"), width=w, height=h, title=title, **top_level(theme))
 
 
 def lossless_datasets(lossless: dict) -> dict[str, list[dict]]:

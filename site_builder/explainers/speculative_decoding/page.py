@@ -44,7 +44,7 @@ from .serving_panel import ratio as _ratio
 STATIC = Path(__file__).with_name("static")
 #: the widget's parts, in the order the build joins them into one classic
 #: script (each registers itself in window.SpeculativeDecoding; see their headers)
-SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-animation.js",
+SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-phases.js", "sd-animation.js",
            "sd-frames.js", "sd-curve.js", "sd-charts.js", "sd-explainer.js"]
 #: the serving panel's parts, joined after its presets into a second script
 #: (``SERVING_SCRIPT``) that loads lazily with the Vega runtime: the panel sits
@@ -231,6 +231,7 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]]) -> str:
         ("rounds", "Rounds", "0"), ("tokens", "Tokens produced", "0"), ("passes", "Target passes", "0"),
         ("drafts", "Draft calls", "0"), ("time", "Time, in target passes", "0.00"),
         ("mean", "Tokens per round (mean)", "–"), ("expected", "Expected tokens per round E", _fixed(d["E"], 3)),
+        ("band", "Where 95% of runs this long land (E ± 2 SE)", "–"), ("noise", "Your mean against that band", "–"),
         ("realised", "Realised speedup", "–"), ("theory", "Theoretical speedup S", _fixed(d["S"], 3) + "×"),
     ]
     alts = {

@@ -71,7 +71,7 @@ def summary(index: int, gamma: int, accepted: int, w: dict) -> str:
 STATES = {
     "accepted": ("✓", "accepted"),
     "rejected": ("✗", "rejected by the target"),
-    "discarded": ("–", "discarded: drafted after the rejected word, never tested"),
+    "discarded": ("⊘", "discarded: drafted after the rejected word, never tested"),
 }
 
 

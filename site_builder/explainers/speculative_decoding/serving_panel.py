@@ -216,14 +216,18 @@ def describe(state: dict, presets: dict | None = None) -> dict:
     values = {"batch": group(b), "tokens": g + 1, "verify": fixed(verify / plain, 2),
               "bound": w["bound_compute" if compute else "bound_memory"],
               "cost": fixed((g * draft + verify) / plain, 2), "E": fixed(e, 2), "S": ratio(s)}
-    verdict = w[kind].format(**values)
+    # a batch that does not fit is never called a speed-up: the verdict says so first
     if fit == 0:
-        verdict += w["no_fit"].format(weights=gigabytes(weights), memory=gigabytes(cfg["memory"]))
+        kind = "nofit"
+        verdict = w["no_fit"].format(weights=gigabytes(weights), memory=gigabytes(cfg["memory"]))
+    elif b > fit:
+        kind = "nofit"
+        verdict = w["too_big"].format(batch=group(b), fit=group(fit), memory=gigabytes(cfg["memory"]))
     else:
-        if b > fit:
-            verdict += w["too_big"].format(batch=group(b))
+        verdict = w[kind].format(**values)
+    if fit > 0:
         if be is None:
-            verdict += w["keeps_paying"].format(max=mx) + (w["fit_note"].format(fit=group(fit)) if fit < MAX_BATCH else "")
+            verdict += w["keeps_paying"].format(max=mx) if fit >= MAX_BATCH else w["keeps_paying_fit"].format(fit=group(fit))
         elif be > fit:
             verdict += w["beyond_fit"].format(break_even=group(be), fit=group(fit))
         else:
@@ -234,16 +238,24 @@ def describe(state: dict, presets: dict | None = None) -> dict:
         fit_text = w["fit_all"].format(max=mx, memory=gigabytes(cfg["memory"]))
     else:
         fit_text = w["fit_up_to"].format(fit=group(fit), memory=gigabytes(cfg["memory"]))
-    summary = w["summary"].format(
-        batch=group(b), ctx=group(state["ctx"]), S=fixed(s, 2), kind=w["summary_" + kind],
-        first=w["summary_break"].format(break_even=group(be)) if be is not None else w["summary_none"].format(max=mx))
+    if fit == 0:
+        first = ""
+    elif be is not None:
+        first = w["summary_break"].format(break_even=group(be))
+    else:
+        first = w["summary_none"].format(max=mx) if fit >= MAX_BATCH else w["summary_none_fit"].format(fit=group(fit))
+    if kind == "nofit":
+        summary = w["summary_nofit"].format(batch=group(b), ctx=group(state["ctx"]), fit=group(fit), first=first).rstrip()
+    else:
+        summary = w["summary"].format(batch=group(b), ctx=group(state["ctx"]), S=fixed(s, 2), kind=w["summary_" + kind],
+                                      first=first)
     return {
         "kind": kind, "S": s, "E": e, "verify": verify / plain, "cost": (g * draft + verify) / plain,
         "compute_bound": bool(compute), "break_even": be, "fit": fit, "ridge": ridge, "best": best, "best_s": best_s,
         "text": {
             "serving_verify": fixed(verify / plain, 2),
             "serving_cost": fixed((g * draft + verify) / plain, 2),
-            "serving_S": fixed(s, 3) + "×",
+            "serving_S": w["not_fit_S"] if kind == "nofit" else fixed(s, 3) + "×",
             "serving_bound": w["compute_bound" if compute else "memory_bound"],
             "serving_break": group(be) if be is not None else w["no_break_even"].format(max=mx),
             "serving_fit": fit_text,

@@ -319,7 +319,10 @@ _BY_ID = {m.id: m for m in MODELS}
 
 def _pairing(id, target, draft, notes=""):
     t, d = _BY_ID[target], _BY_ID[draft]
-    return Pairing(id=id, label=f"{d.label} drafting for {t.label}", target=target, draft=draft,
+    # the panel's draft is c x the target (the figure's c), with this draft's KV
+    # cache: the label says so, and names the draft only as the c that is it
+    return Pairing(id=id, label=f"{t.label}, a draft of c × the target with {d.label}'s KV cache "
+                   f"(c = {d.params / t.params:.3f} is {d.label})", target=target, draft=draft,
                    c=d.params / t.params,
                    sources={"c": f"derived: memory-bound ratio P_d / P_t = {d.params:,} / {t.params:,}",
                             "target": t.sources["params"], "draft": d.sources["params"]},

@@ -141,7 +141,10 @@ def test_break_even_beyond_what_fits_is_said():
     # Llama 3.1 8B for 70B at 4k tokens on 8 H100s: the first slowdown (batch 810) lies past the 261 that fit
     d = serving_panel.describe({**DEFAULTS, "ctx": 4096, "batch": 300})
     assert (d["break_even"], d["fit"]) == (810, 261)
-    assert "Batch 300 does not fit in memory at this context." in d["text"]["serving_verdict"]
+    assert d["kind"] == "nofit" and d["text"]["serving_verdict"].startswith(
+        "Does not fit: batch 300 needs more memory than the 640 GB at this context, where at most 261 sequences fit")
+    assert "Pays off" not in d["text"]["serving_verdict"] and "×" not in d["text"]["serving_S"]
+    assert "does not fit in memory" in d["summary"] and "speedup" not in d["summary"]
     assert d["text"]["serving_verdict"].endswith("only 261 sequences fit in memory: the server never gets busy enough "
                                                 "for speculation to hurt.")
     assert d["text"]["serving_fit"] == "up to batch 261 (of 640 GB)"
@@ -149,7 +152,10 @@ def test_break_even_beyond_what_fits_is_said():
 
 def test_long_contexts_keep_it_paying_with_a_small_kv_draft_and_not_with_llama2():
     small = serving_panel.describe({**DEFAULTS, "pair": "llama-3.1-70b-3.2-1b", "ctx": 32768, "c": 0.017516})
-    assert small["break_even"] is None and "keeps paying over the whole range" in small["text"]["serving_verdict"]
+    # no slowdown up to 4,096, but only 42 sequences fit: the verdict claims no more than that
+    assert small["break_even"] is None and small["fit"] == 42
+    assert small["text"]["serving_verdict"].endswith("It pays at every batch that fits, up to 42.")
+    assert "whole range" not in small["text"]["serving_verdict"]
     assert small["text"]["serving_break"] == "none up to 4,096"
     # Llama 2 7B (no GQA) reads more KV per token than Llama 2 70B: at long contexts it hurts early
     l2 = serving_panel.describe({**DEFAULTS, "pair": "llama-2-70b-7b", "ctx": 32768, "c": 0.097691})
@@ -159,7 +165,8 @@ def test_long_contexts_keep_it_paying_with_a_small_kv_draft_and_not_with_llama2(
 def test_weights_that_do_not_fit_are_said():
     d = serving_panel.describe({**DEFAULTS, "devices": 1})
     assert d["fit"] == 0
-    assert d["text"]["serving_verdict"].endswith("The weights alone (148 GB) do not fit in 80 GB of memory: add devices.")
+    assert d["kind"] == "nofit" and d["text"]["serving_verdict"] == (
+        "Does not fit: the weights alone (148 GB) do not fit in 80 GB of memory, so no batch runs at all: add devices.")
     assert d["text"]["serving_fit"] == "none: the weights alone need 148 GB"
 
 

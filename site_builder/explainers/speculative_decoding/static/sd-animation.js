@@ -1,22 +1,28 @@
-/* sd-animation.js: the round animation (left column) and its running tally.
+/* sd-animation.js: the round animation and its running tally.
  *
  * Each round is decided up front by the seeded run (SpeculativeDecoding.model.createRun), then
- * played as visual steps on a clock measured in target passes:
+ * played on the screen's clock by its timeline (sd-phases.js), the stage's
+ * data-phase naming the phase:
  *
- *   worked --play/step--> drafting: word j appears at (j+1) c  (sequential)
- *     --> verifying: one target pass scores every draft at once (1 unit)
- *     --> judging: its accept decisions read left to right (visual stagger, no cost);
- *         the first rejected word struck, the tail after it dies at once
- *     --> the target's word: correction, or bonus when all were accepted
- *     --> done: words join the text, tally, history --playing?--> next round
+ *   worked (done) --Play/Step--> draft: word j appears, one after another
+ *     --> verify: one target pass scores every draft at once
+ *     --> decide: the pass's decisions read left to right; the first rejected
+ *         word struck, the tail after it dies; the target's word last
+ *     --> done: words join the text, tally, history --Play?--> (a hold) next round
+ *
+ * Nothing of the outcome is on screen before the verify phase ends: the target's
+ * slot stays neutral ("target", no kind) until its word comes. "Step" plays one
+ * round's phases and stops (a Step during a stepped round finishes it at once);
+ * under Play a Step stops once the round in flight is decided. The speed select
+ * scales the clock. Reduced motion: CSS drops transitions and the clock hands
+ * jump from event to event; the phases still come one by one, in order.
  *
  * "worked": after load or a reset, the run's first round shown finished, not
- * counted (as without JavaScript). Words: sd-words.js; plain decoding writes one
- * word per whole pass, its counter on the same clock. A changed alpha, gamma, c
- * or seed starts a fresh run (a link replays the same rounds) at once; a slider's
- * new worked round is drawn once the sliders rest (frames.HOLD_MS), so a drag repaints
- * the readout and the curve, not the stage, every frame; "Step" finishes
- * the round in flight or plays one instantly; reduced motion: CSS drops transitions.
+ * counted (as without JavaScript); the first Step plays that round's phases. Words:
+ * sd-words.js; plain decoding writes one word per whole pass, on the same clock.
+ * A changed alpha, gamma, c or seed starts a fresh run (a link replays the same
+ * rounds) at once; a slider's new worked round is drawn once the sliders rest
+ * (frames.HOLD_MS), so a drag repaints the readout and the curve, not the stage.
  *
  * Per frame: one requestAnimationFrame loop, elapsed time capped, only the steps
  * due applied; clocks move by transform; nodes recycled, texts edited in place;
@@ -30,22 +36,18 @@
   var M = SD.model;
   var W = SD.words;
   var T = SD.tokens;
+  var P = SD.phases;
   var setText = SD.readout.setText;
   var el = T.el, tokenRow = T.tokenRow, setToken = T.setToken, setTarget = T.setTarget, setData = T.setData,
     renderRound = T.renderRound;
 
-  var PASS_MS = 900; // one target pass at speed 1
-  var JUDGE_MS = 140; // visual stagger per judged position at speed 1
   var HISTORY = 6;
 
-
-  function fmt(x, d) {
-    return isFinite(x) ? x.toFixed(d) : "–";
-  }
+  var fmt = SD.readout.fmt;
 
   /**
    * create(rootEl, store): wires the stage inside rootEl. Returns a controller
-   * { play, pause, toggle, step, skip(n), reset, setSpeed, run(), playing() }.
+   * { play, pause, toggle, step, skip(n), reset, setSpeed, run(), playing(), busy() }.
    */
   function create(rootEl, store) {
     var stage = rootEl.querySelector(".sd-stage");
@@ -67,8 +69,7 @@
     });
 
     var lane = rootEl.querySelector("[data-out=lane]");
-    var run, round, steps, clock, raf, lastTs, playing = false, speed = 1, listeners = [];
-    var roundTime = 0; // elapsed target-pass units within the round in flight
+    var run, round, steps, tl, clock, raf, lastTs, mode = "idle", speed = 1, listeners = [];
     var drawn = ""; // the (gamma, c) the clock segments show
     var clockFrac = -1;
     var redrawTimer = 0; // a worked round waiting for the sliders to rest
@@ -81,7 +82,6 @@
       run = M.createRun(s.alpha, s.gamma, s.c, s.seed);
       round = null;
       steps = [];
-      roundTime = 0;
       if (history.firstChild) history.textContent = "";
       if (verifyBar.getAttribute("data-active") !== "false") verifyBar.setAttribute("data-active", "false"); // (a slider's every input: no needless restyle)
       if (lane) setText(lane, "Speculative: draft " + s.gamma + " word" + (s.gamma > 1 ? "s" : "") + ", then one target pass");
@@ -116,7 +116,7 @@
       var w = W.roundWords(words, 0, first.gamma, first.accepted);
       renderRound(first, current, w);
       current.setAttribute("data-worked", "true");
-      setText(phaseText, W.summary(0, first.gamma, first.accepted, w));
+      setPhase("done", W.summary(0, first.gamma, first.accepted, w));
       showText(0, first.tokens);
       showPlain(M.roundCost(s.gamma, s.c));
       setClock(1);
@@ -126,8 +126,16 @@
     function showText(from, count) {
       var p = W.textParts(words, from, count);
       specText.setAttribute("data-words", String(count));
+      markCut(specText, count);
       setText(specText.querySelector(".sd-text-old"), p.old);
       setText(specText.querySelector(".sd-text-new"), p.fresh);
+    }
+
+    /** Both lanes cut their text the same way: the latest TEXT_WORDS words, an
+     * ellipsis before them (CSS, from data-cut) once earlier ones are left out. */
+    function markCut(p, count) {
+      var cut = count > W.TEXT_WORDS ? "true" : "false";
+      if (p.getAttribute("data-cut") !== cut) p.setAttribute("data-cut", cut);
     }
 
     /** The plain lane at `time` target passes. */
@@ -137,23 +145,12 @@
       if (n === plainShown) return;
       plainShown = n;
       plainText.setAttribute("data-words", String(n));
+      markCut(plainText, n);
       setText(plainText.querySelector(".sd-text-old"), W.text(words, n));
     }
 
     function updateTally() {
-      var s = store.get();
-      var theory = M.speedup(s.alpha, s.gamma, s.c);
-      var vals = {
-        rounds: String(run.rounds),
-        tokens: String(run.tokens),
-        passes: String(run.targetPasses),
-        drafts: String(run.draftCalls),
-        time: fmt(run.time, 2),
-        mean: run.rounds ? fmt(run.tokens / run.rounds, 3) : "–",
-        expected: fmt(M.expectedTokens(s.alpha, s.gamma), 3),
-        realised: run.rounds ? fmt(run.realisedSpeedup(), 3) + "×" : "–",
-        theory: fmt(theory, 3) + "×",
-      };
+      var vals = SD.readout.tallyValues(run, store.get());
       for (var k in vals) if (tallyEls[k]) setText(tallyEls[k], vals[k]);
     }
 
@@ -161,7 +158,14 @@
       for (var i = 0; i < listeners.length; i++) listeners[i](run);
     }
 
-    /** Build the visual timeline of the next round (times in pass units, judge steps in ms). */
+    /** The stage's phase (data-phase: draft, verify, decide, done) and its line. */
+    function setPhase(name, line) {
+      if (stage.getAttribute("data-phase") !== name) stage.setAttribute("data-phase", name);
+      if (line !== undefined) setText(phaseText, line);
+    }
+
+    /** Start the next round of the run: its timeline (sd-phases.js) as steps,
+     * nothing of its outcome on screen until the verify phase has ended. */
     function beginRound() {
       settle();
       var s = store.get();
@@ -170,68 +174,48 @@
       round = run.nextRound();
       var g = round.gamma;
       var w = W.roundWords(words, start, g, round.accepted);
-      var items = tokenRow(current, g, round.targetKind);
+      var items = tokenRow(current, g);
       var target = items.pop();
       current.removeAttribute("data-worked");
       setData(current, round, false);
       showText(start, start);
-      var t = 0;
-      steps = [];
-      setText(phaseText, "Round " + (round.index + 1) + ": the draft proposes " + g + " word" + (g > 1 ? "s" : "") + ", one after another.");
-      items.forEach(function (li, idx) {
-        t += s.c;
-        steps.push({ t: t, fn: function () { setToken(li, "drafted", w.drafts[idx]); } });
-      });
-      var draftEnd = t;
-      steps.push({ t: draftEnd, fn: function () {
-        verifyBar.setAttribute("data-active", "true");
-        items.forEach(function (li) { li.setAttribute("data-scored", "true"); });
-        setText(phaseText, "The target scores all " + g + " drafts at once, in one pass.");
-      } });
-      t += 1;
-      var judgeStart = t;
-      steps.push({ t: judgeStart, fn: function () {
-        verifyBar.setAttribute("data-active", "false");
-        setText(phaseText, "Its accept decisions, read left to right up to the first rejection.");
-      } });
-      // judging and the target's word cost no clock time: they are the pass's
-      // result, shown one position at a time for the eye
-      var extra = 0;
-      for (var k = 0; k < round.accepted; k++) {
-        (function (li, word) {
-          extra += 1;
-          steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () { setToken(li, "accepted", word); } });
-        })(items[k], w.drafts[k]);
-      }
-      if (round.rejectedAt >= 0) {
-        extra += 1;
-        steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-          var word = w.drafts[round.rejectedAt];
-          setToken(items[round.rejectedAt], "rejected", word);
-          setText(phaseText, "“" + word + "” is rejected at position " + (round.rejectedAt + 1) + (round.discarded ? (round.discarded === 1 ? ": the word after it dies untested." : ": the " + round.discarded + " words after it die untested.") : "."));
-        } });
-        extra += 1;
-        steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-          for (var m = round.rejectedAt + 1; m < g; m++) setToken(items[m], "discarded", w.drafts[m]);
-        } });
-      }
-      extra += 1.5;
-      steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: function () {
-        setTarget(target, round, w);
-        setData(current, round, true);
-        showText(start, w.next);
-        setText(phaseText, W.summary(round.index, g, round.accepted, w));
-      } });
-      extra += 3;
-      steps.push({ t: judgeStart, ms: extra * JUDGE_MS, fn: finishRound });
+      tl = P.timeline(round, s.c);
+      setPhase("draft", "Round " + (round.index + 1) + ": the draft proposes " + g + " word" + (g > 1 ? "s" : "") + ", one after another.");
+      var done = round;
+      var act = {
+        draft: function (ev) { setToken(items[ev.pos], "drafted", w.drafts[ev.pos]); },
+        verify: function () {
+          verifyBar.setAttribute("data-active", "true");
+          items.forEach(function (li) { li.setAttribute("data-scored", "true"); });
+          setPhase("verify", "The target scores all " + g + " draft" + (g > 1 ? "s" : "") + " at once, in one pass.");
+        },
+        decide: function () {
+          verifyBar.setAttribute("data-active", "false");
+          setPhase("decide", "The pass has decided every position; its decisions are read left to right, up to the first rejection.");
+        },
+        accept: function (ev) { setToken(items[ev.pos], "accepted", w.drafts[ev.pos]); },
+        reject: function (ev) {
+          var word = w.drafts[ev.pos];
+          setToken(items[ev.pos], "rejected", word);
+          setText(phaseText, "“" + word + "” is rejected at position " + (ev.pos + 1) + (done.discarded ? (done.discarded === 1 ? ": the word after it dies untested." : ": the " + done.discarded + " words after it die untested.") : "."));
+        },
+        discard: function (ev) { for (var m = ev.pos; m < g; m++) setToken(items[m], "discarded", w.drafts[m]); },
+        target: function () {
+          setTarget(target, done, w);
+          setData(current, done, true);
+          showText(start, w.next);
+          setPhase("done", W.summary(done.index, g, done.accepted, w));
+          finishRound(done);
+        },
+        done: function () {},
+      };
+      steps = tl.events.map(function (ev) { return { ms: ev.ms, ev: ev, fn: function () { act[ev.type](ev); } }; });
       clock = 0;
-      roundTime = judgeStart;
     }
 
-    function finishRound() {
-      var done = round;
+    /** The decided round joins the history and the tally; the clocks show its whole cost. */
+    function finishRound(done) {
       round = null;
-      steps = [];
       // the oldest history row is recycled as the newest
       var item = history.children.length >= HISTORY ? history.lastElementChild : el("li", "sd-history-item");
       var row = item.firstElementChild || item.appendChild(el("ol", "sd-round sd-round-past"));
@@ -279,60 +263,88 @@
       });
     }
 
-    /** Apply every step due at clock (pass units) + judge ms. */
+    /** Apply every step due at the round's screen clock (ms at speed 1). */
     function advance(dtMs) {
       clock += dtMs * speed;
-      var unitsNow = clock / PASS_MS;
-      while (steps.length) {
-        var st = steps[0];
-        var due = st.t * PASS_MS + (st.ms || 0);
-        if (due > clock) break;
-        steps.shift();
+      var shown = -1; // the screen time the clocks show: now, or under reduced motion the last event's
+      while (steps.length && steps[0].ms <= clock) {
+        var st = steps.shift();
+        shown = st.ms;
         st.fn();
       }
       if (round) {
-        setClock(Math.min(unitsNow / Math.max(roundTime, 1e-9), 1));
-        showPlain(roundStart + Math.min(unitsNow, roundTime)); // plain decoding on the same clock
+        if (!still()) shown = clock;
+        if (shown >= 0) {
+          var units = P.modelTime(tl, shown);
+          setClock(units / tl.cost);
+          showPlain(roundStart + units); // plain decoding on the same clock
+        }
       }
+    }
+
+    /** Whether the reader asked for reduced motion: the phases still come in order,
+     * but the clock hands jump from event to event instead of sliding. */
+    function still() {
+      return !!(root.matchMedia && root.matchMedia("(prefers-reduced-motion: reduce)").matches);
     }
 
     function frame(ts) {
       raf = 0;
-      if (!playing) return;
+      if (mode === "idle") return;
       var dt = lastTs === undefined ? 16 : Math.min(ts - lastTs, 100);
       lastTs = ts;
-      if (!round) beginRound();
+      if (!steps.length) {
+        if (mode === "step") return stop();
+        beginRound();
+      }
       advance(dt);
+      if (mode === "step" && !round) return stop(); // a stepped round ends once decided
       raf = root.requestAnimationFrame(frame);
+    }
+
+    function animate(next) {
+      mode = next;
+      lastTs = undefined;
+      if (!raf) raf = root.requestAnimationFrame(frame);
+      notify();
+    }
+
+    function stop() {
+      mode = "idle";
+      if (raf) root.cancelAnimationFrame(raf);
+      raf = 0;
+      if (!round) steps = []; // a decided round's hold is not kept
+      notify();
     }
 
     function play() {
-      if (playing) return;
-      playing = true;
-      lastTs = undefined;
-      raf = root.requestAnimationFrame(frame);
-      notify();
+      if (mode !== "play") animate("play");
     }
 
     function pause() {
-      playing = false;
-      if (raf) root.cancelAnimationFrame(raf);
-      raf = 0;
-      notify();
+      if (mode !== "idle") stop();
     }
 
-    /** Finish the round in flight, or play one round instantly. */
+    /** Play one round's phases, then stop. Under Play: stop once the round in
+     * flight is decided. During a stepped round: finish it now. */
     function step() {
-      pause();
-      if (!round) beginRound();
-      while (steps.length) steps.shift().fn();
+      if (mode === "step" && round) {
+        while (round && steps.length) steps.shift().fn();
+        return stop();
+      }
+      if (!round) {
+        steps = [];
+        beginRound();
+      }
+      animate("step");
     }
 
     /** Run n rounds at once (no animation): the tally converges to theory. */
     function skip(n) {
       pause();
       settle();
-      if (round) while (steps.length) steps.shift().fn();
+      while (round && steps.length) steps.shift().fn();
+      steps = [];
       var last = null, start = 0;
       for (var i = 0; i < n; i++) {
         start = run.tokens;
@@ -344,10 +356,11 @@
         current.removeAttribute("data-worked");
         showText(start, w.next);
         if (history.firstChild) history.textContent = "";
-        setText(phaseText, "Ran " + n + " rounds at once; the last one is shown.");
+        setPhase("done", "Ran " + n + " rounds at once; the last one is shown.");
       }
       updateTally();
       showPlain(run.time);
+      setClock(1);
       notify();
     }
 
@@ -361,13 +374,14 @@
     return {
       play: play,
       pause: pause,
-      toggle: function () { if (playing) pause(); else play(); },
+      toggle: function () { if (mode === "play") pause(); else play(); },
       step: step,
       skip: skip,
       reset: function () { reset(); },
       setSpeed: function (x) { speed = x; },
       run: function () { return run; },
-      playing: function () { return playing; },
+      playing: function () { return mode === "play"; },
+      busy: function () { return mode !== "idle"; },
       onChange: function (fn) { listeners.push(fn); },
     };
   }

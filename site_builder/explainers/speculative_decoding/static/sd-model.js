@@ -136,9 +136,38 @@
     return p;
   }
 
+  /** The variance of the tokens one round yields (the capped geometric law
+   * above): what a run's mean and bars wander by, not a model error. */
+  function tokenVariance(alpha, gamma) {
+    var p = tokenDistribution(alpha, gamma), m = 0, m2 = 0;
+    for (var k = 1; k < p.length; k++) {
+      m += k * p[k];
+      m2 += k * k * p[k];
+    }
+    return Math.max(0, m2 - m * m);
+  }
+
+  var BAND_SE = 2; // the band is the exact value ± 2 standard errors (about 95% of runs)
+
+  /** The band a run of n rounds' mean tokens per round falls in about 95% of
+   * the time: E ± 2 sqrt(Var / n). Null before a round. */
+  function meanBand(alpha, gamma, n) {
+    if (!(n > 0)) return null;
+    var e = expectedTokens(alpha, gamma), se = Math.sqrt(tokenVariance(alpha, gamma) / n);
+    return { lo: e - BAND_SE * se, hi: e + BAND_SE * se, se: se, mean: e };
+  }
+
+  /** The same band for one bar: a share p of n rounds, p ± 2 sqrt(p (1 - p) / n), within [0, 1]. */
+  function shareBand(p, n) {
+    var se = Math.sqrt((p * (1 - p)) / n);
+    return { lo: Math.max(0, p - BAND_SE * se), hi: Math.min(1, p + BAND_SE * se) };
+  }
+
   /** A histogram row as plain data (a Vega tuple's fields, without its id). */
   function histogramRow(t) {
-    return { tokens: t.tokens, kind: t.kind, share: t.share, alpha: t.alpha, gamma: t.gamma };
+    var row = { tokens: t.tokens, kind: t.kind, share: t.share, alpha: t.alpha, gamma: t.gamma };
+    if (t.lo !== undefined) { row.lo = t.lo; row.hi = t.hi; }
+    return row;
   }
 
   /** The tokens-per-round chart's rows for a run: the exact law, and simulated
@@ -151,7 +180,13 @@
     var p = tokenDistribution(run.alpha, run.gamma);
     var rows = [];
     for (var k = 1; k < p.length; k++) {
-      rows.push({ tokens: k, kind: "exact", share: p[k] });
+      var exact = { tokens: k, kind: "exact", share: p[k] };
+      if (run.rounds) { // where a run of this length lands about 95% of the time
+        var b = shareBand(p[k], run.rounds);
+        exact.lo = b.lo;
+        exact.hi = b.hi;
+      }
+      rows.push(exact);
       if (run.rounds) rows.push({ tokens: k, kind: "simulated", share: run.histogram[k] / run.rounds });
     }
     return rows;
@@ -169,6 +204,10 @@
     judgeRound: judgeRound,
     createRun: createRun,
     tokenDistribution: tokenDistribution,
+    tokenVariance: tokenVariance,
+    BAND_SE: BAND_SE,
+    meanBand: meanBand,
+    shareBand: shareBand,
     histogramRow: histogramRow,
     histogramRows: histogramRows,
   };

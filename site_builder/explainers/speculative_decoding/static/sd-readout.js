@@ -134,5 +134,28 @@
     return d;
   }
 
-  return { describe: describe, fill: fill, render: render, summary: summary, announcer: announcer, setText: setText, MAX_DEPTH: MAX_DEPTH };
+  function fmt(x, d) {
+    return isFinite(x) ? x.toFixed(d) : "–";
+  }
+
+  /** The run's tally as the texts its [data-tally] cells show (pure): the counts,
+   * the mean against E, and the band a run of this many rounds lands in about
+   * 95% of the time (E ± 2 standard errors, sd-model.js meanBand), with whether
+   * this run is inside it: noise shown as noise, not as a wrong model. */
+  function tallyValues(run, s) {
+    var band = M.meanBand(s.alpha, s.gamma, run.rounds), mean = run.rounds ? run.tokens / run.rounds : NaN;
+    var inside = band && mean >= band.lo - 1e-12 && mean <= band.hi + 1e-12;
+    return {
+      rounds: String(run.rounds), tokens: String(run.tokens), passes: String(run.targetPasses), drafts: String(run.draftCalls),
+      time: fmt(run.time, 2),
+      mean: run.rounds ? fmt(mean, 3) : "–",
+      expected: fmt(M.expectedTokens(s.alpha, s.gamma), 3),
+      band: band ? fmt(band.lo, 2) + " to " + fmt(band.hi, 2) : "–",
+      noise: !band ? "–" : inside ? "inside: the gap to E is noise" : "outside: 1 run in 20 lands there by chance",
+      realised: run.rounds ? fmt(run.realisedSpeedup(), 3) + "×" : "–",
+      theory: fmt(M.speedup(s.alpha, s.gamma, s.c), 3) + "×",
+    };
+  }
+
+  return { describe: describe, fill: fill, tallyValues: tallyValues, fmt: fmt, render: render, summary: summary, announcer: announcer, setText: setText, MAX_DEPTH: MAX_DEPTH };
 });

@@ -158,32 +158,40 @@
     var mx = group(MAX_BATCH);
     var kind = S > 1 + M.TIE_RTOL ? "win" : Math.abs(S - 1) <= M.TIE_RTOL ? "even" : "slowdown";
     var verifyCost = verify / plain, cost = (g * draft + verify) / plain;
-    var verdict = fill(W[kind], {
-      batch: group(b), tokens: g + 1, verify: verifyCost.toFixed(2), bound: compute ? W.bound_compute : W.bound_memory,
-      cost: cost.toFixed(2), E: E.toFixed(2), S: ratio(S),
-    });
+    var verdict;
+    // a batch that does not fit is never called a speed-up: the verdict says so first
     if (fit === 0) {
-      verdict += fill(W.no_fit, { weights: gigabytes(weights), memory: gigabytes(cfg.memory) });
+      kind = "nofit";
+      verdict = fill(W.no_fit, { weights: gigabytes(weights), memory: gigabytes(cfg.memory) });
+    } else if (b > fit) {
+      kind = "nofit";
+      verdict = fill(W.too_big, { batch: group(b), fit: group(fit), memory: gigabytes(cfg.memory) });
     } else {
-      if (b > fit) verdict += fill(W.too_big, { batch: group(b) });
-      if (be === null) verdict += fill(W.keeps_paying, { max: mx }) + (fit < MAX_BATCH ? fill(W.fit_note, { fit: group(fit) }) : "");
+      verdict = fill(W[kind], {
+        batch: group(b), tokens: g + 1, verify: verifyCost.toFixed(2), bound: compute ? W.bound_compute : W.bound_memory,
+        cost: cost.toFixed(2), E: E.toFixed(2), S: ratio(S),
+      });
+    }
+    if (fit > 0) {
+      if (be === null) verdict += fit >= MAX_BATCH ? fill(W.keeps_paying, { max: mx }) : fill(W.keeps_paying_fit, { fit: group(fit) });
       else if (be > fit) verdict += fill(W.beyond_fit, { break_even: group(be), fit: group(fit) });
       else verdict += fill(W.switch_off, { break_even: group(be) });
     }
     var fitText = fit === 0 ? fill(W.fit_none, { weights: gigabytes(weights) })
       : fit >= MAX_BATCH ? fill(W.fit_all, { max: mx, memory: gigabytes(cfg.memory) })
       : fill(W.fit_up_to, { fit: group(fit), memory: gigabytes(cfg.memory) });
-    var summary = fill(W.summary, {
-      batch: group(b), ctx: group(state.ctx), S: S.toFixed(2), kind: W["summary_" + kind],
-      first: be !== null ? fill(W.summary_break, { break_even: group(be) }) : fill(W.summary_none, { max: mx }),
-    });
+    var first = fit === 0 ? "" : be !== null ? fill(W.summary_break, { break_even: group(be) })
+      : fit >= MAX_BATCH ? fill(W.summary_none, { max: mx }) : fill(W.summary_none_fit, { fit: group(fit) });
+    var summary = kind === "nofit"
+      ? fill(W.summary_nofit, { batch: group(b), ctx: group(state.ctx), fit: group(fit), first: first }).replace(/\s+$/, "")
+      : fill(W.summary, { batch: group(b), ctx: group(state.ctx), S: S.toFixed(2), kind: W["summary_" + kind], first: first });
     return {
       kind: kind, S: S, E: E, verify: verifyCost, cost: cost, computeBound: compute, breakEven: be, fit: fit,
       ridge: ridge, best: best[0], bestS: best[1],
       text: {
         serving_verify: verifyCost.toFixed(2),
         serving_cost: cost.toFixed(2),
-        serving_S: S.toFixed(3) + "×",
+        serving_S: kind === "nofit" ? W.not_fit_S : S.toFixed(3) + "×",
         serving_bound: compute ? W.compute_bound : W.memory_bound,
         serving_break: be !== null ? group(be) : fill(W.no_break_even, { max: mx }),
         serving_fit: fitText,

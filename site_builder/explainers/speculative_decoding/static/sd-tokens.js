@@ -14,7 +14,9 @@
     return e;
   }
 
-  var GLYPH = { pending: "·", drafted: "d", accepted: "✓", rejected: "✗", discarded: "–" };
+  // every glyph is in the legend (figure.html); the discarded one is no dash, so
+  // that a struck-out position never reads as a negative number
+  var GLYPH = { pending: "·", drafted: "?", accepted: "✓", rejected: "✗", discarded: "⊘" };
   var WORDS = Object.assign({ pending: "not drafted yet", drafted: "drafted, waiting for the target" }, W.STATES);
 
   /** A token's state and word; its state in words for screen readers. */
@@ -41,8 +43,10 @@
   }
 
   /** Give `ol` exactly gamma draft tokens (pending) and one target item, reusing
-   * the nodes it has. Returns [draft items..., target item]. */
-  function tokenRow(ol, gamma, kind) {
+   * the nodes it has; the target's slot neutral (no kind, labelled "target"):
+   * nothing says correction or bonus before the target has decided. Returns
+   * [draft items..., target item]. */
+  function tokenRow(ol, gamma) {
     var target = ol.lastElementChild && ol.lastElementChild.classList.contains("sd-target") ? ol.lastElementChild : null;
     var drafts = ol.children.length - (target ? 1 : 0);
     while (drafts > gamma) {
@@ -53,10 +57,10 @@
       ol.insertBefore(tokenItem(drafts + 1), target);
       drafts++;
     }
-    if (!target) target = ol.appendChild(targetItem(kind));
+    if (!target) target = ol.appendChild(targetItem());
     else {
-      target.setAttribute("data-kind", kind);
-      setText(target.children[2], kind === "bonus" ? "bonus" : "fix");
+      target.removeAttribute("data-kind");
+      setText(target.children[2], "target");
     }
     var items = Array.prototype.slice.call(ol.children);
     for (var j = 0; j < gamma; j++) {
@@ -83,24 +87,24 @@
     return j < round.accepted ? "accepted" : j === round.rejectedAt ? "rejected" : "discarded";
   }
 
-  /** The target's token: its word; a correction says what it replaced. */
+  /** The target's token, once decided: its kind, word and label; a correction says what it replaced. */
   function setTarget(li, round, w) {
+    li.setAttribute("data-kind", round.targetKind);
+    setText(li.children[2], round.targetKind === "bonus" ? "bonus" : "fix");
     setToken(li, "target", w.target, W.spoken(round.targetKind === "bonus" ? "bonus" : "correction", w.replaces));
   }
 
   /** A finished round with its words `w` (roundWords) as a row, reusing ol's nodes. */
   function renderRound(round, ol, w) {
-    var items = tokenRow(ol, round.gamma, round.targetKind);
+    var items = tokenRow(ol, round.gamma);
     setData(ol, round, true);
     for (var j = 0; j < round.gamma; j++) setToken(items[j], draftState(round, j), w.drafts[j]);
     setTarget(items[round.gamma], round, w);
     return ol;
   }
 
-  function targetItem(kind) {
-    var li = el("li", "sd-tok sd-target");
-    li.setAttribute("data-kind", kind);
-    return parts(li, kind === "bonus" ? "bonus" : "fix");
+  function targetItem() {
+    return parts(el("li", "sd-tok sd-target"), "target");
   }
 
   SD.tokens = { el: el, GLYPH: GLYPH, WORDS: WORDS, setToken: setToken, tokenRow: tokenRow, setData: setData,
