@@ -25,10 +25,27 @@
     try { return window.localStorage; } catch (e) { return null; } // file:// or a sandbox may refuse
   }
 
+  /** The media a chart picture's dark source takes under `choice` (pure): a
+   *  picture (explainers/macros.html) picks its dark file by media query, which
+   *  knows only the system's scheme, so a choice made here sets it outright. */
+  function darkMedia(choice) {
+    return choice === "dark" ? "all" : choice === "light" ? "not all" : "(prefers-color-scheme: dark)";
+  }
+
+  /** The build's chart pictures follow `choice` until their live views replace
+   *  them (content makes no <picture>: markdown writes <img> alone). */
+  function pictures(choice) {
+    var sources = document.querySelectorAll('picture > source[srcset$="-dark.svg"]');
+    for (var i = 0; i < sources.length; i++) {
+      if (sources[i].getAttribute("media") !== darkMedia(choice)) sources[i].setAttribute("media", darkMedia(choice));
+    }
+  }
+
   /** Show `choice` on <html>: data-scheme for light or dark, none for auto. */
   function apply(choice) {
     if (choice === "light" || choice === "dark") root.setAttribute("data-scheme", choice);
     else root.removeAttribute("data-scheme");
+    pictures(choice);
   }
 
   function save(choice) {
@@ -52,6 +69,7 @@
   apply(read(storage())); // now, before the body is parsed or painted
 
   function setUp() {
+    pictures(read(storage())); // the pictures parsed since the first apply
     var select = ownSelect();
     if (!select) return;
     select.value = read(storage());
@@ -69,7 +87,7 @@
     select.parentNode.hidden = false;
   }
 
-  window.SiteScheme = { read: read, apply: apply, KEY: KEY };
+  window.SiteScheme = { read: read, apply: apply, darkMedia: darkMedia, KEY: KEY };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUp);
   else setUp();
 })();

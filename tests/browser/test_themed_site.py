@@ -148,6 +148,24 @@ def test_the_explainer_charts_follow_the_toggle(browser, http_server):
     context.close()
 
 
+def test_the_chart_pictures_follow_the_toggle_before_their_live_views(browser, http_server):
+    # The Vega runtime refused, so every chart stays the build's picture, which
+    # picks its file by media query: scheme.js points it at the chosen scheme.
+    context = browser.new_context(color_scheme="light", viewport={"width": 1280, "height": 900})
+    context.add_init_script("localStorage.setItem('site_builder.scheme', 'dark')")
+    context.route("**/vega*.js", lambda route: route.abort())
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(http_server.url + "/speculative-decoding/index.html")
+    picture = page.locator("[data-chart] picture img").first
+    picture.scroll_into_view_if_needed()
+    shown = "(img) => img.complete && img.naturalWidth > 0 ? img.currentSrc : ''"
+    page.wait_for_function(f"() => ({shown})(document.querySelector('[data-chart] picture img')).endsWith('-dark.svg')")
+    page.locator("#scheme-select").select_option("light")  # the system says light too: the light file
+    page.wait_for_function(f"() => /[^k]\\.svg$/.test(({shown})(document.querySelector('[data-chart] picture img')))")
+    context.close()
+
+
 @pytest.mark.parametrize("system, chosen", [("light", "dark"), ("dark", "light")])
 def test_no_axe_violation_with_the_toggle_against_the_system(browser, http_server, themed_server, system, chosen):
     need(Axe is not None, "axe-playwright-python is not installed")

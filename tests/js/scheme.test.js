@@ -82,3 +82,24 @@ test("a select with the id outside the template's header is not bound (content c
   assert.equal(p.select.listeners.change, undefined);
   assert.equal(p.html.getAttribute("data-scheme"), "dark"); // the stored choice still applies
 });
+
+test("the chart pictures' dark source follows the choice: all, not all, or the system's query for auto", () => {
+  const source = new Element("source", { media: "(prefers-color-scheme: dark)", srcset: "curve-dark.svg" });
+  const document = makeDocument({ selectors: { 'picture > source[srcset$="-dark.svg"]': [source] } });
+  const select = document.register(new Element("select", { id: "scheme-select" }));
+  const box = new Element("div", { class: "scheme-toggle" });
+  const header = new Element("header", { class: "site-header" });
+  box.appendChild(select);
+  header.appendChild(box);
+  document.body.appendChild(header);
+  const window = new Target();
+  const context = runScript("scheme.js", { document, localStorage: storage({ "site_builder.scheme": "dark" }),
+    addEventListener: window.addEventListener.bind(window) });
+  assert.equal(source.getAttribute("media"), "all", "a stored dark choice: the dark file whatever the system says");
+  for (const [choice, media] of [["light", "not all"], ["auto", "(prefers-color-scheme: dark)"], ["dark", "all"]]) {
+    select.value = choice;
+    select.dispatch("change");
+    assert.equal(source.getAttribute("media"), media, choice);
+    assert.equal(context.SiteScheme.darkMedia(choice), media);
+  }
+});
