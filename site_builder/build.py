@@ -184,20 +184,24 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             explainers.prepare(fresh, options.jobs or default_jobs())
             gc.freeze()
 
+    # No stage stops early: validate and markup run on every term that loaded
+    # (a term whose front matter has errors too), so one run reports every
+    # problem; the build stops once, below, before anything is written.
+    dropped = loaded.dropped
     with _stage("validate", log):
-        problems += validate.check_terms(terms)
+        problems += validate.check_terms(terms, dropped)
         problems += validate.check_aliases(terms)
         if not terms and not any(p.severity == "error" for p in problems):
             problems.append(Problem(str(options.content / "terms"), None, "no term files (*.md) found"))
-        _raise_if_failing(problems, options.strict)
 
     with _stage("markup", log):
-        names = NameIndex(terms)
+        names = NameIndex(terms, dropped)
         bodies, body_keys = body_cache.render_cached(terms, config, names,
                                                      store=store if options.write and store.enabled else None,
                                                      jobs=options.jobs or default_jobs(), meanwhile=overlap,
                                                      reserved_ids=reserved)
-        problems += validate.check_links(terms, bodies)
+        problems += validate.check_links(terms, bodies, dropped)
+        problems += validate.check_dropped(terms, bodies, dropped)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
     report = BuildReport(terms=len(terms), warnings=[p for p in problems if p.severity == "warning"])
