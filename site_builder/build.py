@@ -174,7 +174,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     # A fresh explainer build waits on workers and imports: start them now,
     # so they run while the build validates and renders the bodies.
     fresh = explainer_cache.uncached(terms, store, config.makes_previews)
-    if fresh:
+    if fresh and not any(p.severity == "error" or options.strict for p in problems):
+        # (not when the load already failed the build: the stages below only report)
         # The prepare steps import large libraries (Altair: tens of thousands of
         # objects, no cyclic garbage) that live until the end, as what was loaded:
         # the collector walked them ~100 ms. Frozen before it runs again, or its
