@@ -174,7 +174,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     # A fresh explainer build waits on workers and imports: start them now,
     # so they run while the build validates and renders the bodies.
     fresh = explainer_cache.uncached(terms, store, config.makes_previews)
-    if fresh:
+    if fresh and not any(p.severity == "error" or options.strict for p in problems):
+        # (not when the load already failed the build: the stages below only report)
         # The prepare steps import large libraries (Altair: tens of thousands of
         # objects, no cyclic garbage) that live until the end, as what was loaded:
         # the collector walked them ~100 ms. Frozen before it runs again, or its
@@ -184,20 +185,24 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             explainers.prepare(fresh, options.jobs or default_jobs())
             gc.freeze()
 
+    # No stage stops early: validate and markup run on every term that loaded
+    # (a term whose front matter has errors too), so one run reports every
+    # problem; the build stops once, below, before anything is written.
+    dropped = loaded.dropped
     with _stage("validate", log):
-        problems += validate.check_terms(terms)
+        problems += validate.check_terms(terms, dropped)
         problems += validate.check_aliases(terms)
         if not terms and not any(p.severity == "error" for p in problems):
             problems.append(Problem(str(options.content / "terms"), None, "no term files (*.md) found"))
-        _raise_if_failing(problems, options.strict)
 
     with _stage("markup", log):
-        names = NameIndex(terms)
+        names = NameIndex(terms, dropped)
         bodies, body_keys = body_cache.render_cached(terms, config, names,
                                                      store=store if options.write and store.enabled else None,
                                                      jobs=options.jobs or default_jobs(), meanwhile=overlap,
                                                      reserved_ids=reserved)
-        problems += validate.check_links(terms, bodies)
+        problems += validate.check_links(terms, bodies, dropped)
+        problems += validate.check_dropped(terms, bodies, dropped)
         _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
     report = BuildReport(terms=len(terms), warnings=[p for p in problems if p.severity == "warning"])

@@ -22,13 +22,19 @@ def normalise(name: str) -> str:
 class NameIndex:
     """Every name a term answers to: its slug, its title and its aliases."""
 
-    def __init__(self, terms: Iterable[Named]):
+    def __init__(self, terms: Iterable[Named], dropped: Iterable[Named] = ()):
+        """``dropped``: term files that did not load (``load.content.Dropped``).
+        Their names resolve too, after every loaded term's, so a link to one is
+        not an "unknown term" in every page that has it: the file's own
+        problem says what is wrong, once (``validate.check_dropped``)."""
         self.by_name: dict[str, str] = {}
         self.slugs: set[str] = set()
-        for term in terms:
-            self.slugs.add(term.slug)
-            for name in (term.slug, term.title, *term.aliases):
-                self.by_name.setdefault(normalise(name), term.slug)
+        for group in (terms, dropped):
+            for term in group:
+                self.slugs.add(term.slug)
+                for name in (term.slug, term.title, *term.aliases):
+                    if key := normalise(name):  # a title that failed its check is ""
+                        self.by_name.setdefault(key, term.slug)
 
     @classmethod
     def from_parts(cls, by_name: dict[str, str], slugs: list[str]) -> "NameIndex":

@@ -17,7 +17,8 @@ from . import store as cache
 from .incremental import Change
 
 TABLE = "terms"
-"""Cache table: shown path -> (file stamp, term record), as the last finished build left it."""
+"""Cache table: shown path -> (file stamp, term record, problems, names of a
+dropped file), as the last finished build left it."""
 
 
 @dataclass
@@ -26,6 +27,8 @@ class LoadedTerms:
 
     terms: list[Term]
     problems: list[Problem]
+    dropped: list[content.Dropped]
+    """Term files that gave no term (``content.gather_dropped``)."""
     change: Change
     remember: Callable[[], None]
     """Save these terms as the last finished build's; call it only when the build finished."""
@@ -73,7 +76,7 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
         previous={shown: entry[1] for shown, entry in previous.items()},
         same_files=set(known) == set(previous),
     )
-    return LoadedTerms(terms, problems, change, remember)
+    return LoadedTerms(terms, problems, content.gather_dropped(loaded), change, remember)
 
 
 def _load_changed(folder: Path, known: dict, memo: dict,
@@ -136,7 +139,7 @@ def _record(known: dict, read: list[content.LoadedFile], stamped_ns: int) -> Non
         stamp = entry.stamp
         settled = max(stamp[1], stamp[2]) < settled_before
         known[entry.shown] = (stamp if settled else None, entry.term.to_record() if entry.term is not None else None,
-                              [(p.path, p.line, p.message, p.severity) for p in entry.problems])
+                              [(p.path, p.line, p.message, p.severity) for p in entry.problems], entry.names)
 
 
 def _from_record(shown: str, hit: tuple, memo: dict) -> content.LoadedFile:
@@ -145,6 +148,6 @@ def _from_record(shown: str, hit: tuple, memo: dict) -> content.LoadedFile:
     if remembered is not None and remembered[0] is hit:
         return remembered[1]
     term = Term.from_record(hit[1]) if hit[1] is not None else None
-    result = content.LoadedFile(shown, hit[0], term, tuple(Problem(*p) for p in hit[2]))
+    result = content.LoadedFile(shown, hit[0], term, tuple(Problem(*p) for p in hit[2]), tuple(hit[3]))
     memo[shown] = (hit, result)
     return result

@@ -82,6 +82,23 @@ class LoadedFile:
     (once the file is older than a timestamp tick)."""
     term: Term | None
     problems: tuple[Problem, ...]
+    names: tuple[str, ...] = ()
+    """For a file whose term could not be made (``term`` None): the names its
+    front matter seems to give (title, aliases), read line by line, so links
+    to it by those names are not reported as unknown terms (``Dropped``)."""
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A term file that did not load (its problem is reported on it): its
+    slug, file and the names it seems to give. Links and related entries that
+    name it are not "unknown term" errors elsewhere; one note on the file says
+    how many pages link to it (``validate.check_dropped``)."""
+
+    slug: str
+    path: str
+    title: str = ""
+    aliases: tuple[str, ...] = ()
 
 
 def find_term_files(content_dir: Path, part: tuple[int, int] | None = None
@@ -137,8 +154,8 @@ def stamp_term_file(file: TermFile) -> tuple[int, int, int, int] | Problem | Non
 
 def load_term_file(file: TermFile, stamp: tuple[int, int, int, int]) -> LoadedFile:
     """Read and check one term file whose stamp was just taken."""
-    term, problems = read_term(Path(file.path), file.shown)
-    return LoadedFile(file.shown, stamp, term, tuple(problems))
+    term, problems, names = read_term_file(Path(file.path), file.shown)
+    return LoadedFile(file.shown, stamp, term, tuple(problems), names)
 
 
 def load_term_files(content_dir: Path, part: tuple[int, int] | None = None) -> list[LoadedFile | Problem]:
@@ -170,6 +187,25 @@ def gather_terms(loaded: list[LoadedFile | Problem]) -> tuple[list[Term], list[P
             terms.append(entry.term)
     terms.sort(key=lambda t: t.slug)
     return terms, problems
+
+
+def gather_dropped(loaded: list[LoadedFile | Problem]) -> list[Dropped]:
+    """The term files of ``loaded`` that gave no term, though their name is a
+    valid slug (unreadable, no or malformed front matter, ...), sorted by slug."""
+    dropped: list[Dropped] = []
+    for entry in loaded:
+        if isinstance(entry, Problem):
+            shown, names = entry.path, ()
+        elif entry.term is None:
+            shown, names = entry.shown, entry.names
+        else:
+            continue
+        name = shown.rsplit("/", 1)[-1]
+        slug = name.removesuffix(".md")
+        if name.endswith(".md") and SLUG_RE.match(slug):
+            dropped.append(Dropped(slug, shown, names[0] if names else "", tuple(names[1:])))
+    dropped.sort(key=lambda d: (d.slug, d.path))
+    return dropped
 
 
 def load_terms(content_dir: Path, part: tuple[int, int] | None = None) -> tuple[list[Term], list[Problem]]:
@@ -246,36 +282,48 @@ def symlink_problem(path: Path, root: Path) -> str | None:
 
 
 def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
-    """Read one term file; return the term (None when unusable) and its problems."""
+    """Read one term file; return the term (None when unusable) and its problems.
+
+    A term whose front matter parsed but has errors (a missing title, a value
+    of the wrong type) is still returned, its faulty fields at their defaults:
+    the later stages check its related entries, aliases and body too, so one
+    run reports all its problems; the errors stop anything being written."""
+    term, problems, _names = read_term_file(path, shown)
+    return term, problems
+
+
+def read_term_file(path: Path, shown: str) -> tuple[Term | None, list[Problem], tuple[str, ...]]:
+    """``read_term``, and for a file that gave no term the names its front
+    matter seems to give (``LoadedFile.names``)."""
     slug = path.stem
     problems: list[Problem] = []
     if not SLUG_RE.match(slug):
         problems.append(Problem(shown, 1, f"file name {path.name!r} is not a valid slug: use lowercase letters, digits and single hyphens, e.g. 'output-tokens.md'"))
-        return None, problems
+        return None, problems, ()
     try:
         # A regular file only, checked on the open file: a FIFO swapped in cannot hang the build.
         raw = read_regular(path, follow=True, owned=False, limit=MAX_FILE_BYTES)
     except ValueError as exc:  # over the limit
-        return None, [Problem(shown, 1, str(exc))]
+        return None, [Problem(shown, 1, str(exc))], ()
     except RefusedPath as exc:
-        return None, [Problem(shown, None, exc.reason)]
+        return None, [Problem(shown, None, exc.reason)], ()
     except OSError as exc:
-        return None, [Problem(shown, None, f"cannot read: {exc.strerror}")]
+        return None, [Problem(shown, None, f"cannot read: {exc.strerror}")], ()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        return None, [Problem(shown, line, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")]
+        return None, [Problem(shown, line, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")], ()
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
-        return None, [Problem(shown, line, "contains a NUL character")]
+        return None, [Problem(shown, line, "contains a NUL character")], ()
     front, body, body_line, problem = split_front_matter(text, shown)
     if problem:
-        return None, [problem]
+        return None, [problem], ()
     meta, problems = parse_front_matter(front, shown)
     if meta is None:
-        return None, problems
+        return None, problems, guess_names(front)
     term = Term(
         slug=slug,
         title=meta.get("title", ""),
@@ -288,7 +336,28 @@ def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
         explainer=meta.get("explainer"),
         field_lines=meta.get("__lines__", {}),
     )
-    ok = not any(p.severity == "error" for p in problems)
-    return (term if ok else None), problems
+    return term, problems, ()
+
+
+_NAME_LINE_RE = re.compile(r"^(title|aliases)[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+
+
+def guess_names(front: str) -> tuple[str, ...]:
+    """The title then aliases that front matter YAML could not parse seems to
+    give, read line by line (``title: X``, ``aliases: [A, B]``); () when no
+    title line is found. Only used so that links to the file by those names
+    are not reported as unknown terms: never shown on a page."""
+    found = dict((key, value) for key, value in reversed(_NAME_LINE_RE.findall(front)))
+    title = _unquote(found.get("title", ""))
+    if not title:
+        return ()
+    aliases = found.get("aliases", "")
+    listed = [_unquote(a) for a in aliases.strip("[]").split(",")] if aliases.startswith("[") else []
+    return (title, *(a for a in listed if a))
+
+
+def _unquote(text: str) -> str:
+    text = text.split(" #", 1)[0].strip()
+    return text[1:-1].strip() if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"" else text
 
 

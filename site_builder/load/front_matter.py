@@ -74,6 +74,14 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
     if not isinstance(data, dict):
         return None, [Problem(shown, 2, "front matter must be a mapping of keys to values (title: ..., summary: ...)")]
     meta, problems = check(data, TERM_SCHEMA, shown, lines, repeated)
+    # A term with errors is still checked by the later stages (``load.content.read_term``):
+    # a field with an error at its line is left at its default there, so that its
+    # faulty value (a title holding a control character, say) starts no other errors.
+    # (A missing field's error is at the first line, which may be another key's.)
+    faulty = {p.line for p in problems if p.severity == "error" and not p.message.startswith("missing required")}
+    for field in TERM_FIELDS:
+        if field.name in meta and lines.get(field.name) in faulty:
+            meta[field.name] = "" if field.required else field.default
     meta["__lines__"] = lines
     return meta, problems
 

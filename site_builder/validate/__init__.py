@@ -7,6 +7,6 @@ which become public addresses (``check_aliases``).
 """
 
 from .aliases import check_aliases
-from .checks import backlinks, check_links, check_terms
+from .checks import backlinks, check_dropped, check_links, check_terms
 
-__all__ = ["backlinks", "check_aliases", "check_links", "check_terms"]
+__all__ = ["backlinks", "check_aliases", "check_dropped", "check_links", "check_terms"]

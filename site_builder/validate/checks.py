@@ -7,17 +7,21 @@ the markdown is rendered) links to terms and anchors that do not exist.
 
 from __future__ import annotations
 
-from typing import Callable, Collection, Container, Mapping
+from typing import Callable, Collection, Container, Iterable, Mapping
 
-from ..load.content import Term
+from ..load.content import Dropped, Term
 from ..errors import Problem
 from ..explainers.base import REGISTRY
 from ..markup.render import RenderedBody
 from ..names import inventory_name_problem, normalise
 
 
-def check_terms(terms: list[Term]) -> list[Problem]:
-    """Cross-term checks on front matter: names, related slugs, explainers."""
+def check_terms(terms: list[Term], dropped: Iterable[Dropped] = ()) -> list[Problem]:
+    """Cross-term checks on front matter: names, related slugs, explainers.
+
+    A related entry naming a ``dropped`` file is no problem here: the file's
+    own is reported (``check_dropped``)."""
+    dropped_slugs = {d.slug for d in dropped}
     problems: list[Problem] = []
     owners: dict[str, Term] = {}
     slugs: dict[str, Term] = {}
@@ -32,6 +36,8 @@ def check_terms(terms: list[Term]) -> list[Problem]:
         names += [(alias, "alias", term.field_lines.get("aliases", 2)) for alias in term.aliases]
         seen_here: set[str] = set()
         for name, kind, line in names:
+            if not name:
+                continue  # a title that failed its own check (reported on load)
             if kind != "slug" and (found := inventory_name_problem(name)) is not None:
                 message, forges = found  # forging another entry is an error; going missing, a warning
                 problems.append(Problem(term.path, line, f"{kind} {name!r} cannot be listed in objects.inv: {message}",
@@ -50,11 +56,42 @@ def check_terms(terms: list[Term]) -> list[Problem]:
         for slug in term.related:
             if slug == term.slug:
                 problems.append(Problem(term.path, line, f"related lists the term itself ('{slug}')"))
-            elif slug not in slugs:
+            elif slug not in slugs and slug not in dropped_slugs:
                 problems.append(Problem(term.path, line, f"related entry '{slug}' is not a known term slug"))
         if term.explainer is not None and term.explainer not in REGISTRY:
             known = ", ".join(sorted(REGISTRY))
             problems.append(Problem(term.path, term.field_lines.get("explainer", 2), f"unknown explainer {term.explainer!r} (known: {known})"))
+    return problems
+
+
+class _Everything:
+    """Holds every anchor: those of a term whose body was never read."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def check_dropped(terms: list[Term], bodies: Mapping[str, RenderedBody], dropped: Iterable[Dropped]) -> list[Problem]:
+    """One note on each dropped term file that other terms link to or list as
+    related: instead of an "unknown term" error on each of them."""
+    dropped = list(dropped)
+    if not dropped:
+        return []
+    sources: dict[str, set[str]] = {d.slug: set() for d in dropped}
+    for term in terms:
+        body = bodies.get(term.slug)
+        targets = set(term.related) | ({link.slug for link in body.links if link.slug} if body is not None else set())
+        for slug in targets & sources.keys():
+            if slug != term.slug:
+                sources[slug].add(term.path)
+    problems = []
+    for file in dropped:
+        pages = sorted(sources[file.slug])
+        if pages:
+            shown = ", ".join(pages[:3]) + (f" and {len(pages) - 3} more" if len(pages) > 3 else "")
+            count = f"{len(pages)} page{'s' if len(pages) > 1 else ''} link{'' if len(pages) > 1 else 's'}"
+            problems.append(Problem(file.path, None, f"{count} here ({shown}); their links to it "
+                                    "are checked once this file loads", "warning"))
     return problems
 
 
@@ -66,13 +103,16 @@ def check_placement(term: Term, body: RenderedBody) -> list[Problem]:
                     "(front matter 'explainer: <name>'): remove the marker or name one")]
 
 
-def check_links(terms: list[Term], bodies: Mapping[str, RenderedBody]) -> list[Problem]:
+def check_links(terms: list[Term], bodies: Mapping[str, RenderedBody],
+                dropped: Iterable[Dropped] = ()) -> list[Problem]:
     """Every internal link must reach an existing term and, when it names one, an
-    anchor; the body's own problems, and an explainer marker only where an explainer is."""
+    anchor; the body's own problems, and an explainer marker only where an explainer is.
+    A link to a ``dropped`` file's anchor is not checked: its body was not read."""
     anchors = {slug: set(body.anchors) for slug, body in bodies.items()}
+    unread = {d.slug for d in dropped} - set(anchors)
 
     def anchors_of(slug: str) -> Collection[str]:
-        return anchors.get(slug, ())
+        return _Everything() if slug in unread else anchors.get(slug, ())
 
     problems: list[Problem] = []
     for term in terms:

@@ -122,7 +122,9 @@ FIELDS = {
 def test_every_control_character_from_a_yaml_escape_is_refused(tmp_path, field):
     """One build per field, one term per refused character: each is an error at the key's line."""
     lines, line, where = FIELDS[field]
-    terms = {f"c{code:02x}.md": term(*(part.format(e=f"\\x{code:02x}") for part in lines)) for code in CONTROLS}
+    # each its own title: a term with an error is still checked across terms (issue 38)
+    terms = {f"c{code:02x}.md": term(*(part.format(e=f"\\x{code:02x}").replace("title: T", f"title: T{code:02x}")
+                                       for part in lines)) for code in CONTROLS}
     status, problems, _ = build(tmp_path, {"good.md": GOOD, **terms})
     assert status == 1
     expected = {(f"c{code:02x}.md", line, f"{where} contains the control character {controlled(code)}") for code in CONTROLS}
