@@ -120,5 +120,5 @@ def test_a_title_that_would_forge_an_entry_is_refused_at_its_line(tmp_path: Path
     assert status == 1 and not (tmp_path / "out").exists()
     assert re.search(r"evil-model\.md:2: title '.*' cannot be listed in objects\.inv: Sphinx would read it .* as "
                      r"'model' with role 'std:label'", err), err
-    assert re.search(r"steps\.md:4: warning: alias 'Step 1 2 3' cannot be listed in objects\.inv", err), err
-    assert "tricks.md" not in err
+    # a name Sphinx would merely skip is left out of objects.inv without a word
+    assert "steps.md" not in err and "tricks.md" not in err
