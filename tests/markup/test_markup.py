@@ -47,6 +47,15 @@ def test_bad_latex_is_reported_at_its_line():
     assert [line for line, _ in result.problems] == [12]
 
 
+def test_a_repeated_formula_is_converted_once_per_mode_and_its_errors_every_time():
+    """The formula memo (mathml.FORMULA_MEMO_SIZE) keys on source and mode, and keeps no failure."""
+    body = "$\\beta_{memo}$ and $\\beta_{memo}$\n\n$$\n\\beta_{memo}\n$$\n\nbad $\\frac{1}{2$\n\nagain $\\frac{1}{2$\n"
+    first, second = render(body), render(body)
+    assert first.html == second.html
+    assert first.html.count('display="inline"') == 2 and first.html.count('display="block"') == 1
+    assert [line for line, _ in first.problems] == [line for line, _ in second.problems] == [16, 18]
+
+
 def test_dollars_in_code_and_prices_are_left_alone():
     result = render("Costs $5 or $6.\n\n```\n$x$\n```\n\n`$y$` here\n")
     assert result.problems == []
