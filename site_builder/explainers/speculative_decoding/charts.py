@@ -34,6 +34,8 @@ SMOOTH_STEP = 0.5  # as SMOOTH_STEP in static/sd-curve.js
 #: slider moves, so most updates redraw the marks only.
 Y_TOPS = (1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20)
 HEADROOM = 1.12
+#: the best depth's label goes left of your depth's rule (when the two coincide) past this depth
+PEAK_SIDE = f"datum.gamma > {GAMMA_MAX - 4}"
 CURVE_SIZE = (320, 220)
 PLANE_SIZE = (300, 260)
 HIST_SIZE = (320, 200)
@@ -78,7 +80,9 @@ PLANE_RANGE = [PLANE_NONE, PLANE_NONE, "#fde725", "#b5de2b", "#35b779", "#31688e
 #: a run of spaces into one, so the items ran together; en spaces and a dot
 #: are not collapsed
 KEY_SEP = "\u2002\u00b7\u2002"
-CURVE_KEY = KEY_SEP.join(["◆ best whole depth", "○ your depth", "dashed: break-even"])
+#: fixed annotations live in the key, above the plot, where no mark reaches them (issue 34)
+SLOWDOWN_KEY = "shaded: below 1, a slowdown"
+CURVE_KEY = [KEY_SEP.join(["◆ best whole depth", "○ your depth"]), KEY_SEP.join(["dashed: break-even", SLOWDOWN_KEY])]
 
 
 def top_level(theme: str) -> dict:
@@ -186,9 +190,6 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     ]
     slow = fixed.mark_rect(color=BAD, opacity=0.12, invalid=None).encode(
         x=alt.XDatum(0), x2=alt.X2Datum(GAMMA_MAX), y=alt.YDatum(0), y2=alt.Y2Datum(1))
-    slow_label = fixed.mark_text(
-        align="right", baseline="top", dx=-4, dy=4, fontSize=11, color=alt.ExprRef(expr="badInk"), invalid=None).encode(
-        x=alt.XDatum(GAMMA_MAX), y=alt.YDatum(1), text=alt.TextValue("below 1: slowdown"))
     even = fixed.mark_rule(color=BAD, strokeDash=[4, 3], invalid=None).encode(y=alt.YDatum(1))
     # only whole depths are data (no draft proposes 0.4 tokens): the line joins their
     # dots with straight segments, so no curve between them can bulge past what they say
@@ -198,14 +199,17 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
         filled=True, color=ACCENT, size=30, invalid=None).encode(x=x, y=y, tooltip=tooltip)
     peak = base.transform_filter("datum.peak").mark_point(
         shape="diamond", size=140, color=GOOD, filled=False, strokeWidth=2, invalid=None).encode(x=x, y=y, tooltip=tooltip)
+    # above the diamond, the highest dot, where no dot or line reaches; beside your depth's
+    # rule when that runs through it, on the side that stays inside the plot (PEAK_SIDE)
     peak_label = base.transform_filter("datum.peak").mark_text(
-        dy=-14, fontSize=11, color=alt.ExprRef(expr="goodInk"), fontWeight="bold", invalid=None).encode(
+        dy=-16, fontSize=11, align=alt.ExprRef(expr=f"datum.current ? ({PEAK_SIDE} ? 'right' : 'left') : 'center'"),
+        dx=alt.ExprRef(expr=f"datum.current ? ({PEAK_SIDE} ? -7 : 7) : 0"), color=alt.ExprRef(expr="goodInk"), fontWeight="bold", invalid=None).encode(
         x=x, y=y, text=alt.Text("S:Q", format=".2f"))
     cur_rule = base.transform_filter("datum.current").mark_rule(color=WARN, strokeWidth=1.5, invalid=None).encode(x=x)
     cur = base.transform_filter("datum.current").mark_point(
         shape="circle", size=110, color=WARN, filled=False, strokeWidth=2.5, invalid=None).encode(x=x, y=y, tooltip=tooltip)
     return alt.layer(
-        slow, even, slow_label, line, points, cur_rule, cur, peak, peak_label, params=ink_params(theme, ymax=ymax),
+        slow, even, line, points, cur_rule, cur, peak, peak_label, params=ink_params(theme, ymax=ymax),
         width=CURVE_SIZE[0], height=CURVE_SIZE[1], title=alt.Title("Speedup against draft depth", subtitle=CURVE_KEY), **top_level(theme))
 
 
