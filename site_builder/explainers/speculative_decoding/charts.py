@@ -27,8 +27,8 @@ from .model import expected_tokens, optimal_depth, speedup
 
 GAMMA_MAX = 16
 BEST_SEARCH = 64
-"""Depths searched for the best one, as the readout (page.BEST_SEARCH, sd-curve.js BEST_SEARCH)."""
 SMOOTH_STEP = 0.5  # as SMOOTH_STEP in static/sd-curve.js
+"""Depths searched for the best one, as the readout (page.BEST_SEARCH, sd-curve.js BEST_SEARCH)."""
 #: the curve's y axis tops, as Y_TOPS in static/sd-curve.js: the lowest one with room
 #: (HEADROOM) above the highest S. A stepped domain keeps the axis still while a
 #: slider moves, so most updates redraw the marks only.
@@ -64,17 +64,16 @@ TEXT_INKS["live"] = TEXT_INKS["light"]
 SLOT = "\u2063theme:"
 THEMES["slots"] = {key: SLOT + key for key in THEMES["light"]}
 TEXT_INKS["slots"] = {key: SLOT + key for key in TEXT_INKS["light"]}
-GOOD = "#2e9d5b"
-BAD = "#d0453b"
-WARN = "#c98a00"
+GOOD, BAD, WARN = "#2e9d5b", "#d0453b", "#c98a00"
 #: the heat map's colours: "none" (do not speculate) a mid grey, depths 1 to
 #: 17 (">16") along viridis from yellow (shallow) to purple (deep), its stops
 #: at depths 1, 2, 4, 8 and 17 (most cells are shallow). Viridis from purple
-#: put none and depths 1-2 in one dark purple. The grey has 3:1 contrast or
-#: more with depths 1 and 2, with the white lines over it, and with the white
-#: page and the dark one (tests/browser/test_explainer_layout.py).
+#: put none and depths 1-2 in one dark purple. The grey has 3:1 contrast or more with depths 1
+#: and 2, the white lines and both pages (tests/browser/test_explainer_layout.py).
 PLANE_NONE = "#6f6f6f"
 PLANE_DOMAIN = [0, 0.9, 1, 2, 4, 8, 17]
+#: the gradient's length and labels: none by the grey-yellow seam ("none" sat on yellow), grey is in the key
+PLANE_LEGEND, PLANE_NONE_KEY = (200, [4, 8, 12, 17]), "grey: do not speculate"
 PLANE_RANGE = [PLANE_NONE, PLANE_NONE, "#fde725", "#b5de2b", "#35b779", "#31688e", "#440154"]
 #: what keeps the items of a chart's key (its subtitle) apart: SVG collapses
 #: a run of spaces into one, so the items ran together; en spaces and a dot
@@ -259,8 +258,8 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
         y2=alt.Y2("c2x:Q"),
         color=alt.Color("best:Q", title="best depth",
                         scale=alt.Scale(domain=PLANE_DOMAIN, range=PLANE_RANGE),
-                        legend=alt.Legend(orient="top", direction="horizontal", gradientLength=200, values=[0, 4, 8, 12, 17],
-                                          labelExpr="datum.value == 17 ? '>16' : datum.value == 0 ? 'none' : datum.label")),
+                        legend=alt.Legend(orient="top", direction="horizontal", gradientLength=PLANE_LEGEND[0], values=PLANE_LEGEND[1],
+                                          labelExpr="datum.value == 17 ? '>16' : datum.label")),
         tooltip=[alt.Tooltip("alpha:Q", title="α", format=".2f"), alt.Tooltip("c_text:N", title="c"),
                  alt.Tooltip("best_text:N", title="best depth")],
     )
@@ -275,7 +274,7 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
         tooltip=[alt.Tooltip("alpha:Q", title="your α"), alt.Tooltip("c:Q", title="your c"),
                  alt.Tooltip("best:Q", title="best depth")])
     return alt.layer(heat, lines, here, width=w, height=h, **top_level(theme),
-                     title=alt.Title("Best depth over draft quality and cost", subtitle="✚ your setting"))
+                     title=alt.Title("Best depth over draft quality and cost", subtitle=KEY_SEP.join(["✚ your setting", PLANE_NONE_KEY])))
 
 
 def hist_rows(hist: dict) -> list[dict]:
