@@ -258,13 +258,14 @@ def _key_gap(page, chart, before, after):
             let found = null;
             (function walk(mark) {
               for (const it of mark.items || []) {
-                if (mark.marktype === 'text' && has(it.text)) found = it;
+                // a key of several lines is one item whose text is an array of them
+                if (mark.marktype === 'text') for (const line of [].concat(it.text)) if (has(line)) found = { it, s: line };
                 if (mark.marktype === 'group') (it.items || []).forEach(walk);
               }
             })(SpeculativeDecoding.instance.views[chart].scenegraph().root);
-            const s = found.text, i = s.indexOf(before) + before.length, j = s.indexOf(after);
+            const s = found.s, i = s.indexOf(before) + before.length, j = s.indexOf(after);
             const k = canvas.getBoundingClientRect().width / parseFloat(canvas.style.width);
-            return (vega.textMetrics.width(found, s.slice(0, j)) - vega.textMetrics.width(found, s.slice(0, i))) * k;
+            return (vega.textMetrics.width(found.it, s.slice(0, j)) - vega.textMetrics.width(found.it, s.slice(0, i))) * k;
           }
           const texts = [...document.querySelectorAll(`[data-chart=${chart}] .sd-vega svg text`)];
           const t = texts.find(e => has(e.textContent));
@@ -282,7 +283,8 @@ def test_chart_keys_keep_their_items_apart(browser, http_server, viewport):
     wait_all_live(page)
     # 11 px text: one collapsed space is ~3 px, which ran the items together
     assert _key_gap(page, "curve", "best whole depth", "○ your depth") >= 8
-    assert _key_gap(page, "curve", "your depth", "dashed") >= 8
+    assert _key_gap(page, "curve", "break-even", "shaded") >= 8
+    assert _key_gap(page, "serving", "does not fit", "shaded") >= 8
     assert _key_gap(page, "serving", "first slowdown", "dotted") >= 8
     for chart in ("curve", "serving"):  # and the key fits its chart
         svg, fig = box(page, f"[data-chart={chart}] .sd-vega > :is(svg, canvas)"), box(page, f"[data-chart={chart}]")

@@ -27,13 +27,15 @@ from .model import expected_tokens, optimal_depth, speedup
 
 GAMMA_MAX = 16
 BEST_SEARCH = 64
-"""Depths searched for the best one, as the readout (page.BEST_SEARCH, sd-curve.js BEST_SEARCH)."""
 SMOOTH_STEP = 0.5  # as SMOOTH_STEP in static/sd-curve.js
+"""Depths searched for the best one, as the readout (page.BEST_SEARCH, sd-curve.js BEST_SEARCH)."""
 #: the curve's y axis tops, as Y_TOPS in static/sd-curve.js: the lowest one with room
 #: (HEADROOM) above the highest S. A stepped domain keeps the axis still while a
 #: slider moves, so most updates redraw the marks only.
 Y_TOPS = (1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20)
 HEADROOM = 1.12
+#: the best depth's label goes left of your depth's rule (when the two coincide) past this depth
+PEAK_SIDE = f"datum.gamma > {GAMMA_MAX - 4}"
 CURVE_SIZE = (320, 220)
 PLANE_SIZE = (300, 260)
 HIST_SIZE = (320, 200)
@@ -62,23 +64,24 @@ TEXT_INKS["live"] = TEXT_INKS["light"]
 SLOT = "\u2063theme:"
 THEMES["slots"] = {key: SLOT + key for key in THEMES["light"]}
 TEXT_INKS["slots"] = {key: SLOT + key for key in TEXT_INKS["light"]}
-GOOD = "#2e9d5b"
-BAD = "#d0453b"
-WARN = "#c98a00"
+GOOD, BAD, WARN = "#2e9d5b", "#d0453b", "#c98a00"
 #: the heat map's colours: "none" (do not speculate) a mid grey, depths 1 to
 #: 17 (">16") along viridis from yellow (shallow) to purple (deep), its stops
 #: at depths 1, 2, 4, 8 and 17 (most cells are shallow). Viridis from purple
-#: put none and depths 1-2 in one dark purple. The grey has 3:1 contrast or
-#: more with depths 1 and 2, with the white lines over it, and with the white
-#: page and the dark one (tests/browser/test_explainer_layout.py).
+#: put none and depths 1-2 in one dark purple. The grey has 3:1 contrast or more with depths 1
+#: and 2, the white lines and both pages (tests/browser/test_explainer_layout.py).
 PLANE_NONE = "#6f6f6f"
 PLANE_DOMAIN = [0, 0.9, 1, 2, 4, 8, 17]
+#: the gradient's length and labels: none by the grey-yellow seam ("none" sat on yellow), grey is in the key
+PLANE_LEGEND, PLANE_NONE_KEY = (200, [4, 8, 12, 17]), "grey: do not speculate"
 PLANE_RANGE = [PLANE_NONE, PLANE_NONE, "#fde725", "#b5de2b", "#35b779", "#31688e", "#440154"]
 #: what keeps the items of a chart's key (its subtitle) apart: SVG collapses
 #: a run of spaces into one, so the items ran together; en spaces and a dot
 #: are not collapsed
 KEY_SEP = "\u2002\u00b7\u2002"
-CURVE_KEY = KEY_SEP.join(["◆ best whole depth", "○ your depth", "dashed: break-even"])
+#: fixed annotations live in the key, above the plot, where no mark reaches them (issue 34)
+SLOWDOWN_KEY = "shaded: below 1, a slowdown"
+CURVE_KEY = [KEY_SEP.join(["◆ best whole depth", "○ your depth"]), KEY_SEP.join(["dashed: break-even", SLOWDOWN_KEY])]
 
 
 def top_level(theme: str) -> dict:
@@ -186,9 +189,6 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
     ]
     slow = fixed.mark_rect(color=BAD, opacity=0.12, invalid=None).encode(
         x=alt.XDatum(0), x2=alt.X2Datum(GAMMA_MAX), y=alt.YDatum(0), y2=alt.Y2Datum(1))
-    slow_label = fixed.mark_text(
-        align="right", baseline="top", dx=-4, dy=4, fontSize=11, color=alt.ExprRef(expr="badInk"), invalid=None).encode(
-        x=alt.XDatum(GAMMA_MAX), y=alt.YDatum(1), text=alt.TextValue("below 1: slowdown"))
     even = fixed.mark_rule(color=BAD, strokeDash=[4, 3], invalid=None).encode(y=alt.YDatum(1))
     # only whole depths are data (no draft proposes 0.4 tokens): the line joins their
     # dots with straight segments, so no curve between them can bulge past what they say
@@ -198,14 +198,17 @@ def curve_chart(theme: str = "live", ymax: float = 4) -> alt.LayerChart:
         filled=True, color=ACCENT, size=30, invalid=None).encode(x=x, y=y, tooltip=tooltip)
     peak = base.transform_filter("datum.peak").mark_point(
         shape="diamond", size=140, color=GOOD, filled=False, strokeWidth=2, invalid=None).encode(x=x, y=y, tooltip=tooltip)
+    # above the diamond, the highest dot, where no dot or line reaches; beside your depth's
+    # rule when that runs through it, on the side that stays inside the plot (PEAK_SIDE)
     peak_label = base.transform_filter("datum.peak").mark_text(
-        dy=-14, fontSize=11, color=alt.ExprRef(expr="goodInk"), fontWeight="bold", invalid=None).encode(
+        dy=-16, fontSize=11, align=alt.ExprRef(expr=f"datum.current ? ({PEAK_SIDE} ? 'right' : 'left') : 'center'"),
+        dx=alt.ExprRef(expr=f"datum.current ? ({PEAK_SIDE} ? -7 : 7) : 0"), color=alt.ExprRef(expr="goodInk"), fontWeight="bold", invalid=None).encode(
         x=x, y=y, text=alt.Text("S:Q", format=".2f"))
     cur_rule = base.transform_filter("datum.current").mark_rule(color=WARN, strokeWidth=1.5, invalid=None).encode(x=x)
     cur = base.transform_filter("datum.current").mark_point(
         shape="circle", size=110, color=WARN, filled=False, strokeWidth=2.5, invalid=None).encode(x=x, y=y, tooltip=tooltip)
     return alt.layer(
-        slow, even, slow_label, line, points, cur_rule, cur, peak, peak_label, params=ink_params(theme, ymax=ymax),
+        slow, even, line, points, cur_rule, cur, peak, peak_label, params=ink_params(theme, ymax=ymax),
         width=CURVE_SIZE[0], height=CURVE_SIZE[1], title=alt.Title("Speedup against draft depth", subtitle=CURVE_KEY), **top_level(theme))
 
 
@@ -255,8 +258,8 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
         y2=alt.Y2("c2x:Q"),
         color=alt.Color("best:Q", title="best depth",
                         scale=alt.Scale(domain=PLANE_DOMAIN, range=PLANE_RANGE),
-                        legend=alt.Legend(orient="top", direction="horizontal", gradientLength=200, values=[0, 4, 8, 12, 17],
-                                          labelExpr="datum.value == 17 ? '>16' : datum.value == 0 ? 'none' : datum.label")),
+                        legend=alt.Legend(orient="top", direction="horizontal", gradientLength=PLANE_LEGEND[0], values=PLANE_LEGEND[1],
+                                          labelExpr="datum.value == 17 ? '>16' : datum.label")),
         tooltip=[alt.Tooltip("alpha:Q", title="α", format=".2f"), alt.Tooltip("c_text:N", title="c"),
                  alt.Tooltip("best_text:N", title="best depth")],
     )
@@ -271,7 +274,7 @@ def plane_chart(theme: str = "live") -> alt.LayerChart:
         tooltip=[alt.Tooltip("alpha:Q", title="your α"), alt.Tooltip("c:Q", title="your c"),
                  alt.Tooltip("best:Q", title="best depth")])
     return alt.layer(heat, lines, here, width=w, height=h, **top_level(theme),
-                     title=alt.Title("Best depth over draft quality and cost", subtitle="✚ your setting"))
+                     title=alt.Title("Best depth over draft quality and cost", subtitle=KEY_SEP.join(["✚ your setting", PLANE_NONE_KEY])))
 
 
 def hist_rows(hist: dict) -> list[dict]:

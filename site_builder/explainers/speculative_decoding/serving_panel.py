@@ -334,7 +334,8 @@ def chart_rows(state: dict, presets: dict | None = None) -> dict[str, list[dict]
                       "S": round(float(speedup_at_batch(a, g, be, **kw)), 6),
                       "label": w["break_even"].format(batch=group(be))})
     marks.append({"kind": "current", "batch": state["batch"], "batch2": None,
-                  "S": round(float(speedup_at_batch(a, g, state["batch"], **kw)), 6), "label": ""})
+                  "S": round(float(speedup_at_batch(a, g, state["batch"], **kw)), 6), "label": "",
+                  "fits": bool(state["batch"] <= fit)})  # where not, the chart puts your batch on the axis
     return {"serving": rows, "serving_marks": marks}
 
 

@@ -320,3 +320,19 @@ def test_the_markup_names_no_script_and_the_widget_names_each_lazy_one(built):
         page.lazy_assets("assets", "assets/vega.js", "assets/s.js", {"curve": "elsewhere/c.js"})
     with pytest.raises(ValueError):
         page.lazy_assets("assets", "assets/", "assets/s.js", {})
+
+
+def test_plane_legend_puts_no_label_where_grey_meets_yellow():
+    """The heat map's gradient: no label may sit over the seam between grey (do not
+    speculate) and yellow (depth 1), where "none" once sat on yellow; grey is named in the key."""
+    length, values = charts.PLANE_LEGEND
+    units_per_px = charts.PLANE_DOMAIN[-1] / length
+    lo, hi = charts.PLANE_DOMAIN[0], charts.PLANE_DOMAIN[-1]
+    for v in values:
+        text = {0: "none", 17: ">16"}.get(v, str(v))
+        w = len(text) * 7 * units_per_px  # 11 px text: under 7 px a glyph
+        # Vega aligns the gradient's end labels inward, the others on their value
+        left, right = (v, v + w) if v == lo else (v - w, v) if v == hi else (v - w / 2, v + w / 2)
+        assert left > charts.PLANE_DOMAIN[2] or right < charts.PLANE_DOMAIN[1], text
+    spec = charts.plane_chart("light").to_dict(validate=False)
+    assert charts.PLANE_NONE_KEY in spec["title"]["subtitle"]

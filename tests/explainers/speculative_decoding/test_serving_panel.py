@@ -203,6 +203,10 @@ def test_chart_rows_are_the_roofline_on_the_log_grid():
     ridge = (Pt * b / BW) / (2 * Pt * 6 / F - kvt / BW)
     assert marks["ridge"]["batch"] == pytest.approx(ridge, abs=1e-6)
     assert marks["current"]["batch"] == state["batch"]
+    assert marks["current"]["fits"] is (state["batch"] <= 261)
+    # a batch past the fit: the chart has no speedup point for it (serving_charts draws it on the axis)
+    over = {m["kind"]: m for m in serving_panel.chart_rows({**state, "batch": 512})["serving_marks"]}
+    assert over["current"]["fits"] is False
 
 
 def test_chart_rows_at_defaults_mark_no_nofit_band_and_everything_fits():

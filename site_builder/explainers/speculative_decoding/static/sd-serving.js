@@ -249,7 +249,8 @@
     if (be !== null) {
       marks.push({ kind: "break_even", batch: be, batch2: null, S: speedupAtBatch(a, g, be, cfg), label: fill(W.break_even, { batch: group(be) }) });
     }
-    marks.push({ kind: "current", batch: state.batch, batch2: null, S: speedupAtBatch(a, g, state.batch, cfg), label: "" });
+    // fits: whether the reader's batch fits in memory (the chart puts it on the axis when not)
+    marks.push({ kind: "current", batch: state.batch, batch2: null, S: speedupAtBatch(a, g, state.batch, cfg), label: "", fits: state.batch <= fit });
     return { serving: rows, serving_marks: marks };
   }
 
