@@ -127,9 +127,7 @@ def write_owned(path: Path | str, data: bytes, temporary: Path | str | None = No
         descriptor = open_regular(temporary, flags, 0o644)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(descriptor, view):]
+            write_all(descriptor, data)
         finally:
             os.close(descriptor)
         os.replace(temporary, path)
@@ -141,6 +139,13 @@ def write_owned(path: Path | str, data: bytes, temporary: Path | str | None = No
         if error.filename is None:
             error.filename = str(path)
         raise
+
+
+def write_all(descriptor: int, data: bytes) -> None:
+    """Write all of ``data`` to the open ``descriptor`` (os.write may write less)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view):]
 
 
 def check_owned(path: Path | str) -> bool:

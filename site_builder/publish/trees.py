@@ -15,6 +15,8 @@ import shutil
 import stat
 from pathlib import Path
 
+from ..files import write_all
+
 
 def _sweep(root: str, keep: set[str] | None = None, clean: bool = True) -> dict[str, int]:
     """relative path -> inode of every regular file under ``root``.
@@ -168,9 +170,7 @@ def _write_file(path: str, data: bytes, name: str | None = None) -> None:
         # os-level calls: a buffered file object costs more than the write at 10,000 pages.
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(descriptor, view):]
+            write_all(descriptor, data)
         finally:
             os.close(descriptor)
     except OSError as error:
