@@ -151,10 +151,10 @@ def test_past_the_break_even_the_readout_says_slowdown(browser, http_server):
     page.goto(f"{http_server.url}/{PATH}?hw=mi300x&devices=8&ctx=32768&batch=640")
     wait_serving(page)
     assert page.get_attribute(".sd-readout-serving", "data-verdict") == "nofit"
-    assert out(page, "serving_verdict").startswith("Does not fit: batch 640")
+    assert out(page, "serving_verdict").startswith("Does not fit: batch 640 needs more memory than the 1,536 GB")
     assert "Pays off" not in out(page, "serving_verdict") and "×" not in out(page, "serving_S")
     said = page.evaluate("SpeculativeDecoding.serving.describe(SpeculativeDecoding.instance.store.get()).summary")
-    assert "does not fit in memory, at most 99 sequences fit" in said and "speedup" not in said
+    assert "does not fit in memory, at most 92 sequences fit" in said and "speedup" not in said
     context.close()
 
 

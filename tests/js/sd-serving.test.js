@@ -152,6 +152,12 @@ print(json.dumps([{"kind": d["kind"], "text": d["text"], "summary": d["summary"]
       assert.ok(!d.text.serving_S.includes("×"));
     }
     for (const [key, phrase] of Object.entries(endings)) if (d.text.serving_verdict.includes(phrase)) tails.add(key);
+    // the memory the words name is the vendor's printed GB per device (the summary's figure) times the devices
+    const hw = P.hardware.find((h) => h.id === st.hw);
+    const perDevice = Number(/, (\d+) GB HBM\w* per device \(printed\)\.$/.exec(hw.summary)[1]);
+    for (const m of Object.values(d.text).join(" ").matchAll(/(?:of|in) ([\d,]+) GB/g))
+      assert.equal(m[1], SV.group(perDevice * st.devices), JSON.stringify(st));
+    assert.ok(!/GiB/.test(Object.values(d.text).join(" ") + hw.summary));
   });
   assert.deepEqual([...kinds].sort(), ["nofit", "slowdown", "win"]);
   assert.deepEqual([...tails].sort(), ["beyond_fit", "keeps_paying_fit", "no_fit", "switch_off", "too_big"], "every ending is exercised");
@@ -168,11 +174,11 @@ test("the readout says slowdown past the break-even batch, and 'switch speculati
   const long = SV.describe({ ...st, ctx: 32768, batch: 16 });
   assert.match(long.text.serving_verdict, /It pays at every batch that fits, up to 32\.$/);
   assert.ok(!long.text.serving_verdict.includes("whole range"), "never a claim past what fits");
-  // issue 34: MI300X x 8, 32k of context, batch 640: only 99 fit, and the verdict opens with it
+  // issue 34: MI300X x 8, 32k of context, batch 640: only 92 fit in 8 x 192 GB (AMD's decimal GB), and the verdict opens with it
   const mi = SV.describe({ ...st, hw: "mi300x", devices: 8, ctx: 32768, batch: 640 });
   assert.equal(mi.kind, "nofit");
-  assert.match(mi.text.serving_verdict, /^Does not fit: batch 640 .* at most 99 sequences fit/);
-  assert.match(mi.summary, /does not fit in memory, at most 99 sequences fit/);
+  assert.match(mi.text.serving_verdict, /^Does not fit: batch 640 needs more memory than the 1,536 GB at this context, where at most 92 sequences fit/);
+  assert.match(mi.summary, /does not fit in memory, at most 92 sequences fit/);
 });
 
 test("chart rows are serving_panel.chart_rows' (numpy on the build's grid)", () => {

@@ -74,7 +74,7 @@ def group(n: int) -> str:
 
 
 def gigabytes(x: float) -> str:
-    """Bytes as whole decimal gigabytes, 1,649 (as sd-serving.js gigabytes())."""
+    """Bytes as whole decimal gigabytes, the vendors' GB: 1,536 for eight 192 GB devices (as sd-serving.js gigabytes())."""
     return group(int(fixed(x / 1e9, 0)))
 
 
@@ -85,26 +85,17 @@ def _tag(source: str) -> str:
     return "derived" if source.startswith("derived") else "printed"
 
 
-def _trim(x: float) -> str:
-    """A preset's number as its source prints it: 3.35, 989.4, 312 (no float noise)."""
-    return f"{x:.6g}"
-
-
-def _memory(x: float) -> str:
-    gib = x / 2**30
-    return f"{gib:g} GiB" if gib == int(gib) else f"{_trim(x / 1e9)} GB"
-
-
 def _kib(x: int) -> str:
     return f"{x // 1024} KiB" if x % 1024 == 0 else f"{group(x)} bytes"
 
 
 def hardware_summary(a: sp.Accelerator) -> str:
     """One line: what the preset's numbers are and whether each is printed or derived."""
-    s = a.sources
-    return (f"{_trim(a.bandwidth / 1e12)} TB/s of memory bandwidth ({_tag(s['bandwidth'])}), "
-            f"{_trim(a.flops / 1e12)} TFLOP/s dense BF16 ({_tag(s['flops'])}), "
-            f"{_memory(a.memory)} per device ({_tag(s['memory'])}).")
+    s, shown = a.sources, a.shown
+    # each figure as the vendor prints it (serving_presets parses the model's numbers from the same text)
+    return (f"{shown['bandwidth']} of memory bandwidth ({_tag(s['bandwidth'])}), "
+            f"{shown['flops']} dense BF16 ({_tag(s['flops'])}), "
+            f"{shown['memory']} per device ({_tag(s['memory'])}).")
 
 
 def pairing_summary(p: sp.Pairing) -> str:

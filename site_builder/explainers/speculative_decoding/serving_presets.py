@@ -1,11 +1,19 @@
 """Hardware and target/draft presets for the serving-under-load panel, each value tagged printed or derived.
 
 Every number carries a ``sources`` entry: "printed: <where>" for a number as the
-source prints it (converted to SI units: TB/s -> bytes/s, TFLOPS -> FLOP/s,
-GB -> bytes), "derived: <how>" for one computed here from printed ones. The
+source prints it, "derived: <how>" for one computed here from printed ones. The
 derivations are code (``kv_bytes_per_token``, ``llama_param_count``,
 ``llama_ffn_dim``), run at import, and re-checked by
 tests/explainers/speculative_decoding/test_serving.py.
+
+Units as the vendors print them: an accelerator's figures are written once, in
+``Accelerator.shown``, as its data sheet prints them and the reader sees them
+("80 GB HBM3", "3.35 TB/s", "989.4 TFLOPS"), and ``vendor_quantity`` parses the
+model's numbers from them, so the two cannot drift. Capacities are decimal as
+printed (GB = 10^9 bytes) for every vendor, though HBM stacks are binary (ROCm
+gives the MI300X 192 GiB): one rule, and a lower bound (7.4 % under) on what a
+server can use. Data sheets: NVIDIA A100 / H100 / H200 Tensor Core GPU data
+sheets (H100 Architecture whitepaper for dense BF16); AMD Instinct MI300X data sheet.
 
 How the sources were read. The search tool used to build these presets holds
 stored copies of public pages, not the live web. Where the vendor's own page
@@ -19,9 +27,8 @@ original. Nothing below was filled in from memory; what could not be found is
 said in a comment instead.
 
 Peak FLOP/s are DENSE BF16 tensor-core rates. NVIDIA's product pages print the
-with-sparsity figure (marked "*"), twice the dense one; the dense figure is
-taken from the whitepaper where it prints one, and halved from the sparse one
-otherwise (marked derived).
+with-sparsity figure (marked "*"), twice the dense one: the dense figure is the
+whitepaper's where it prints one, else half the sparse one (marked derived).
 
 MagicDec, the reference the panel should be compared with: Chen, Tiwari,
 Sadhukhan, Chen, Shi, Yen & Chen, "MagicDec: Breaking the Latency-Throughput
@@ -64,6 +71,7 @@ MagicDec's measured speedups; the shape, not the numbers, is what to compare.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 
 #: bytes per BF16 value (weights and KV cache): a 16-bit format
 BF16_BYTES = 2
@@ -77,7 +85,7 @@ MAGICDEC = {
 
 @dataclass(frozen=True)
 class Accelerator:
-    """One device: its memory bandwidth, dense BF16 peak and memory, each with its source."""
+    """One device: bandwidth, dense BF16 peak and memory, each with its source; ``shown``: the three as printed."""
 
     id: str
     label: str
@@ -86,6 +94,7 @@ class Accelerator:
     memory: float  # bytes per device
     sources: dict
     citations: list
+    shown: dict
     notes: str = ""
 
     def to_dict(self) -> dict:
@@ -129,6 +138,27 @@ class Pairing:
         return asdict(self)
 
 
+#: a vendor's unit -> its SI factor (bytes, bytes/s, FLOP/s); decimal, as the data sheets print them
+VENDOR_UNITS = {"GB": 10**9, "GB/s": 10**9, "TB/s": 10**12, "TFLOPS": 10**12}
+
+
+def vendor_quantity(figure: str) -> float:
+    """A figure as a vendor prints it ("2,039 GB/s", "192 GB HBM3", "989.4 TFLOPS") in SI units, exactly
+    ("3.35 TB/s" is the float 3.35e12). What follows the unit (HBM3) is a name; a unit the vendors do not
+    print (GiB) is a ValueError: the arithmetic takes the shown figure in the shown unit."""
+    parts = figure.split()
+    if len(parts) < 2 or parts[1] not in VENDOR_UNITS:
+        raise ValueError(f"not a vendor figure (number, then one of {sorted(VENDOR_UNITS)}): {figure!r}")
+    return float(Decimal(parts[0].replace(",", "")) * VENDOR_UNITS[parts[1]])
+
+
+def accelerator(id: str, label: str, shown: dict, sources: dict, citations: list, notes: str = "") -> Accelerator:
+    """An accelerator whose numbers are its shown figures parsed (``vendor_quantity``)."""
+    return Accelerator(id=id, label=label, bandwidth=vendor_quantity(shown["bandwidth"]),
+                       flops=vendor_quantity(shown["flops"]), memory=vendor_quantity(shown["memory"]),
+                       sources=sources, citations=citations, shown=dict(shown), notes=notes)
+
+
 def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, bytes_per_value: int = BF16_BYTES) -> int:
     """KV-cache bytes one token adds: layers x KV heads x head dim x 2 (K and V) x bytes per value."""
     return layers * kv_heads * head_dim * 2 * bytes_per_value
@@ -136,8 +166,7 @@ def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, bytes_per_valu
 
 def llama_ffn_dim(dim: int, ffn_dim_multiplier: float, multiple_of: int) -> int:
     """Meta's FeedForward sizing (llama-models reference model.py): 4 dim x 2/3 x multiplier, rounded up."""
-    hidden = int(2 * (4 * dim) / 3)
-    hidden = int(ffn_dim_multiplier * hidden)
+    hidden = int(ffn_dim_multiplier * int(2 * (4 * dim) / 3))
     return multiple_of * ((hidden + multiple_of - 1) // multiple_of)
 
 
@@ -174,75 +203,84 @@ A100_DATASHEET = ("https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Cente
                   "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf")
 MI300_ARCH = "https://rocm.docs.amd.com/en/docs-6.2.2/conceptual/gpu-arch/mi300.html"
 ROCM_SPECS = "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html"
+MI300X_DATASHEET = ("https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/"
+                    "amd-instinct-mi300x-data-sheet.pdf")
 
 _TRANSCRIBED = "NVIDIA's page itself was not stored; its numbers were read through stored transcriptions: "
 
 ACCELERATORS = [
-    Accelerator(
+    accelerator(
         id="a100-80gb-sxm", label="NVIDIA A100 80GB SXM",
-        bandwidth=2.039e12, flops=312e12, memory=80e9,
+        shown={"bandwidth": "2,039 GB/s", "flops": "312 TFLOPS", "memory": "80 GB HBM2e"},
         sources={
             "bandwidth": "printed: A100 data sheet, GPU memory bandwidth 2,039GB/s (A100 80GB SXM)",
             "flops": "printed: A100 data sheet, BFLOAT16 Tensor Core 312 TFLOPS | 624 TFLOPS* (* with sparsity; "
                      "the dense 312 is used)",
-            "memory": "printed: A100 data sheet, GPU memory 80GB HBM2e (taken as 80e9 bytes, decimal as printed)",
+            "memory": "printed: A100 data sheet, GPU memory 80GB HBM2e (80 x 10^9 bytes, decimal as printed)",
         },
         citations=[{"text": "NVIDIA A100 Tensor Core GPU data sheet", "url": A100_DATASHEET}],
         notes=_TRANSCRIBED + "glennklockwood.com/garden/processors/A100 (cites this data sheet: 80 GB HBM2e, "
               "2.039 [TB/s], BF16 312 matrix / 624 sparse) and thundercompute.com's A100 specs table "
               "(A100 SXM 80GB: 2,039GB/s).",
     ),
-    Accelerator(
+    accelerator(
         id="h100-sxm", label="NVIDIA H100 SXM",
-        bandwidth=3.35e12, flops=989.4e12, memory=80e9,
+        shown={"bandwidth": "3.35 TB/s", "flops": "989.4 TFLOPS", "memory": "80 GB HBM3"},
         sources={
-            "bandwidth": "printed: H100 product page, GPU Memory Bandwidth 3.35TB/s (H100 SXM column)",
+            "bandwidth": "printed: H100 data sheet and product page, GPU Memory Bandwidth 3.35TB/s (H100 SXM column)",
             "flops": "printed: H100 architecture whitepaper v1.04, Table 1, Peak BF16 Tensor Core 989.4 TFLOPS | "
-                     "1978.9 TFLOPS (H100 SXM5; the second with sparsity). The product page prints only the "
+                     "1978.9 TFLOPS (H100 SXM5; the second with sparsity). The data sheet prints only the "
                      "sparse 1,979 teraFLOPS",
-            "memory": "printed: H100 product page, GPU Memory 80GB (taken as 80e9 bytes)",
+            "memory": "printed: H100 data sheet and product page, GPU Memory 80GB (80 x 10^9 bytes); HBM3",
         },
-        citations=[{"text": "NVIDIA H100 Tensor Core GPU (product page)", "url": H100_PAGE},
+        citations=[{"text": "NVIDIA H100 Tensor Core GPU data sheet (product page)", "url": H100_PAGE},
                    {"text": "NVIDIA H100 Tensor Core GPU Architecture whitepaper", "url": H100_WHITEPAPER}],
         notes=_TRANSCRIBED + "a citations dossier quoting the whitepaper's Tables 1 and 3 and the product page "
               "verbatim (\"Peak BF16 Tensor Core 989.4 TFLOPS | 1978.9 TFLOPS\"; \"BFLOAT16 Tensor Core * 1,979 "
               "teraFLOPS\"), a parser test quoting the product page's \"GPU Memory 80GB 94GB GPU Memory Bandwidth "
-              "3.35TB/s 3.9TB/s\", and hpctech.co.jp's copy of the data sheet (3,350 GB/sec, 80 GB, BFLOAT16 1,979 "
-              "TFLOPS*, \"* Shown with sparsity. Specifications 1/2 lower without sparsity\"). The issue's scale "
-              "check (break-even at batch 157) needs F / BW between about 293.5 and 295.4 FLOP/byte: 989.4 / 3.35 "
-              "gives 157; the data sheet's 1,979 / 2 = 989.5 would give 158.",
+              "3.35TB/s 3.9TB/s\", hpctech.co.jp's copy of the data sheet (3,350 GB/sec, 80 GB, BFLOAT16 1,979 "
+              "TFLOPS*, \"* Shown with sparsity. Specifications 1/2 lower without sparsity\") and "
+              "glennklockwood.com/garden/processors/h100 (H100 SXM5: 80 GB HBM3, 5 stacks; 3.35 TB/s). The issue's "
+              "scale check (break-even at batch 157) needs F / BW between about 293.5 and 295.4 FLOP/byte: "
+              "989.4 / 3.35 gives 157; the data sheet's 1,979 / 2 = 989.5 would give 158.",
     ),
-    Accelerator(
+    accelerator(
         id="h200-sxm", label="NVIDIA H200 SXM",
-        bandwidth=4.8e12, flops=1979e12 / 2, memory=141e9,
+        shown={"bandwidth": "4.8 TB/s", "flops": "989.5 TFLOPS", "memory": "141 GB HBM3e"},
         sources={
-            "bandwidth": "printed: H200 product page, GPU Memory Bandwidth 4.8TB/s",
-            "flops": "derived: half the H200 product page's BFLOAT16 Tensor Core 1,979 TFLOPS, which is printed "
+            "bandwidth": "printed: H200 data sheet and product page, GPU Memory Bandwidth 4.8TB/s",
+            "flops": "derived: half the H200 data sheet's BFLOAT16 Tensor Core 1,979 TFLOPS, which is printed "
                      "with sparsity (no dense figure for the H200 was found in a stored source); 989.5 TFLOPS",
-            "memory": "printed: H200 product page, GPU Memory 141GB (taken as 141e9 bytes)",
+            "memory": "printed: H200 data sheet and product page, GPU Memory 141GB (141 x 10^9 bytes); HBM3e",
         },
-        citations=[{"text": "NVIDIA H200 Tensor Core GPU (product page)", "url": H200_PAGE}],
+        citations=[{"text": "NVIDIA H200 Tensor Core GPU data sheet (product page)", "url": H200_PAGE}],
         notes=_TRANSCRIBED + "aiwiki.ai/wiki/nvidia_h200 (141 GB at 4.8 TB/s), lzwjava.github.io's H100/H200 "
               "table (141 GB HBM3e, 4.8 TB/s; compute figures \"include sparsity\"), ai-hpc.github.io's H200 page "
               "(BF16 Tensor Core ~1,979 TFLOPS) and NVIDIA's own MLPerf Inference v4.1 system description "
               "H200-SXM-141GBx8 (accelerator_memory_capacity \"141 GB\"). The H200 is the H100's GH100 silicon "
               "with more memory, so 989.5 here against the H100's 989.4 is rounding, not a difference.",
     ),
-    Accelerator(
+    accelerator(
         id="mi300x", label="AMD Instinct MI300X",
-        bandwidth=5.3e12, flops=1307.4e12, memory=192 * 2**30,
+        shown={"bandwidth": "5.3 TB/s", "flops": "1307.4 TFLOPS", "memory": "192 GB HBM3"},
         sources={
-            "bandwidth": "printed: ROCm MI300 microarchitecture page, \"The theoretical aggregated peak memory "
-                         "bandwidth of the GPU is 5.3 TB per second\"",
-            "flops": "printed: ROCm MI300 microarchitecture page, peak-performance table for the MI300X, Matrix "
-                     "BF16: 2048 FLOPS/clock/CU, 1307.4 peak TFLOPS (dense: the table has no sparsity column)",
-            "memory": "printed: ROCm GPU specifications table, MI300X VRAM 192 GiB (192 x 2^30 bytes)",
+            "bandwidth": "printed: AMD Instinct MI300X data sheet, peak memory bandwidth 5.3 TB/s; ROCm MI300 "
+                         "microarchitecture page, \"The theoretical aggregated peak memory bandwidth of the GPU is "
+                         "5.3 TB per second\"",
+            "flops": "printed: AMD Instinct MI300X data sheet and the ROCm MI300 microarchitecture page's MI300X "
+                     "table, Matrix BF16 1307.4 peak TFLOPS (dense: the table has no sparsity column)",
+            "memory": "printed: AMD Instinct MI300X data sheet, 192 GB HBM3 (192 x 10^9 bytes, decimal as printed; "
+                      "ROCm's GPU specifications table gives the physical 192 GiB, not used: see the module "
+                      "docstring)",
         },
-        citations=[{"text": "AMD ROCm documentation: AMD Instinct MI300 series microarchitecture", "url": MI300_ARCH},
+        citations=[{"text": "AMD Instinct MI300X Accelerator data sheet", "url": MI300X_DATASHEET},
+                   {"text": "AMD ROCm documentation: AMD Instinct MI300 series microarchitecture", "url": MI300_ARCH},
                    {"text": "AMD ROCm documentation: AMD GPU specifications", "url": ROCM_SPECS}],
         notes="Read in the stored sources of AMD's ROCm documentation (ROCm/legacy-rocm-build "
-              "docs/conceptual/gpu-arch/mi300.md and ROCm/rocm-docs docs/reference/gpu-specs.rst). AMD's marketing "
-              "prints the memory as \"192 GB\"; the ROCm table's unit is GiB, used here.",
+              "docs/conceptual/gpu-arch/mi300.md, ROCm/rocm-docs docs/reference/gpu-specs.rst). The data sheet "
+              "was read through PyTorch's device table, which cites it (BF16 1307.4 TFLOPS, 5300 GB/s, 192 GB), "
+              "and tomshardware.com's launch report (192 GB of HBM3). The preset used ROCm's 192 GiB before: "
+              "eight devices read 1,649 GB where the vendor's figure makes 1,536 GB.",
     ),
 ]
 

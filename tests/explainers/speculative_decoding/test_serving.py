@@ -426,7 +426,8 @@ def test_accelerator_numbers_as_printed():
     assert (by["h100-sxm"].bandwidth, by["h100-sxm"].flops, by["h100-sxm"].memory) == (3.35e12, 989.4e12, 80e9)
     assert (by["h200-sxm"].bandwidth, by["h200-sxm"].memory) == (4.8e12, 141e9)
     assert by["h200-sxm"].flops == 1979e12 / 2 and by["h200-sxm"].sources["flops"].startswith("derived: ")
-    assert (by["mi300x"].bandwidth, by["mi300x"].flops, by["mi300x"].memory) == (5.3e12, 1307.4e12, 192 * 2**30)
+    # AMD prints 192 GB (decimal); the preset took ROCm's 192 GiB before, and the page showed 1,649 GB for eight
+    assert (by["mi300x"].bandwidth, by["mi300x"].flops, by["mi300x"].memory) == (5.3e12, 1307.4e12, 192e9)
     # dense, not sparse: each is half or less of the with-sparsity figure the vendor prints next to it
     assert by["h100-sxm"].flops == pytest.approx(1978.9e12 / 2, rel=1e-4)
     assert by["a100-80gb-sxm"].flops == 624e12 / 2
@@ -473,3 +474,4 @@ def test_models_and_pairings_are_sourced():
         assert p.c == sp.model(p.draft).params / sp.model(p.target).params
         assert 0 < p.c < 1
     assert sp.MAGICDEC["url"] == "https://arxiv.org/abs/2408.11049"
+

@@ -121,9 +121,55 @@ def test_the_presets_are_serving_presets_values_with_their_tags():
             assert tag in h["summary"]
         assert h["citations"] == a.citations
     h200 = next(h for h in PRESETS["hardware"] if h["id"] == "h200-sxm")
-    assert "989.5 TFLOP/s dense BF16 (derived)" in h200["summary"]
+    assert "989.5 TFLOPS dense BF16 (derived)" in h200["summary"]
     mi300 = next(h for h in PRESETS["hardware"] if h["id"] == "mi300x")
-    assert "192 GiB per device (printed)" in mi300["summary"]
+    assert mi300["summary"] == ("5.3 TB/s of memory bandwidth (printed), 1307.4 TFLOPS dense BF16 (printed), "
+                                "192 GB HBM3 per device (printed).")
+
+
+def test_every_figure_a_reader_sees_is_the_vendors():
+    """The summary line shows each preset's three figures as the vendor prints them, and the
+    verdict's memory is the devices' printed GB added up (no GiB anywhere on the panel)."""
+    for h in PRESETS["hardware"]:
+        figures = VENDOR_FIGURES[h["id"]]
+        assert h["summary"].startswith(f"{figures['bandwidth']} of memory bandwidth (")
+        assert f", {figures['flops']} dense BF16 (" in h["summary"]
+        assert f", {figures['memory']} per device (" in h["summary"]
+        assert "GiB" not in h["summary"] and "TFLOP/s" not in h["summary"]
+        per_device = int(figures["memory"].split()[0])
+        for n in (1, 2, 8):
+            d = serving_panel.describe({**DEFAULTS, "hw": h["id"], "devices": n, "ctx": 131072, "batch": 4096})
+            words = " ".join(d["text"].values())
+            assert f"of {serving_panel.group(per_device * n)} GB" in words or f"in {serving_panel.group(per_device * n)} GB" in words, words
+
+
+# each figure as the vendor's data sheet prints it (written out here, not read from the presets)
+VENDOR_FIGURES = {
+    "a100-80gb-sxm": {"memory": "80 GB HBM2e", "bandwidth": "2,039 GB/s", "flops": "312 TFLOPS"},
+    "h100-sxm": {"memory": "80 GB HBM3", "bandwidth": "3.35 TB/s", "flops": "989.4 TFLOPS"},
+    "h200-sxm": {"memory": "141 GB HBM3e", "bandwidth": "4.8 TB/s", "flops": "989.5 TFLOPS"},
+    "mi300x": {"memory": "192 GB HBM3", "bandwidth": "5.3 TB/s", "flops": "1307.4 TFLOPS"},
+}
+
+
+def test_every_shown_figure_is_the_vendors_and_the_numbers_are_its_bytes():
+    by = {a.id: a for a in sp.accelerators()}
+    assert set(by) == set(VENDOR_FIGURES)
+    for hw, figures in VENDOR_FIGURES.items():
+        a = by[hw]
+        assert a.shown == figures, hw
+        # the number the model computes with is the shown figure in SI units, decimal as printed
+        number, unit = figures["memory"].split()[:2]
+        assert unit == "GB" and a.memory == int(number) * 10**9, hw
+        assert a.to_dict()["shown"] == figures
+
+
+def test_vendor_quantity_reads_only_the_vendors_units():
+    assert sp.vendor_quantity("2,039 GB/s") == 2.039e12 and sp.vendor_quantity("3.35 TB/s") == 3.35e12
+    assert sp.vendor_quantity("192 GB HBM3") == 192e9 and sp.vendor_quantity("1307.4 TFLOPS") == 1307.4e12
+    for bad in ("192 GiB", "80GB", "3.35", "fast TB/s"):
+        with pytest.raises((ValueError, ArithmeticError)):
+            sp.vendor_quantity(bad)
 
 
 def test_default_story_and_the_words_past_break_even():
@@ -173,7 +219,7 @@ def test_weights_that_do_not_fit_are_said():
 def test_number_formats_are_javascripts():
     assert serving_panel.fixed(0.625, 2) == "0.63" and serving_panel.fixed(2.5, 0) == "3"
     assert serving_panel.group(4096) == "4,096" and serving_panel.group(1) == "1"
-    assert serving_panel.gigabytes(1649.267e9) == "1,649"
+    assert serving_panel.gigabytes(1649.267e9) == "1,649" and serving_panel.gigabytes(8 * 192e9) == "1,536"
     assert [serving_panel._c(x) for x in (0.05, 0.017516, 0.113818, 0.5, 1.0)] == ["0.05", "0.0175", "0.1138", "0.50", "1.00"]
 
 

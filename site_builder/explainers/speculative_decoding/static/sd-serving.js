@@ -124,6 +124,7 @@
     return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   }
 
+  /** Bytes as whole decimal GB, the unit the vendors print (serving_panel.gigabytes). */
   function gigabytes(x) {
     return group(Number((x / 1e9).toFixed(0)));
   }
