@@ -153,6 +153,7 @@ def test_past_the_break_even_the_readout_says_slowdown(browser, http_server):
     assert page.get_attribute(".sd-readout-serving", "data-verdict") == "nofit"
     assert out(page, "serving_verdict").startswith("Does not fit: batch 640 needs more memory than the 1,536 GB")
     assert "Pays off" not in out(page, "serving_verdict") and "×" not in out(page, "serving_S")
+    assert out(page, "serving_best") == "none: this batch does not fit"
     said = page.evaluate("SpeculativeDecoding.serving.describe(SpeculativeDecoding.instance.store.get()).summary")
     assert "does not fit in memory, at most 92 sequences fit" in said and "speedup" not in said
     context.close()

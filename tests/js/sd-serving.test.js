@@ -150,6 +150,7 @@ print(json.dumps([{"kind": d["kind"], "text": d["text"], "summary": d["summary"]
       assert.ok(!/Pays off|paying|speedup \d/.test(d.text.serving_verdict + d.summary), d.text.serving_verdict + d.summary);
       assert.ok(d.summary.includes("does not fit in memory"));
       assert.ok(!d.text.serving_S.includes("×"));
+      assert.equal(d.text.serving_best, "none: this batch does not fit", "not even the best depth's speedup");
     }
     for (const [key, phrase] of Object.entries(endings)) if (d.text.serving_verdict.includes(phrase)) tails.add(key);
     // the memory the words name is the vendor's printed GB per device (the summary's figure) times the devices

@@ -250,7 +250,9 @@ def describe(state: dict, presets: dict | None = None) -> dict:
             "serving_bound": w["compute_bound" if compute else "memory_bound"],
             "serving_break": group(be) if be is not None else w["no_break_even"].format(max=mx),
             "serving_fit": fit_text,
-            "serving_best": w["best_at"].format(best=best, best_s=fixed(best_s, 2)) if best else w["best_none"],
+            # no speedup, not even the best depth's, is claimed for a batch that does not fit
+            "serving_best": (w["best_nofit"] if kind == "nofit" else
+                             w["best_at"].format(best=best, best_s=fixed(best_s, 2)) if best else w["best_none"]),
             "serving_draft": w["draft"].format(c=_c(state["c"]), draft=fixed(kw["draft_params"] / 1e9, 2),
                                                draft_name=cfg["pair"]["draft"]),
             "serving_verdict": verdict,

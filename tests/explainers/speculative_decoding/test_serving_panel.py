@@ -190,6 +190,9 @@ def test_break_even_beyond_what_fits_is_said():
     assert d["kind"] == "nofit" and d["text"]["serving_verdict"].startswith(
         "Does not fit: batch 300 needs more memory than the 640 GB at this context, where at most 261 sequences fit")
     assert "Pays off" not in d["text"]["serving_verdict"] and "×" not in d["text"]["serving_S"]
+    # not even the best depth's speedup is claimed at a batch that does not fit (it read "γ = 2 at 1.37×")
+    assert d["text"]["serving_best"] == "none: this batch does not fit"
+    assert serving_panel.describe({**DEFAULTS, "ctx": 4096, "batch": 261})["text"]["serving_best"].startswith("γ = ")
     assert "does not fit in memory" in d["summary"] and "speedup" not in d["summary"]
     assert d["text"]["serving_verdict"].endswith("only 261 sequences fit in memory: the server never gets busy enough "
                                                 "for speculation to hurt.")

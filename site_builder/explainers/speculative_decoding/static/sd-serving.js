@@ -196,7 +196,9 @@
         serving_bound: compute ? W.compute_bound : W.memory_bound,
         serving_break: be !== null ? group(be) : fill(W.no_break_even, { max: mx }),
         serving_fit: fitText,
-        serving_best: best[0] ? fill(W.best_at, { best: best[0], best_s: best[1].toFixed(2) }) : W.best_none,
+        // no speedup, not even the best depth's, is claimed for a batch that does not fit
+        serving_best: kind === "nofit" ? W.best_nofit
+          : best[0] ? fill(W.best_at, { best: best[0], best_s: best[1].toFixed(2) }) : W.best_none,
         serving_draft: fill(W.draft, { c: cText(state.c), draft: (cfg.draftParams / 1e9).toFixed(2), draft_name: cfg.pair.draft }),
         serving_verdict: verdict,
       },
