@@ -42,7 +42,7 @@ class Context:
 
     def __init__(self, media: dict[str, tuple] | None = None, limit_mb: float = DEFAULT_LIMIT_MB):
         self.media = media or {}
-        self.limit = int(limit_mb * 1024 * 1024)
+        self.limit, self.limit_mb = int(limit_mb * 1024 * 1024), limit_mb
         self.placed: set[int] = set()  # the <img> made inside a <picture> (seen again by the tree walk)
 
 
@@ -112,8 +112,8 @@ def _found(context: Context, url: str, line: int, state, what: str) -> Media | N
         state.result.problems.append((line, f"{what} {url}: {found.problem}"))
         return None
     if found.size > context.limit:
-        state.result.problems.append((line, f"{what} {url}: {found.size / 2**20:.1f} MB is over the limit of "
-                                      f"{context.limit / 2**20:g} MB (media_max_mb in site.toml)"))
+        state.result.problems.append((line, f"{what} {url}: {found.size / 2**20:.2f} MB is over the limit of "
+                                      f"{context.limit_mb:g} MB (media_max_mb in site.toml)"))
         return None
     return found
 
