@@ -40,12 +40,13 @@ class Term:
     explainer: str | None = None
     field_lines: dict[str, int] = field(default_factory=dict)
     media: dict[str, tuple] = field(default_factory=dict)
-    """The files the body refers to: written path -> ``load.media.Media`` as a tuple."""
+    """The files the body (and ``preview_image``) refer to: written path -> ``load.media.Media`` as a tuple."""
+    preview_image: str = ""
 
     def to_record(self) -> tuple:
         """The term as plain values, for the build cache (see ``from_record``)."""
         return (self.slug, self.title, self.summary, self.body, self.path, self.body_line,
-                self.aliases, self.related, self.explainer, self.field_lines, self.media)
+                self.aliases, self.related, self.explainer, self.field_lines, self.media, self.preview_image)
 
     @classmethod
     def from_record(cls, record: tuple) -> "Term":
@@ -160,11 +161,8 @@ def stamp_term_file(file: TermFile) -> tuple[int, int, int, int] | Problem | Non
 
 
 def load_term_file(file: TermFile, stamp: tuple[int, int, int, int]) -> LoadedFile:
-    """Read and check one term file whose stamp was just taken.
-
-    A folder's ``index.md`` (``terms/api/index.md``) is the term named after
-    its folder (``api``), its files beside it; the files its body refers to
-    are resolved and described (``load.media``)."""
+    """Read and check one term file whose stamp was just taken. A folder's ``index.md`` is the term named
+    after its folder (``terms/api/index.md``: ``api``); the files it refers to are described (``load.media``)."""
     term, problems, names = read_term_file(Path(file.path), file.shown)
     if term is not None and is_folder_term(file.path, file.root):
         term.slug = os.path.basename(os.path.dirname(os.path.abspath(file.path)))
@@ -173,13 +171,13 @@ def load_term_file(file: TermFile, stamp: tuple[int, int, int, int]) -> LoadedFi
                               "of this index.md is not a valid slug: use lowercase letters, digits and single "
                               "hyphens, e.g. 'output-tokens/index.md'"),), names)
     if term is not None and file.root:
-        term.media = media_files.resolve_all(term.body, file.path, file.root)
+        term.media, refused = media_files.resolve_term(term.body, term.preview_image, file.path, file.root)
+        problems += [Problem(file.shown, term.field_lines.get("preview_image", 2), refused)] if refused else []
     return LoadedFile(file.shown, stamp, term, tuple(problems), names)
 
 
 def is_folder_term(path: str, root: str) -> bool:
-    """Whether ``path`` is the ``index.md`` of a folder under ``terms/`` (a
-    folder term), not ``terms/index.md`` itself (the term ``index``)."""
+    """Whether ``path`` is a folder's ``index.md`` under ``terms/``, not ``terms/index.md`` (the term ``index``)."""
     folder = os.path.dirname(os.path.abspath(path))
     return os.path.basename(path) == "index.md" and bool(root) and folder != os.path.join(root, "terms")
 
@@ -368,6 +366,7 @@ def read_term_file(path: Path, shown: str) -> tuple[Term | None, list[Problem], 
         related=meta.get("related", []),
         explainer=meta.get("explainer"),
         field_lines=meta.get("__lines__", {}),
+        preview_image=meta.get("preview_image", ""),
     )
     return term, problems, ()
 

@@ -36,6 +36,8 @@ FILE_TYPES = frozenset({".pdf", ".csv", ".tsv", ".txt", ".json", ".zip", ".xlsx"
 would run on the site's origin)."""
 READ_LIMIT = 256 * 1024 * 1024
 """Files larger than this are never read (``media_max_mb`` cannot go higher)."""
+PREVIEW_SIZE = (1200, 630)
+"""A social preview's size (``explainers.base.PREVIEW_SIZE``, the drawn cards')."""
 SETTLED_NS = 2_000_000_000
 """As ``cache.terms.SETTLED_NS``: a file younger than this is stamped 0 (checked again)."""
 
@@ -100,6 +102,24 @@ def resolve_all(body: str, term_path: str, root: str) -> dict[str, tuple]:
     return {key: tuple(resolve(key, folder, root)) for key in references(body)}
 
 
+def resolve_term(body: str, preview_image: str, term_path: str, root: str) -> tuple[dict[str, tuple], str]:
+    """(``resolve_all`` of the body with the ``preview_image`` front matter names,
+    why that image cannot be the term's social preview or "")."""
+    media = resolve_all(body, term_path, root)
+    if not preview_image:
+        return media, ""
+    key = reference_key(preview_image)
+    if key is None or not key.lower().endswith(".png"):
+        return media, f"preview_image {preview_image!r} must be a PNG file beside the term (a path, not a URL)"
+    found = Media(*media.setdefault(key, tuple(resolve(key, os.path.dirname(os.path.abspath(term_path)), root))))
+    if found.problem:
+        return media, f"preview_image {preview_image!r}: {found.problem}"
+    if (found.width, found.height) != PREVIEW_SIZE:
+        return media, (f"preview_image {preview_image!r} is {found.width}x{found.height}: a social preview must be "
+                       f"{PREVIEW_SIZE[0]}x{PREVIEW_SIZE[1]} (the size its og:image tags announce)")
+    return media, ""
+
+
 def resolve(key: str, folder: str, root: str) -> Media:
     """The ``Media`` of ``key`` written in a term in ``folder``."""
     if key.startswith("/"):
@@ -153,6 +173,12 @@ def read_published(path: str, name: str) -> bytes:
         raise BuildFailed([Problem(display_path(path), None, problem or "changed while the site was being "
                                    "built; build again")])
     return data
+
+
+def published_preview(term) -> bytes | None:
+    """The PNG a ``Term`` names as its social preview (``preview_image``), or None."""
+    record = term.media.get(reference_key(term.preview_image) or "") if term.preview_image else None
+    return read_published(record[1], record[2]) if record and not record[0] else None
 
 
 def current(media: dict[str, tuple]) -> bool:

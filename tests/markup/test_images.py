@@ -208,3 +208,21 @@ def test_an_svg_referring_only_inside_itself_is_accepted():
     svg = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><defs><linearGradient id="g"/></defs>'
            b'<rect fill="url(#g)"/><use href="#g"/></svg>')
     assert svg_size(svg) == (1, 1, "")
+
+
+def test_a_term_may_name_an_image_as_its_social_preview(tmp_path):
+    chosen = png(1200, 630)
+    content = site(tmp_path, {
+        "terms/token.md": term("Token", "A piece of text.", "Text.\n", preview_image="card.png"),
+        "terms/card.png": chosen,
+        "site.toml": 'base_url = "https://example.org/glossary/"\n',
+    })
+    output = build(content)
+    assert (output / "token" / "preview.png").read_bytes() == chosen
+    assert (output / "api" / "preview.png").read_bytes() != chosen  # the drawn card
+    assert 'content="https://example.org/glossary/token/preview.png"' in (output / "token" / "index.html").read_text()
+    (content / "terms" / "card.png").write_bytes(png(600, 315))
+    with pytest.raises(BuildFailed) as failed:
+        build(content)
+    assert [(p.line, p.message) for p in failed.value.problems] == [
+        (4, "preview_image 'card.png' is 600x315: a social preview must be 1200x630 (the size its og:image tags announce)")]
