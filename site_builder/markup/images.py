@@ -74,14 +74,25 @@ def place_image(element: etree.Element, state) -> None:
         del element.attrib["src"]
         return
     element.set("src", PREFIX + found.name)
-    if element.get("width") is None and element.get("height") is None:
-        element.set("width", str(found.width))
-        element.set("height", str(found.height))
+    _size(element, found)
     if not found.name.endswith(".svg") and found.size > LAZY_BYTES:
         element.set("loading", "lazy")
         element.set("decoding", "async")
     if found.dark:
         _picture(element, found, context)
+
+
+def _size(element: etree.Element, found: Media) -> None:
+    """Width and height from the file; one given in an attribute list is kept and
+    the other follows the file's proportions (so the box is still reserved)."""
+    width, height = element.get("width"), element.get("height")
+    if width is None and height is None:
+        element.set("width", str(found.width))
+        element.set("height", str(found.height))
+    elif height is None and width.isdigit():
+        element.set("height", str(max(1, round(int(width) * found.height / found.width))))
+    elif width is None and height.isdigit():
+        element.set("width", str(max(1, round(int(height) * found.width / found.height))))
 
 
 def link_file(element: etree.Element, href: str, state) -> bool:

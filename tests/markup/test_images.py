@@ -226,3 +226,9 @@ def test_a_term_may_name_an_image_as_its_social_preview(tmp_path):
         build(content)
     assert [(p.line, p.message) for p in failed.value.problems] == [
         (4, "preview_image 'card.png' is 600x315: a social preview must be 1200x630 (the size its og:image tags announce)")]
+
+
+def test_a_width_set_by_hand_keeps_the_files_proportions(tmp_path):
+    content = site(tmp_path, {"terms/token.md": term("Token", "Text.", "![A flow](api/flow.svg){: width=100 }\n")})
+    html = (build(content) / "token" / "index.html").read_text()
+    assert re.search(r'<img alt="A flow" height="50" src="../media/flow\.[0-9a-f]{10}\.svg" width="100">', html), html
