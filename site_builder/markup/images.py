@@ -116,7 +116,9 @@ def _found(context: Context, url: str, line: int, state, what: str) -> Media | N
     record = context.media.get(key)
     if record is None:
         kinds = ", ".join(sorted(t[1:] for t in IMAGE_TYPES | FILE_TYPES))
-        state.result.problems.append((line, f"{what} {url}: not a published file type (published: {kinds})"))
+        known = posixpath.splitext(key)[1].lower() in IMAGE_TYPES | FILE_TYPES
+        state.result.problems.append((line, f"{what} {url}: " + ("no such file beside the term" if known else
+                                      f"not a published file type (published: {kinds})")))
         return None
     found = Media(*record)
     if found.problem:
