@@ -178,8 +178,8 @@ def load_term_file(file: TermFile, stamp: tuple[int, int, int, int]) -> LoadedFi
 
 def is_folder_term(path: str, root: str) -> bool:
     """Whether ``path`` is a folder's ``index.md`` under ``terms/``, not ``terms/index.md`` (the term ``index``)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    return os.path.basename(path) == "index.md" and bool(root) and folder != os.path.join(root, "terms")
+    return os.path.basename(path) == "index.md" and bool(root) and \
+        os.path.dirname(os.path.abspath(path)) != os.path.join(root, "terms")
 
 
 def record_is_current(record: tuple | None) -> bool:

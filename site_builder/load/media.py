@@ -67,6 +67,8 @@ _DESTINATION = re.compile(
     r"|^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)"             # [ref]: path
     r"|\b(?:src|href)[ \t]*=[ \t]*[\"']([^\"'\n]+)",        # raw HTML, attribute lists
     re.M)
+_PUBLISHED_SUFFIX = re.compile(r"\.(?:" + "|".join(sorted(t[1:] for t in IMAGE_TYPES | FILE_TYPES)) + r")\b",
+                               re.I)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -87,6 +89,8 @@ def references(body: str) -> list[str]:
     """Every key (``reference_key``) a body may use, in order, once each: a superset
     of what the markdown makes (code blocks included), so nothing used is missed."""
     found: dict[str, None] = {}
+    if not _PUBLISHED_SUFFIX.search(body):
+        return []  # most bodies: one quick scan for a file name ending (the full one is ~5x slower)
     for match in _DESTINATION.finditer(body):
         written = next(group for group in match.groups() if group is not None)
         key = reference_key(html.unescape(written))
@@ -98,8 +102,9 @@ def references(body: str) -> list[str]:
 def resolve_all(body: str, term_path: str, root: str) -> dict[str, tuple]:
     """key -> ``Media`` (as a plain tuple) of every file ``body`` refers to, relative
     to the folder of ``term_path``; ``root``: the content folder (absolute)."""
-    folder = os.path.dirname(os.path.abspath(term_path))
-    return {key: tuple(resolve(key, folder, root)) for key in references(body)}
+    keys = references(body)
+    folder = os.path.dirname(os.path.abspath(term_path)) if keys else ""
+    return {key: tuple(resolve(key, folder, root)) for key in keys}
 
 
 def resolve_term(body: str, preview_image: str, term_path: str, root: str) -> tuple[dict[str, tuple], str]:
