@@ -80,7 +80,7 @@ def reference_key(url: str) -> str | None:
     if not url or _SCHEME.match(url) or url.startswith("//"):
         return None
     path = unquote(urlsplit(url).path)
-    if not path or path.endswith("/") or path.endswith(".md"):
+    if not path or path.endswith("/") or path.endswith(".md") or "\x00" in path:
         return None
     return path if posixpath.splitext(path)[1].lower() in IMAGE_TYPES | FILE_TYPES else None
 
@@ -133,12 +133,13 @@ def resolve(key: str, folder: str, root: str) -> Media:
     path = os.path.normpath(os.path.join(folder, key))
     if not _inside(path, os.path.normpath(root)):
         return _refused("leaves the content folder; only files inside it are published")
-    if not _inside(os.path.realpath(path), os.path.realpath(root)):
-        return _refused(f"{display_path(path)} leads outside the content folder (symlink?); refusing to read it")
     stem, ext = os.path.splitext(path)
     ext = ext.lower()
     dark_path = stem + ".dark" + os.path.splitext(path)[1] if ext in IMAGE_TYPES else None
     stamps = ((path, _stamp(path)),) + (((dark_path, _stamp(dark_path)),) if dark_path else ())
+    if not _inside(os.path.realpath(path), os.path.realpath(root)):
+        return Media(f"{display_path(path)} leads outside the content folder (symlink?); refusing to read it",
+                     path, "", 0, 0, 0, (), stamps)
     problem, data = _read(path)
     if problem:
         return Media(problem, path, "", 0, 0, 0, (), stamps)

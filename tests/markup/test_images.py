@@ -129,6 +129,7 @@ HOSTILE = {
     "page type": ("[A page](page.html)", "a file that is not a term"),
     "not an image": ("![Data](data.csv)", "data.csv is not an image"),
     "broken": ("![Broken](broken.png)", "not a readable PNG image"),
+    "nul": ("![Nul](a%00b.png)", "no such file beside the term"),
     "unsized": ("![Unsized](unsized.svg)", "SVG has no width and height or viewBox"),
     "dark script": ("![Dark](moon.svg)", "its dark variant"),
 }
