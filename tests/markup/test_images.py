@@ -233,3 +233,12 @@ def test_a_width_set_by_hand_keeps_the_files_proportions(tmp_path):
     content = site(tmp_path, {"terms/token.md": term("Token", "Text.", "![A flow](api/flow.svg){: width=100 }\n")})
     html = (build(content) / "token" / "index.html").read_text()
     assert re.search(r'<img alt="A flow" height="50" src="../media/flow\.[0-9a-f]{10}\.svg" width="100">', html), html
+
+
+def test_a_folder_term_and_a_file_term_of_one_name_are_a_duplicate_slug(tmp_path):
+    content = write_tree(tmp_path / "content", {"terms/api.md": term("A", "File."),
+                                                "terms/api/index.md": term("B", "Folder.")})
+    with pytest.raises(BuildFailed) as failed:
+        build(content)
+    [problem] = failed.value.problems
+    assert problem.path.endswith("terms/api/index.md") and problem.message.startswith("duplicate slug 'api'")
