@@ -33,8 +33,10 @@ from .cache import terms as term_cache
 from .errors import BuildFailed, Problem
 from .explainers import base as explainers
 from .load.config import SiteConfig, load_config
+from .load.media import read_published
 from .load.preload import Preload
 from .load.theme import Theme, load_theme
+from .markup.images import published as published_media
 from .markup.reserved import theme_names
 from .load.schema import base_url_problem
 from .names import NameIndex
@@ -245,6 +247,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 for relative, data in {**assets.files, **output_cache.site_files(linking, store, config, terms, bodies,
                                                                                  options.jobs or default_jobs())}.items():
                     staging.add(relative, data)
+                for relative, path in published_media(terms, config.media_max_mb).items():  # docs/content.md
+                    staging.add(relative, read_published(path, relative))
 
             fresh, reused = page_cache.write_pages(
                 staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,

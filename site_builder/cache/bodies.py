@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable, Mapping
 
 from ..load.config import SiteConfig
+from ..load import media
 from ..load.content import Term
 from ..markup.render import RenderedBody
 from ..markup.stage import render_bodies
@@ -24,12 +25,17 @@ TABLE = "markdown"
 def shared_body_key(config: SiteConfig, names: NameIndex, reserved_ids: frozenset[str]) -> str:
     """The part of every body key that is the same across the site: code, config,
     names, and the ids the page reserves around a body."""
-    return cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html, sorted(reserved_ids))),
+    return cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html, sorted(reserved_ids),
+                                                 config.media_max_mb)),
                      names.digest_material())
 
 
 def body_key(shared: str, term: Term) -> str:
-    """The cache key of ``term``'s rendered body, given ``shared_body_key``."""
+    """The cache key of ``term``'s rendered body, given ``shared_body_key``: with
+    what its files are (``load.media.material``), so a changed image renders again
+    exactly the bodies that refer to it."""
+    if term.media:
+        return cache.key(shared, term.body, str(term.body_line), media.material(term.media))
     return cache.key(shared, term.body, str(term.body_line))
 
 

@@ -101,6 +101,9 @@ def _load_changed(folder: Path, known: dict, memo: dict,
             slots.append(file.refused)
             continue
         hit = known.get(file.shown)
+        # A term's images are stamped on their own: the record is kept only while they are as they were.
+        if hit is not None and not content.record_is_current(hit[1]):
+            hit = None
         # Trusting the watcher needs no settled timestamps: it has watched since
         # before the last finished build read these files.
         if changed is not None and hit is not None and not file.symlinked and file.absolute not in changed:

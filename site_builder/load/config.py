@@ -19,6 +19,21 @@ from .theme_settings import CSS_FILES, IMAGE_FILE, JS_FILES, LINKS
 from ..errors import Problem, display_path
 from ..files import RefusedPath, read_regular
 from .content import symlink_problem
+from .media import READ_LIMIT
+
+class Megabytes(schema.Kind):
+    """A positive number of megabytes, at most ``media.READ_LIMIT``."""
+
+    name = "number of MB"
+
+    def clean(self, field, value, cleaned):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= READ_LIMIT / 2**20:
+            return schema.INVALID, [(f"{field.name!r} must be a number of MB above 0 and at most "
+                                     f"{READ_LIMIT // 2**20}, not {value!r}", "error")]
+        return value, []
+
+
+MEGABYTES = Megabytes()
 
 __all__ = ["SITE_FIELDS", "SITE_SCHEMA", "SiteConfig", "load_config", "normalise_base_url"]
 
@@ -60,6 +75,9 @@ SITE_FIELDS = (
                '``{ text = "Docs", url = "https://example.org/docs/" }``. A relative URL is relative to the glossary\'s root.'),
     Field("footer_links", LINKS, (),
           help="Links in every page's footer, as ``header_links``."),
+    Field("media_max_mb", MEGABYTES, 5,
+          help="The largest image or linked file (PDF, CSV, ...) a term may publish, in MB "
+               "(docs/content.md, Images and files); a larger one is an error at the line using it."),
 )
 """Every key of ``site.toml``; all are optional. These texts go into every page, card and preview image."""
 

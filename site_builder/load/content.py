@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import Problem, display_path
 from ..files import RefusedPath, kind_of, read_regular
+from . import media as media_files
 from .front_matter import parse_front_matter, split_front_matter
 
 UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
@@ -38,11 +39,14 @@ class Term:
     related: list[str] = field(default_factory=list)
     explainer: str | None = None
     field_lines: dict[str, int] = field(default_factory=dict)
+    media: dict[str, tuple] = field(default_factory=dict)
+    """The files the body (and ``preview_image``) refer to: written path -> ``load.media.Media`` as a tuple."""
+    preview_image: str = ""
 
     def to_record(self) -> tuple:
         """The term as plain values, for the build cache (see ``from_record``)."""
         return (self.slug, self.title, self.summary, self.body, self.path, self.body_line,
-                self.aliases, self.related, self.explainer, self.field_lines)
+                self.aliases, self.related, self.explainer, self.field_lines, self.media, self.preview_image)
 
     @classmethod
     def from_record(cls, record: tuple) -> "Term":
@@ -53,6 +57,7 @@ class Term:
 RECORD_FIELDS = tuple(f.name for f in fields(Term))
 """The names of ``Term.to_record()``'s values, in order (``from_record`` passes
 them by position, so a test that round-trips a term pins the order)."""
+_MEDIA_AT = RECORD_FIELDS.index("media")
 
 
 @dataclass(slots=True)
@@ -69,6 +74,8 @@ class TermFile:
     refused: Problem | None
     """Why it is not read at all (a folder that cannot be listed, a symlink
     leading outside the content folder), or None."""
+    root: str = ""
+    """The content folder (absolute): the files a term refers to must be inside it."""
 
 
 @dataclass(slots=True)
@@ -122,6 +129,7 @@ def find_term_files(content_dir: Path, part: tuple[int, int] | None = None
     shown_dir = display_path(terms_dir)
     # What os.path.abspath(path) gives, by one string join per file instead of one abspath call.
     absolute_prefix = os.path.abspath(terms_dir).rstrip("/") + "/"
+    content_root = os.path.abspath(content_dir)
     files = _term_files(terms_dir)
     if part is not None:
         index, count = part
@@ -131,7 +139,7 @@ def find_term_files(content_dir: Path, part: tuple[int, int] | None = None
         shown = f"{shown_dir}/{_printable(relative)}" if relative else shown_dir
         refused = unreadable or (symlink_problem(Path(path), root) if symlinked else None)
         problem = Problem(shown, None if unreadable else 1, refused) if refused else None
-        found.append(TermFile(path, shown, absolute_prefix + relative, symlinked, problem))
+        found.append(TermFile(path, shown, absolute_prefix + relative, symlinked, problem, content_root))
     return found, []
 
 
@@ -153,9 +161,30 @@ def stamp_term_file(file: TermFile) -> tuple[int, int, int, int] | Problem | Non
 
 
 def load_term_file(file: TermFile, stamp: tuple[int, int, int, int]) -> LoadedFile:
-    """Read and check one term file whose stamp was just taken."""
+    """Read and check one term file whose stamp was just taken. A folder's ``index.md`` is the term named
+    after its folder (``terms/api/index.md``: ``api``); the files it refers to are described (``load.media``)."""
     term, problems, names = read_term_file(Path(file.path), file.shown)
+    if term is not None and is_folder_term(file.path, file.root):
+        term.slug = os.path.basename(os.path.dirname(os.path.abspath(file.path)))
+        if not SLUG_RE.match(term.slug):
+            return LoadedFile(file.shown, stamp, None, (Problem(file.shown, 1, f"folder name {_printable(term.slug)!r} "
+                              "of this index.md is not a valid slug: use lowercase letters, digits and single "
+                              "hyphens, e.g. 'output-tokens/index.md'"),), names)
+    if term is not None and file.root:
+        term.media, refused = media_files.resolve_term(term.body, term.preview_image, file.path, file.root)
+        problems += [Problem(file.shown, term.field_lines.get("preview_image", 2), refused)] if refused else []
     return LoadedFile(file.shown, stamp, term, tuple(problems), names)
+
+
+def is_folder_term(path: str, root: str) -> bool:
+    """Whether ``path`` is a folder's ``index.md`` under ``terms/``, not ``terms/index.md`` (the term ``index``)."""
+    return os.path.basename(path) == "index.md" and bool(root) and \
+        os.path.dirname(os.path.abspath(path)) != os.path.join(root, "terms")
+
+
+def record_is_current(record: tuple | None) -> bool:
+    """Whether the files a cached term record refers to are as they were when it was read."""
+    return record is None or len(record) < len(RECORD_FIELDS) or media_files.current(record[_MEDIA_AT])
 
 
 def load_term_files(content_dir: Path, part: tuple[int, int] | None = None) -> list[LoadedFile | Problem]:
@@ -200,8 +229,10 @@ def gather_dropped(loaded: list[LoadedFile | Problem]) -> list[Dropped]:
             shown, names = entry.shown, entry.names
         else:
             continue
-        name = shown.rsplit("/", 1)[-1]
+        folder, _, name = shown.rpartition("/")
         slug = name.removesuffix(".md")
+        if name == "index.md" and "/terms/" in f"/{folder}/" and not f"/{folder}".endswith("/terms"):
+            slug = folder.rsplit("/", 1)[-1]  # a folder term (``is_folder_term``)
         if name.endswith(".md") and SLUG_RE.match(slug):
             dropped.append(Dropped(slug, shown, names[0] if names else "", tuple(names[1:])))
     dropped.sort(key=lambda d: (d.slug, d.path))
@@ -335,6 +366,7 @@ def read_term_file(path: Path, shown: str) -> tuple[Term | None, list[Problem], 
         related=meta.get("related", []),
         explainer=meta.get("explainer"),
         field_lines=meta.get("__lines__", {}),
+        preview_image=meta.get("preview_image", ""),
     )
     return term, problems, ()
 

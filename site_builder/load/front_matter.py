@@ -13,7 +13,7 @@ import sys
 import yaml
 
 from ..errors import Problem
-from .schema import NAME, NAME_LIMIT, NAME_LIST, SLUG_LIST, TEXT, TEXT_LIMIT, Field, Schema, check
+from .schema import NAME, NAME_LIMIT, NAME_LIST, SLUG_LIST, STRING, TEXT, TEXT_LIMIT, Field, Schema, check
 from .schema import CONTROL_RE, control_character  # noqa: F401 - their home was here
 
 try:  # the C loader is ~10x faster; fall back where libyaml is missing
@@ -30,6 +30,8 @@ TERM_FIELDS = (
     Field("related", SLUG_LIST, [], max_length=NAME_LIMIT,
           help="slugs of related terms (list); a repeat is dropped with a warning"),
     Field("explainer", NAME, None, help="the name of an interactive explainer to embed"),
+    Field("preview_image", STRING, "", max_length=NAME_LIMIT,
+          help="a 1200x630 PNG beside the term, its social preview (og:image) instead of the drawn card"),
 )
 """Every front matter key. Texts are measured after collapsing spaces: a title names
 the term and a summary is one sentence; longer text belongs in the body."""

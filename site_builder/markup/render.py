@@ -30,7 +30,7 @@ from markdown.util import AMP_SUBSTITUTE
 
 from ..names import NameIndex
 from ..urls import is_safe_url
-from . import placement
+from . import images, placement
 from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
 from .attributes import check_attribute_lists, check_url_attribute, guard_fences, id_line, off_prefix, record_attribute_lists
 from .reserved import reserved
@@ -136,10 +136,9 @@ _PLACEHOLDER = "site-builder-page-ids"
 
 
 class _ReservePageIds(Treeprocessor):
-    """Puts placeholders carrying the page's own ids (``page_ids``) in the tree
-    before the heading ids are chosen (toc, priority 5), so the ids chosen avoid
-    them; ``_LinkPass`` takes them out again. Both stock toc and ``fast_tree``
-    collect the ids already in the tree this way, so the two stay byte-identical."""
+    """Puts placeholders carrying the page's own ids (``page_ids``) in the tree before the heading ids are
+    chosen (toc, priority 5), so they avoid them; ``_LinkPass`` takes them out again. Stock toc and
+    ``fast_tree`` both collect the tree's ids this way, so the two stay byte-identical."""
 
     def __init__(self, md, page_ids: frozenset[str]):
         super().__init__(md)
@@ -194,6 +193,7 @@ class _LinkPass(Treeprocessor):
                     result.anchors.append(ident)
             if element.tag == "img" and element.get("src") is not None:
                 check_url_attribute(element, "src", state)
+                images.place_image(element, state)
             if element.tag == "a" and element.get("href") is not None:
                 self._rewrite(element, state)
             if element.tag in ("th", "td") and element.get("style", "").startswith("text-align:"):
@@ -234,6 +234,8 @@ class _LinkPass(Treeprocessor):
             if anchor:
                 state.result.links.append(_as_link(Link, (None, anchor, _link_line(state, href))))
             return
+        if slug is None and images.link_file(element, read, state):
+            return  # a file beside the term (markup.images)
         if slug is None or slug not in state.names.slugs:
             what = f"unknown term '{slug}'" if slug else "a file that is not a term (links go to other terms as slug.md, or to external URLs)"
             state.result.problems.append((_refused_link_line(state, href), f"link to {what}: {href}"))
@@ -289,9 +291,8 @@ _SETEXT_H1 = re.compile(r" {0,3}(?:> ?)*=+[ \t]*$")
 
 
 def _level_one_headings(source: list[str]) -> list[tuple[int, str]]:
-    """(offset, text as written) of each level-1 heading in the body's source, in
-    order (``# text``, also quoted, or ``text`` over ``===``), outside fenced code:
-    the n-th <h1> of the tree is the n-th of these."""
+    """(offset, text as written) of each level-1 heading in the body's source, in order (``# text``, also
+    quoted, or ``text`` over ``===``), outside fenced code: the n-th <h1> of the tree is the n-th of these."""
     found = []
     for offset, line in outside_fences(source):
         if heading := _ATX_H1.match(line):
@@ -329,7 +330,7 @@ class BodyRenderer:
     """A reusable Python-Markdown pipeline (one per process: it is not thread-safe)."""
 
     def __init__(self, names: NameIndex, pretty_urls: bool = False, allow_raw_html: bool = False,
-                 fast: bool = True, reserved_ids: frozenset[str] = frozenset()):
+                 fast: bool = True, reserved_ids: frozenset[str] = frozenset(), media_mb: float = images.DEFAULT_LIMIT_MB):
         """``fast=False`` keeps Python-Markdown's own processors throughout: the
         reference the fast ones are tested against (same HTML, byte for byte).
         ``reserved_ids``: ids the page gives elements besides ``PAGE_IDS`` (the
@@ -339,7 +340,7 @@ class BodyRenderer:
         self.explainer_ids = reserved_ids
         self.pretty_urls = pretty_urls
         self.allow_raw_html = allow_raw_html
-        self.fast = fast
+        self.fast, self.media_mb = fast, media_mb
         self.state: _State | None = None
         self.md = self._pipeline()
 
@@ -367,16 +368,16 @@ class BodyRenderer:
             guard_fences(md, lambda: self.state, self.page_ids, self.explainer_ids)
         return md
 
-    def render(self, body: str, first_line: int) -> RenderedBody:
-        """Render ``body`` whose first line is line ``first_line`` of its file."""
+    def render(self, body: str, first_line: int, media: dict | None = None) -> RenderedBody:
+        """Render ``body`` whose first line is line ``first_line`` of its file (``media``: its ``Term.media``)."""
         self.state = _State(self.names, first_line, self.pretty_urls)
+        self.state.media = images.Context(media, self.media_mb)
         self.md.reset()
         try:
             html = self.md.convert(body)
         except RecursionError:
-            # The parser's state stack (and the inline processors') are left mid-
-            # document and reset() does not clear them: start a fresh pipeline, or
-            # every later body this renderer sees would be parsed wrongly.
+            # The parser's (and inline processors') state stacks are left mid-document and reset() does
+            # not clear them: start a fresh pipeline, or every later body would be parsed wrongly.
             self.md = self._pipeline()
             self.state = None
             return RenderedBody(html="", problems=[(first_line, "markdown is nested too deeply to render")])
@@ -393,8 +394,7 @@ _BLANK_LINES = re.compile(r"\n{3,}")
 
 
 def _tidy(html: str) -> str:
-    # Extensions (footnotes, fenced code) leave runs of blank lines between blocks;
-    # one is enough, and pages that differ only there would differ byte for byte.
+    # Extensions (footnotes, fenced code) leave runs of blank lines between blocks: one is enough.
     if "\n\n\n" in html:
         html = _BLANK_LINES.sub("\n\n", html)
     return html.strip() + "\n"

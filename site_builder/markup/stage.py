@@ -20,27 +20,29 @@ PARALLEL_THRESHOLD = 200
 """Below this many terms, starting worker processes costs more than it saves."""
 
 _worker: BodyRenderer | None = None
-_items: Sequence[tuple[str, str, int]] = ()
-"""What forked workers inherit to render: (slug, body, first line); see ``render_bodies``."""
+_items: Sequence[tuple[str, str, int, dict]] = ()
+"""What forked workers inherit to render: (slug, body, first line, files); see ``render_bodies``."""
 
 
-def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool, reserved_ids: frozenset[str]) -> None:
+def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool, reserved_ids: frozenset[str],
+                 media_mb: float) -> None:
     global _worker
-    _worker = BodyRenderer(names, pretty_urls, allow_raw_html, reserved_ids=reserved_ids)
+    _worker = BodyRenderer(names, pretty_urls, allow_raw_html, reserved_ids=reserved_ids, media_mb=media_mb)
 
 
 def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
     assert _worker is not None
     if parallel.orphaned():  # the build is gone (killed): nobody wants this chunk
         os._exit(1)
-    return [(slug, _worker.render(body, line)) for slug, body, line in _items[bounds[0]:bounds[1]]]
+    return [(slug, _worker.render(body, line, media)) for slug, body, line, media in _items[bounds[0]:bounds[1]]]
 
 
 def render_one(term: Term, names: NameIndex, config: SiteConfig,
                reserved_ids: frozenset[str] = frozenset()) -> RenderedBody:
     """Render one term's body (in this process)."""
-    renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids)
-    return renderer.render(term.body, term.body_line)
+    renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids,
+                            media_mb=config.media_max_mb)
+    return renderer.render(term.body, term.body_line, term.media)
 
 
 def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs: int = 1,
@@ -54,13 +56,14 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     ``meanwhile()`` runs in this process while they do (before rendering,
     when there are no workers), so the caller's own work overlaps theirs.
     """
-    items = [(t.slug, t.body, t.body_line) for t in terms]
+    items = [(t.slug, t.body, t.body_line, t.media) for t in terms]
     # Without fork (Windows) workers would get every body pickled: render here.
     if jobs <= 1 or len(items) < PARALLEL_THRESHOLD or not parallel.can_pool():
         meanwhile()
-        renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids)
-        return {slug: renderer.render(body, line) for slug, body, line in items}
-    if any("$" in body for _slug, body, _line in items):
+        renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids,
+                                media_mb=config.media_max_mb)
+        return {slug: renderer.render(body, line, media) for slug, body, line, media in items}
+    if any("$" in body for _slug, body, _line, _media in items):
         import latex2mathml.converter  # noqa: F401 - once, before forking, not once per worker
     global _items
     chunk = max(50, len(items) // (jobs * 8))
@@ -71,7 +74,7 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     # bounds of each chunk are sent.
     _items = items
     try:
-        settings = (names, config.pretty_urls, config.allow_raw_html, reserved_ids)
+        settings = (names, config.pretty_urls, config.allow_raw_html, reserved_ids, config.media_max_mb)
         with parallel.pool(jobs, _init_worker, settings) as pool:
             done = pool.map(_render_chunk, bounds)  # submitted now; collected below
             meanwhile()

@@ -27,6 +27,7 @@ from ..load.config import SiteConfig
 from ..load.content import Term
 from ..explainers.base import ExplainerBuild
 from .hosting import headers_file
+from ..load.media import published_preview
 from ..markup.render import RenderedBody
 from . import cards, discovery
 from .glossary_json import Entry, glossary_json, make_entry, redirect_sources
@@ -149,7 +150,9 @@ class LinkingOutputs:
         wanted: list[tuple[str, str, tuple[str, str, str, str]]] = []
         for entry in self.entries:
             explainer = self.explainers.get(entry.slug)
-            if explainer and explainer.preview_png:
+            if (chosen := published_preview(self.terms[entry.slug])) is not None:  # its front matter's preview_image
+                files[f"{entry.slug}/{PREVIEW}"] = chosen
+            elif explainer and explainer.preview_png:
                 files[f"{entry.slug}/{PREVIEW}"] = explainer.preview_png
             else:
                 wanted.append((f"{entry.slug}/{PREVIEW}", self.terms[entry.slug].path,

@@ -53,6 +53,7 @@ _SCRIPTS = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 _MATH = re.compile(r"<math\b([^>]*)>.*?</math\s*>", re.S | re.I)
 _ALTTEXT = re.compile(r'\balttext="([^"]*)"')
 _HEADING = re.compile(r'<h([1-6])\b[^>]*?\bid="([^"]*)"[^>]*>', re.I)
+_IMAGE = re.compile(r'<img\b[^>]*?\balt="([^"]*)"[^>]*>')
 _TAG = re.compile(r"<[^>]*>")
 
 
@@ -114,6 +115,8 @@ def body_sections(body_html: str, heading_ids: list[str], code: bool = False) ->
         text = (_SCRIPTS if code else _SKIPPED).sub(" ", text)
     if "<math" in text:
         text = _MATH.sub(lambda m: " " + (_alttext(m.group(1))) + " ", text)
+    if "<img" in text:  # an image's alt text is searched with the term's words (docs/content.md)
+        text = _IMAGE.sub(lambda m: " " + html.unescape(m.group(1)) + " ", text)
     index = {ident: i + 1 for i, ident in enumerate(heading_ids)}
     sections = [""] * (len(heading_ids) + 1)
     at, position = 0, 0

@@ -32,10 +32,11 @@
     return choice === "dark" ? "all" : choice === "light" ? "not all" : "(prefers-color-scheme: dark)";
   }
 
-  /** The build's chart pictures follow `choice` until their live views replace
-   *  them (content makes no <picture>: markdown writes <img> alone). */
+  /** The build's pictures follow `choice`: the charts' (until their live views
+   *  replace them) and a term's images with a dark variant (markup/images.py,
+   *  published as `name.<hash>-dark.ext`; content itself writes no <source>). */
   function pictures(choice) {
-    var sources = document.querySelectorAll('picture > source[srcset$="-dark.svg"]');
+    var sources = document.querySelectorAll('picture > source[srcset*="-dark."]');
     for (var i = 0; i < sources.length; i++) {
       if (sources[i].getAttribute("media") !== darkMedia(choice)) sources[i].setAttribute("media", darkMedia(choice));
     }

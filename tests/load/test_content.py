@@ -134,6 +134,6 @@ def test_front_matter_messages_are_worded_as_documented(tmp_path: Path):
     _, problems = load_terms(tmp_path)
     assert sorted((p.line, p.message) for p in problems) == [
         (2, "'title' must be text, not a list"),
-        (4, "unknown front matter key 'notes' (known: title, summary, aliases, related, explainer)"),
+        (4, "unknown front matter key 'notes' (known: title, summary, aliases, related, explainer, preview_image)"),
         (5, "'summary' is given twice (first on line 3); YAML would keep only the last"),
     ]

@@ -16,6 +16,8 @@ DOCS = REPO / "docs"
 def toml_value(value: object) -> str:
     if isinstance(value, tuple):
         return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
     return ("true" if value else "false") if isinstance(value, bool) else f'"{value}"'
 
 

@@ -129,7 +129,7 @@ def test_every_control_character_from_a_yaml_escape_is_refused(tmp_path, field):
     assert status == 1
     expected = {(f"c{code:02x}.md", line, f"{where} contains the control character {controlled(code)}") for code in CONTROLS}
     if field.startswith("unknown key"):
-        expected |= {(name, 4, "warning: unknown front matter key 'notes' (known: title, summary, aliases, related, explainer)")
+        expected |= {(name, 4, "warning: unknown front matter key 'notes' (known: title, summary, aliases, related, explainer, preview_image)")
                      for name in terms}
     assert problems == expected
 
@@ -161,7 +161,7 @@ def test_the_key_itself_and_several_fields_in_one_file(tmp_path):
         ("bad.md", 5, f"'related' entry 1 contains the control character {controlled(0x08)}"),
         # At the quoted key's own line (read from PyYAML's nodes since issue 31; it was line 2).
         ("bad.md", 6, f"front matter key 'ke\\x00y' contains the control character {controlled(0)}"),
-        ("bad.md", 6, "warning: unknown front matter key 'ke\\x00y' (known: title, summary, aliases, related, explainer)"),
+        ("bad.md", 6, "warning: unknown front matter key 'ke\\x00y' (known: title, summary, aliases, related, explainer, preview_image)"),
     }
 
 
