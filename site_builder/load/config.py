@@ -22,6 +22,19 @@ from .content import symlink_problem
 
 __all__ = ["SITE_FIELDS", "SITE_SCHEMA", "SiteConfig", "load_config", "normalise_base_url"]
 
+
+class _Choice(schema.String):
+    """One of a few words."""
+
+    def __init__(self, *choices: str):
+        super().__init__(" or ".join(f'"{c}"' for c in choices))
+        self.choices = choices
+
+    def clean(self, field, value, cleaned):
+        if value not in self.choices:
+            return schema.INVALID, [(f"{field.name!r} must be {self.name}, not {value!r}", "error")]
+        return value, []
+
 SITE_FIELDS = (
     Field("title", STRING, "Glossary", max_length=NAME_LIMIT,
           help="Site title, shown in the header and in every page's <title>."),
@@ -47,6 +60,14 @@ SITE_FIELDS = (
                "False: neither."),
     Field("search_code", BOOL, False,
           help="True: search also indexes code (``<pre>``, inline ``code``). False: code is left out."),
+    Field("autolink", _Choice("off", "first"), "off",
+          help='"first": the first mention of each term\'s title or alias in a body links to it (docs/linking.md#autolinks). '
+               '"off": only the links written.'),
+    Field("autolink_unit", _Choice("page", "section"), "page",
+          help='What "first" counts in with autolink = "first": the whole body ("page") or each ``##`` section ("section").'),
+    Field("usage_files", schema.SLUG_LIST, (),
+          help="Usage files written by ``check --links-in DOCS --usage-file FILE`` (paths relative to the content "
+               "folder): each term's page lists the pages of those sites that link to it, under \"Used in\"."),
     Field("extra_css", CSS_FILES, (),
           help="Style sheets in the content folder's ``assets/`` folder, linked from every page after the "
                "site's own (so they override it), copied to ``output/assets/`` with content hashes (docs/theming.md)."),
@@ -76,6 +97,11 @@ class SiteConfig(schema.settings_class("SiteConfig", SITE_SCHEMA, __name__)):
         if self.previews == "auto":
             return bool(re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", self.base_url))
         return bool(self.previews)
+
+    @property
+    def autolink_unit_or_none(self) -> str | None:
+        """The unit autolinks count in ("page", "section"), or None when autolink is off."""
+        return self.autolink_unit if self.autolink == "first" else None
 
     def with_base_url(self, base_url: str | None) -> "SiteConfig":
         """This config with ``base_url`` replaced when one is given (``--base-url``)."""

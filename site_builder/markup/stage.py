@@ -24,23 +24,25 @@ _items: Sequence[tuple[str, str, int]] = ()
 """What forked workers inherit to render: (slug, body, first line); see ``render_bodies``."""
 
 
-def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool, reserved_ids: frozenset[str]) -> None:
+def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool, reserved_ids: frozenset[str],
+                 autolink_unit: str | None) -> None:
     global _worker
-    _worker = BodyRenderer(names, pretty_urls, allow_raw_html, reserved_ids=reserved_ids)
+    _worker = BodyRenderer(names, pretty_urls, allow_raw_html, reserved_ids=reserved_ids, autolink_unit=autolink_unit)
 
 
 def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
     assert _worker is not None
     if parallel.orphaned():  # the build is gone (killed): nobody wants this chunk
         os._exit(1)
-    return [(slug, _worker.render(body, line)) for slug, body, line in _items[bounds[0]:bounds[1]]]
+    return [(slug, _worker.render(body, line, slug)) for slug, body, line in _items[bounds[0]:bounds[1]]]
 
 
 def render_one(term: Term, names: NameIndex, config: SiteConfig,
                reserved_ids: frozenset[str] = frozenset()) -> RenderedBody:
     """Render one term's body (in this process)."""
-    renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids)
-    return renderer.render(term.body, term.body_line)
+    renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids,
+                            autolink_unit=config.autolink_unit_or_none)
+    return renderer.render(term.body, term.body_line, term.slug)
 
 
 def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs: int = 1,
@@ -58,8 +60,9 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     # Without fork (Windows) workers would get every body pickled: render here.
     if jobs <= 1 or len(items) < PARALLEL_THRESHOLD or not parallel.can_pool():
         meanwhile()
-        renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids)
-        return {slug: renderer.render(body, line) for slug, body, line in items}
+        renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids,
+                                autolink_unit=config.autolink_unit_or_none)
+        return {slug: renderer.render(body, line, slug) for slug, body, line in items}
     if any("$" in body for _slug, body, _line in items):
         import latex2mathml.converter  # noqa: F401 - once, before forking, not once per worker
     global _items
@@ -71,7 +74,7 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     # bounds of each chunk are sent.
     _items = items
     try:
-        settings = (names, config.pretty_urls, config.allow_raw_html, reserved_ids)
+        settings = (names, config.pretty_urls, config.allow_raw_html, reserved_ids, config.autolink_unit_or_none)
         with parallel.pool(jobs, _init_worker, settings) as pool:
             done = pool.map(_render_chunk, bounds)  # submitted now; collected below
             meanwhile()

@@ -1,0 +1,368 @@
+"""Autolinks: the first mention of a term or alias becomes a link (``autolink = "first"``).
+
+One module for the three places that link mentions: the glossary's own
+bodies (``markup.render``), the Python-Markdown extension and the MkDocs
+plugin (``integrations.mdext``, which the plugin drives). Each hands in the
+names to look for and a function that makes the link; the rules are here:
+
+- a mention is a title or alias, in any case, as whole words (a hyphen joins
+  words: ``pre-model`` holds no ``model``), with simple plurals (``models``,
+  ``policies``, ``boxes``); at one place the longest name wins;
+- "first" is per page, or per section (``unit = "section"``: each ``##``
+  heading starts a new count); a term already linked in the unit (by hand) is
+  not linked again there;
+- never touched: code, headings, existing links, maths (``$...$``,
+  ``\\(...\\)``, MathML, arithmatex), image alt text (an attribute), raw HTML,
+  and the term's own page;
+- ``<!--no-autolink-->`` right before a mention leaves that one mention as
+  text (the next one is linked): an HTML comment, invisible in any markdown
+  renderer. ``markdown_mentions`` finds the same mentions in markdown source,
+  with their lines, for ``check --links-in``.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+import xml.etree.ElementTree as etree
+from typing import Callable, Iterable, Iterator
+from urllib.parse import unquote, urlsplit
+
+from markdown.treeprocessors import Treeprocessor
+
+from ..names import NameIndex
+from .source import CODE_SPAN_RE, FENCE_RE
+
+UNITS = ("page", "section")
+"""What "first" counts in: the whole page, or each ``##`` section."""
+MARKER_RE = re.compile(r"<!--\s*no-autolink\s*-->", re.IGNORECASE)
+"""The opt-out for one mention (docs/linking.md)."""
+PRIORITY = 1
+"""After the inline patterns (20), toc (5) and attribute lists (8); before the
+glossary's link pass and unescaping (0), which finish the links it makes."""
+
+_WORD_RE = re.compile(r"[^\W_]+")
+_SEPARATOR_RE = re.compile(r"[\s_-]+")
+_STASHED_RE = re.compile(r"\x02[^\x02\x03]*\x03")
+"""Python-Markdown's placeholders (stashed HTML, escaped characters): never part of a mention."""
+_MATH_RE = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?![\s$])(?:\\\$|[^$\n])+?(?<![\s\\])\$(?!\d)"
+                      r"|\\\(.+?\\\)|\\\[.+?\\\]"
+                      r"|\x0240\x03.+?\x0241\x03|\x0291\x03.+?\x0293\x03", re.DOTALL)
+"""Maths as text: ``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]`` (also as Python-Markdown
+leaves the escaped brackets: placeholders of ``(`` and ``[``)."""
+_SKIP_TAGS = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "math", "svg", "textarea",
+                        "h1", "h2", "h3", "h4", "h5", "h6"})
+_SKIP_CLASSES = frozenset({"arithmatex", "math", "katex", "no-autolink"})
+
+
+def singulars(word: str) -> set[str]:
+    """``word`` and what it may be the plural of (as ``names.NameIndex.resolve`` reads plurals)."""
+    found = {word}
+    for suffix, replacement in (("ies", "y"), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) > len(suffix):
+            found.add(word[: -len(suffix)] + replacement)
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _name_pattern(name: str) -> re.Pattern | None:
+    """A whole-word, any-case pattern for ``name`` and its simple plurals."""
+    parts = [p for p in _SEPARATOR_RE.split(name.strip()) if p]
+    if not parts:
+        return None
+    last = parts[-1]
+    if last[-1:].isalpha() and last[-1:].lower() == "y" and len(last) > 1:
+        ending = re.escape(last[:-1]) + "(?:y|ies)"
+    elif last[-1:].isalpha():
+        ending = re.escape(last) + "(?:s|es)?"
+    else:
+        ending = re.escape(last)
+    body = r"[\s_-]+".join([*map(re.escape, parts[:-1]), ending])
+    return re.compile(rf"(?<![\w-]){body}(?![\w-])", re.IGNORECASE)
+
+
+class TermMatcher:
+    """Finds mentions of a set of names (``(name, slug)`` pairs) in text, longest first."""
+
+    def __init__(self, entries: Iterable[tuple[str, str]]):
+        by_first: dict[str, dict[str, tuple[int, str, str, str]]] = {}
+        for name, slug in entries:
+            words = _WORD_RE.findall(name.casefold())
+            if words:  # compiled when first needed: a big glossary's bodies mention few of its names
+                by_first.setdefault(words[0], {}).setdefault(name.casefold(), (-len(name), name.casefold(), name, slug))
+        # Longest name first, then by name: the same text always links the same way.
+        self._by_first = {word: [(p, s) for _l, _n, p, s in sorted(found.values(), key=lambda e: e[:2])]
+                          for word, found in by_first.items()}
+
+    def __bool__(self) -> bool:
+        return bool(self._by_first)
+
+    def find(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """(start, end, slug) of each mention in ``text``, left to right, not overlapping."""
+        if not self._by_first:
+            return
+        scan = _masked(text)
+        at = 0
+        for word in _WORD_RE.finditer(scan):
+            if word.start() < at:
+                continue
+            candidates = [c for w in singulars(word.group().casefold()) for c in self._by_first.get(w, ())]
+            found = None
+            for name, slug in candidates:
+                pattern = _name_pattern(name)
+                match = pattern.match(scan, word.start()) if pattern else None
+                if match and (found is None or match.end() > found[1]):
+                    found = (match.start(), match.end(), slug)
+            if found:
+                at = found[1]
+                yield found
+
+
+def _masked(text: str) -> str:
+    """``text`` with placeholders and maths blanked (same length), so nothing there matches."""
+    if "\x02" in text:
+        text = _STASHED_RE.sub(lambda m: " " * len(m.group()), text)
+    if "$" in text or "\\" in text:
+        text = _MATH_RE.sub(lambda m: " " * len(m.group()), text)
+    return text
+
+
+def _skipped(element: etree.Element) -> bool:
+    if not isinstance(element.tag, str) or element.tag in _SKIP_TAGS:
+        return True
+    classes = element.get("class")
+    return bool(classes) and not _SKIP_CLASSES.isdisjoint(classes.split())
+
+
+class _Unit:
+    """The count of one page or section: terms linked or mentioned, and a pending opt-out."""
+
+    def __init__(self, done: set[str]):
+        self.done = done
+        self.skip_next = False
+
+
+class AutolinkProcessor(Treeprocessor):
+    """Links the first mention of each term per unit (see the module's docstring).
+
+    ``matcher()`` gives the names to look for (asked per document: a glossary
+    may be read only once the build starts); ``make_link(slug, text)`` returns the ``<a>`` (or None: leave the text);
+    ``target_of(a)`` the slug an existing link goes to (or None); ``own()`` the
+    slug of the page being rendered (None: not a term's page)."""
+
+    def __init__(self, md, matcher: Callable[[], TermMatcher], make_link: Callable[[str, str], etree.Element | None],
+                 target_of: Callable[[etree.Element], str | None], unit: str = "page",
+                 own: Callable[[], str | None] = lambda: None):
+        super().__init__(md)
+        if unit not in UNITS:
+            raise ValueError(f"autolink unit must be one of {', '.join(UNITS)}, not {unit!r}")
+        self.matcher, self.make_link, self.target_of, self.unit, self.own = matcher, make_link, target_of, unit, own
+
+    def run(self, root):
+        matcher = self.matcher()
+        if not matcher:
+            return None
+        self.find = matcher.find
+        own = self.own()
+        for unit in self._units(root):
+            linked = {self.target_of(a) for element in unit for a in element.iter("a")}
+            state = _Unit({s for s in linked if s} | ({own} if own else set()))
+            for element in unit:
+                self._walk(element, state)
+        return None
+
+    def _units(self, root) -> list[list[etree.Element]]:
+        units: list[list[etree.Element]] = [[]]
+        for element in root:
+            if self.unit == "section" and element.tag == "h2" and units[-1]:
+                units.append([])
+            units[-1].append(element)
+        return units
+
+    def _walk(self, element: etree.Element, state: _Unit) -> None:
+        if _skipped(element):
+            return
+        if element.text:
+            element.text, made = self._link(element.text, state)
+            for index, link in enumerate(made):
+                element.insert(index, link)
+        for child in list(element):
+            self._walk(child, state)
+            if child.tail:
+                child.tail, made = self._link(child.tail, state)
+                at = list(element).index(child) + 1
+                for offset, link in enumerate(made):
+                    element.insert(at + offset, link)
+
+    def _link(self, text: str, state: _Unit) -> tuple[str, list[etree.Element]]:
+        """(text before the first link, the links made, each holding the text after it as tail)."""
+        raw = self._take_markers(text)
+        markers = [at for at, char in enumerate(raw) if char == "\x00"]
+        pieces: list[tuple[int, int, etree.Element]] = []
+        for start, end, slug in self.find(raw.replace("\x00", " ") if markers else raw):
+            if state.skip_next or (markers and markers[0] < start):
+                # The mention after an opt-out marker: left as text, and not counted.
+                markers = [m for m in markers if m > start]
+                state.skip_next = False
+                continue
+            if slug in state.done:
+                continue
+            link = self.make_link(slug, raw[start:end])
+            if link is not None:
+                state.done.add(slug)
+                pieces.append((start, end, link))
+        if markers:
+            state.skip_next = True  # a marker with no mention after it here: the next text has it
+        if not pieces:
+            return raw.replace("\x00", ""), []
+        return self._split(raw, pieces)
+
+    def _take_markers(self, text: str) -> str:
+        """``text`` with each opt-out marker (as written, or stashed raw HTML) as a NUL."""
+        if "\x02" in text:
+            stash = self.md.htmlStash
+            def marker(match: re.Match) -> str:
+                index = re.fullmatch(r"\x02wzxhzdk:(\d+)\x03", match.group())
+                if index and int(index.group(1)) < len(stash.rawHtmlBlocks) and \
+                        MARKER_RE.fullmatch(str(stash.rawHtmlBlocks[int(index.group(1))]).strip()):
+                    return "\x00"
+                return match.group()
+            text = _STASHED_RE.sub(marker, text)
+        if "<!--" in text:
+            text = MARKER_RE.sub("\x00", text)  # as text: the glossary escapes raw HTML
+        return text
+
+    @staticmethod
+    def _split(raw: str, pieces: list[tuple[int, int, etree.Element]]) -> tuple[str, list[etree.Element]]:
+        clean = lambda s: s.replace("\x00", "")  # noqa: E731
+        head = clean(raw[:pieces[0][0]])
+        made = []
+        for index, (start, end, link) in enumerate(pieces):
+            following = pieces[index + 1][0] if index + 1 < len(pieces) else len(raw)
+            link.tail = clean(raw[end:following])
+            made.append(link)
+        return head, made
+
+
+def register(md, processor: AutolinkProcessor) -> None:
+    """Add ``processor`` to ``md``'s tree processors, where autolinks belong (``PRIORITY``)."""
+    md.treeprocessors.register(processor, "autolink", PRIORITY)
+
+
+_HEADING_RE = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
+_SETEXT_RE = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
+_NOT_PROSE_RE = re.compile(
+    r"!?\[\[[^\]\n]*\]\]"                       # [[wikilinks]]
+    r"|!?\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])"   # [links](url), [links][ref], images
+    r"|<!--.*?-->|<[^>\n]*>"                     # comments (the marker is taken first), tags, <autolinks>
+    r"|\{[\w.+:-]+\}(?=`)"                         # a MyST role's name (its target is a code span)
+    r"|https?://\S+")
+
+
+def prose_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, prose) of each markdown line a mention may be in: outside front
+    matter, fences, indented code, headings, ``$$`` maths and reference
+    definitions, with code spans, links, images, tags and URLs blanked and the
+    opt-out marker as a NUL (``check --links-in`` reads mentions through this)."""
+    lines = text.splitlines()
+    fence: str | None = None
+    in_maths = False
+    skip_to = 0
+    if lines and lines[0].strip() == "---":  # front matter
+        skip_to = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
+    previous_blank = True
+    for offset, line in enumerate(lines):
+        if offset < skip_to:
+            continue
+        opened = FENCE_RE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
+                    and not line[opened.end():].strip():
+                fence = None
+            continue
+        if opened:
+            info = line[opened.end():].strip()
+            if not re.match(r"\{(?!code|math)[^}\s]+\}", info):  # a MyST directive's body is prose
+                fence = opened.group(1)
+            continue
+        if line.strip() == "$$" or (line.strip().startswith("$$") and not line.strip().endswith("$$")):
+            in_maths = not in_maths
+            continue
+        blank = not line.strip()
+        indented = line.startswith(("    ", "\t")) and previous_blank
+        previous_blank = blank or (indented and previous_blank)
+        if in_maths or blank or indented or _HEADING_RE.match(line) or re.match(r" {0,3}\[[^\]]+\]:", line):
+            continue
+        if offset + 1 < len(lines) and _SETEXT_RE.match(lines[offset + 1]) and not line.lstrip().startswith(("-", "*")):
+            continue  # a setext heading's text
+        if "<!--" in line:
+            line = MARKER_RE.sub("\x00", line)
+        line = CODE_SPAN_RE.sub(lambda m: " " * len(m.group()), line)
+        yield offset + 1, _NOT_PROSE_RE.sub(lambda m: " " * len(m.group()), line)
+
+
+def section_starts(text: str) -> list[int]:
+    """The line numbers of the ``##`` headings outside code: where each section begins."""
+    starts, fence = [], None
+    for offset, line in enumerate(text.splitlines()):
+        opened = FENCE_RE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and not line[opened.end():].strip():
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+        elif (heading := _HEADING_RE.match(line)) and len(heading.group(1)) == 2:
+            starts.append(offset + 1)
+    return starts
+
+
+def source_mentions(text: str, matcher: TermMatcher) -> Iterator[tuple[int, str, str]]:
+    """(line, slug, as written) of each mention in markdown source that autolink
+    would consider, the one after each opt-out marker left out."""
+    skip_next = False
+    for number, prose in prose_lines(text):
+        markers = [at for at, char in enumerate(prose) if char == "\x00"]
+        for start, end, slug in matcher.find(prose.replace("\x00", " ")):
+            if skip_next or (markers and markers[0] < start):
+                markers = [m for m in markers if m > start]
+                skip_next = False
+                continue
+            yield number, slug, prose[start:end]
+        skip_next = skip_next or bool(markers)
+
+
+@functools.lru_cache(maxsize=4)
+def names_matcher(names: NameIndex) -> Callable[[], TermMatcher]:
+    """The glossary's own matcher: every name of its index (titles, aliases, slugs, as
+    ``normalise`` writes them: the patterns take spaces, hyphens and underscores alike)."""
+    matcher = TermMatcher(names.by_name.items())
+    return lambda: matcher
+
+
+def for_bodies(md, renderer) -> None:
+    """Autolinks in the glossary's term bodies (``markup.render.BodyRenderer``), when its
+    ``autolink_unit`` is set: each a link to ``slug.md``, finished by the body's link pass
+    like one written by hand; none on the term's own page (``renderer.slug``)."""
+    if not renderer.autolink_unit:
+        return
+
+    def make_link(slug: str, text: str) -> etree.Element:
+        href = f"./{slug}.md"  # not in the source: its line is the body's first (never reported)
+        renderer.state.link_lines.setdefault(href, [renderer.state.first_line])
+        link = etree.Element("a", {"href": href})
+        link.text = text
+        return link
+
+    register(md, AutolinkProcessor(md, names_matcher(renderer.names), make_link, _body_link_target,
+                                   renderer.autolink_unit, lambda: renderer.slug))
+
+
+def _body_link_target(link: etree.Element) -> str | None:
+    """The term a link in a body goes to (``slug.md``, ``../slug.md#x``), as the link pass reads it."""
+    parts = urlsplit(link.get("href") or "")
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    name = posixpath.basename(unquote(parts.path).rstrip("/"))
+    return name[:-3] if name.endswith(".md") else None
