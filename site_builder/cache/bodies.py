@@ -2,16 +2,24 @@
 
 A body's key hashes everything its HTML depends on (the code, the config
 flags, the name index, the body and its first line), so a cached body can be
-missing but never stale. The stage itself (``markup.stage``) knows nothing
+missing but never stale. With autolinks (``autolink = "first"``) a body
+depends on its own slug and on every name it may mention, and on no other:
+its key takes, instead of the whole index, the names whose first word (or
+its plural) is a word of the body (``mentions_material``), so renaming a term
+renders again exactly the bodies that mention its old or new name. The stage itself (``markup.stage``) knows nothing
 of this: it is handed the bodies there is no entry for.
 """
 
 from __future__ import annotations
 
+import functools
+import html
+import re
 from typing import Callable, Mapping
 
 from ..load.config import SiteConfig
 from ..load.content import Term
+from ..markup.autolink import singulars
 from ..markup.render import RenderedBody
 from ..markup.stage import render_bodies
 from ..names import NameIndex
@@ -23,20 +31,64 @@ TABLE = "markdown"
 
 def shared_body_key(config: SiteConfig, names: NameIndex, reserved_ids: frozenset[str]) -> str:
     """The part of every body key that is the same across the site: code, config,
-    names, and the ids the page reserves around a body."""
-    return cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html, sorted(reserved_ids))),
-                     names.digest_material())
+    names (without autolinks; with them each body's own, ``body_key``), and the
+    ids the page reserves around a body."""
+    settings = (config.pretty_urls, config.allow_raw_html, sorted(reserved_ids), config.autolink_unit_or_none)
+    return cache.key(cache.code_version(), repr(settings),
+                     "" if config.autolink_unit_or_none else names.digest_material())
 
 
-def body_key(shared: str, term: Term) -> str:
-    """The cache key of ``term``'s rendered body, given ``shared_body_key``."""
-    return cache.key(shared, term.body, str(term.body_line))
+def body_key(shared: str, term: Term, mentions: Callable[[str], str] | None = None) -> str:
+    """The cache key of ``term``'s rendered body, given ``shared_body_key`` and, with
+    autolinks, ``mentions_material`` (``body_mentions``)."""
+    if mentions is None:
+        return cache.key(shared, term.body, str(term.body_line))
+    return cache.key(shared, term.body, str(term.body_line), term.slug, mentions(term.body))
+
+
+def body_mentions(config: SiteConfig, names: NameIndex) -> Callable[[str], str] | None:
+    """With autolinks, ``mentions_material`` of ``names``; None without (the shared key has them all)."""
+    return mentions_material(names) if config.autolink_unit_or_none else None
 
 
 def body_keys(terms: list[Term], config: SiteConfig, names: NameIndex, reserved_ids: frozenset[str]) -> dict[str, str]:
     """slug -> cache key of its rendered body: everything the HTML depends on."""
     shared = shared_body_key(config, names, reserved_ids)
-    return {t.slug: body_key(shared, t) for t in terms}
+    mentions = body_mentions(config, names)
+    return {t.slug: body_key(shared, t, mentions) for t in terms}
+
+
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+@functools.lru_cache(maxsize=4)
+def mentions_material(names: NameIndex) -> Callable[[str], str]:
+    """body -> a stable text of the part of ``names`` the body's HTML can depend on.
+
+    A name is looked up (autolinks, ``[[...]]``) only where the body holds its
+    first word or a plural of it (``autolink.TermMatcher``, ``NameIndex.resolve``),
+    and a ``slug.md`` link only where it holds the slug's first word: those
+    entries, plus the few names with no word at all. Entities are read both as
+    written and decoded."""
+    by_word: dict[str, list[str]] = {}
+    always: list[str] = []
+    for key, slug in names.by_name.items():
+        words = _WORD_RE.findall(key)
+        (by_word.setdefault(words[0], []) if words else always).append(f"{key}\t{slug}")
+    for slug in names.slugs:
+        words = _WORD_RE.findall(slug.casefold())
+        (by_word.setdefault(words[0], []) if words else always).append(f"slug\t{slug}")
+
+    def material(body: str) -> str:
+        text = body.casefold()
+        if "&" in text:
+            text += "\n" + html.unescape(text).casefold()
+        found: set[str] = set(always)
+        for word in set(_WORD_RE.findall(text)):
+            for form in (*singulars(word), word + "s"):
+                found.update(by_word.get(form, ()))
+        return "\n".join(sorted(found))
+    return material
 
 
 def render_cached(

@@ -42,7 +42,7 @@ from ..outputs.site import site_assets, site_renderer
 from . import outputs as output_cache
 from . import search as search_cache
 from . import store as cache
-from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, fill_html, stored_html
+from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, body_mentions, fill_html, stored_html
 from .pages import card_digests, page_key, shared_page_key, untouched
 
 STATE_TABLE = "site"
@@ -142,8 +142,9 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     # Markdown for the edited bodies, and what it changes elsewhere.
     fetch = stored_html(terms, body_keys, config, store, reserved_ids)
     fresh: dict[str, RenderedBody] = {}
+    mentions = body_mentions(config, names)
     for term in changed:
-        key = body_key(state["body_shared"], term)
+        key = body_key(state["body_shared"], term, mentions)
         old = markdown.get(body_keys[term.slug])
         if old is None:
             return None

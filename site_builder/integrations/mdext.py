@@ -22,7 +22,10 @@ Options: ``glossary`` (URL or path of glossary.json, or the folder holding it;
 read once per process), ``base_url`` (where links point; default: the
 glossary's ``base_url``, else the URL it was loaded from), ``strict``
 (default false), ``css_class`` (default ``glossary-term``), ``title`` (the
-summary as the link's title attribute; default true).
+summary as the link's title attribute; default true), ``autolink``
+(``"first"``: the first mention of each title or alias is linked too, as
+``markup.autolink`` rules; default ``"off"``) and ``autolink_unit``
+(``"page"`` or ``"section"``: what "first" counts in).
 
 The MkDocs plugin (``mkdocs_plugin.py``) drives this same extension through
 three constructor arguments that are not options: ``source`` (the glossary it
