@@ -31,7 +31,7 @@ PAGE = """\
 LLMish, remodel and model-based hold no mention. The first: models.
 A model again, then an LLM.
 Speculative decoding beats plain decoding.
-Policies matter. Not here: `box` in code, $box$ maths, ![box](x.png), [a box](https://example.com/box).
+Policies matter. Not here: `box` in code, $box$ maths, ![box](https://example.com/box.png), [a box](https://example.com/box).
 The marker: <!--no-autolink-->box stays text, and this box is linked.
 
 ~~~
