@@ -203,8 +203,9 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                                                      reserved_ids=reserved)
         problems += validate.check_links(terms, bodies, dropped)
         problems += validate.check_dropped(terms, bodies, dropped)
-        _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
+        problems += validate.check_orphans(terms, backlinks) if config.report_orphans else []
+        _raise_if_failing(problems, options.strict)
     report = BuildReport(terms=len(terms), warnings=[p for p in problems if p.severity == "warning"])
 
     def search_index() -> dict[str, bytes]:

@@ -34,7 +34,7 @@ from ..markup.render import Link, RenderedBody
 from ..markup.stage import render_one
 from ..names import NameIndex
 from ..validate.aliases import plan_redirects
-from ..validate.checks import check_body, links_from
+from ..validate.checks import check_body, check_orphans, links_from
 from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
@@ -191,7 +191,9 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     assets = site_assets(theme)
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
     renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme)
-    warnings = plan_redirects(terms)[1] + previews  # the cross-term checks' only warnings, and the cards'
+    # The cross-term checks' only warnings (redirects, orphans), and the cards'.
+    orphans = check_orphans(terms, backlinks) if config.report_orphans else []
+    warnings = plan_redirects(terms)[1] + orphans + previews
     if strict and warnings:
         return None
     redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)

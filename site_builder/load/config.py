@@ -23,6 +23,14 @@ from .content import symlink_problem
 __all__ = ["SITE_FIELDS", "SITE_SCHEMA", "SiteConfig", "load_config", "normalise_base_url"]
 
 
+class _Paths(schema.TextList):
+    """A list of file paths, kept as a tuple (as the default)."""
+
+    def clean(self, field, value, cleaned):
+        kept, problems = super().clean(field, value, cleaned)
+        return (kept if kept is schema.INVALID else tuple(kept)), problems
+
+
 class _Choice(schema.String):
     """One of a few words."""
 
@@ -34,6 +42,7 @@ class _Choice(schema.String):
         if value not in self.choices:
             return schema.INVALID, [(f"{field.name!r} must be {self.name}, not {value!r}", "error")]
         return value, []
+
 
 SITE_FIELDS = (
     Field("title", STRING, "Glossary", max_length=NAME_LIMIT,
@@ -60,14 +69,6 @@ SITE_FIELDS = (
                "False: neither."),
     Field("search_code", BOOL, False,
           help="True: search also indexes code (``<pre>``, inline ``code``). False: code is left out."),
-    Field("autolink", _Choice("off", "first"), "off",
-          help='"first": the first mention of each term\'s title or alias in a body links to it (docs/linking.md#autolinks). '
-               '"off": only the links written.'),
-    Field("autolink_unit", _Choice("page", "section"), "page",
-          help='What "first" counts in with autolink = "first": the whole body ("page") or each ``##`` section ("section").'),
-    Field("usage_files", schema.SLUG_LIST, (),
-          help="Usage files written by ``check --links-in DOCS --usage-file FILE`` (paths relative to the content "
-               "folder): each term's page lists the pages of those sites that link to it, under \"Used in\"."),
     Field("extra_css", CSS_FILES, (),
           help="Style sheets in the content folder's ``assets/`` folder, linked from every page after the "
                "site's own (so they override it), copied to ``output/assets/`` with content hashes (docs/theming.md)."),
@@ -81,6 +82,16 @@ SITE_FIELDS = (
                '``{ text = "Docs", url = "https://example.org/docs/" }``. A relative URL is relative to the glossary\'s root.'),
     Field("footer_links", LINKS, (),
           help="Links in every page's footer, as ``header_links``."),
+    Field("autolink", _Choice("off", "first"), "off",
+          help='"first": the first mention of each term\'s title or alias in a body links to it (docs/linking.md#autolinks). '
+               '"off": only the links written.'),
+    Field("autolink_unit", _Choice("page", "section"), "page",
+          help='What "first" counts in with autolink = "first": the whole body ("page") or each ``##`` section ("section").'),
+    Field("report_orphans", BOOL, False,
+          help="True: warn (an error under --strict) about each term no other term links to or lists as related."),
+    Field("usage_files", _Paths("list of paths", as_names=False), (),
+          help="Usage files written by ``check --links-in DOCS --usage-file FILE`` (paths relative to the content "
+               "folder): each term's page lists the pages of those sites that link to it, under \"Used in\"."),
 )
 """Every key of ``site.toml``; all are optional. These texts go into every page, card and preview image."""
 
