@@ -88,13 +88,15 @@ def body_only(change: Change) -> list[Term] | None:
 
 
 def remember(store: cache.BuildCache, config: SiteConfig, theme: Theme, body_shared: str, names: NameIndex,
-             body_keys: dict[str, str], backlinks: dict[str, list[str]], reserved_ids: frozenset[str]) -> None:
+             body_keys: dict[str, str], backlinks: dict[str, list[str]], reserved_ids: frozenset[str],
+             used_in: dict | None = None) -> None:
     """Keep what the next build's fast path needs."""
     state = {
         "code": cache.code_version(),
         "config": repr(config),
         "theme": theme.digest,
         "reserved_ids": sorted(reserved_ids),
+        "used_in": repr(sorted((used_in or {}).items())),
         "body_shared": body_shared,
         "names": (names.by_name, sorted(names.slugs)),
         "body_keys": body_keys,
@@ -108,7 +110,7 @@ def remember(store: cache.BuildCache, config: SiteConfig, theme: Theme, body_sha
 
 def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: list[Term], changed: list[Term],
             writer, explainer: Callable[[Term, AssetStore], object], strict: bool,
-            log: Callable[[str], None], reserved_ids: frozenset[str] = frozenset(),
+            log: Callable[[str], None], reserved_ids: frozenset[str] = frozenset(), used_in: dict | None = None,
             ) -> tuple[WriteStats, list[Problem]] | None:
     """Update only what a body-only edit touches; return (write stats, warnings),
     or None (having written nothing) when the full pipeline must run instead.
@@ -120,7 +122,8 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     manifest = store.table("pages")
     if (not state or state.get("config") != repr(config) or state.get("code") != cache.code_version()
             or state.get("theme") != theme.digest
-            or state.get("reserved_ids") != sorted(reserved_ids) or not manifest):
+            or state.get("reserved_ids") != sorted(reserved_ids) or not manifest
+            or state.get("used_in") != repr(sorted((used_in or {}).items()))):
         return None  # another config, theme, or other code, templates or explainers than the last build's
     if not writer.can_keep(set(manifest)):
         return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
@@ -190,7 +193,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     bodies.update((slug, body) for slug, body in fresh.items() if body is not None)
     assets = site_assets(theme)
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
-    renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme)
+    renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
     # The cross-term checks' only warnings (redirects, orphans), and the cards'.
     orphans = check_orphans(terms, backlinks) if config.report_orphans else []
     warnings = plan_redirects(terms)[1] + orphans + previews
