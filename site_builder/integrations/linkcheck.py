@@ -306,7 +306,8 @@ def run(docs: Path, location: str, log: Callable[[str], None], inventory: str = 
         # Not an error (docs may not link to the glossary yet), but say what was looked for.
         print(f"warning: no glossary links in {len(files)} file(s): looked for [[Term]], :term:`{inventory}:Term` "
               f"(and :ref:, :doc:, MyST {{term}}`{inventory}:Term`) and URLs under {glossary.base_url}", file=sys.stderr)
-    log(f"Checked {checker.links} glossary link(s) in {len(files)} file(s) against {glossary.source}: no problems")
+    outcome = f"{len(problems)} warning(s)" if problems else "no problems"
+    log(f"Checked {checker.links} glossary link(s) in {len(files)} file(s) against {glossary.source}: {outcome}")
     return 0
 
 

@@ -5,6 +5,7 @@ to a clean build; the edit fast path agrees."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -97,4 +98,22 @@ def test_fast_path_body_edit_with_a_new_mention(tmp_path):
     assert any("fast path" in line for line in log)
     assert 'data-term="token"' in (output / "plain/index.html").read_text()
     assert 'href="../plain/index.html"' in (output / "token/index.html").read_text()  # its backlinks
+    assert_same_as_clean(root, output, tmp_path)
+
+
+def test_a_changed_usage_file_updates_used_in_even_when_only_a_body_changed(tmp_path):
+    root, output = content(tmp_path / "content"), tmp_path / "out"
+    (root / "site.toml").write_text('autolink = "first"\nusage_files = ["usage.json"]\n')
+    def usage(title: str) -> None:
+        page = {"title": title, "url": "https://docs.example.com/guide/"}
+        (root / "usage.json").write_text(json.dumps({"version": 1, "site": {"name": "Docs", "url": "https://docs.example.com/"},
+                                                     "terms": {"box": [page]}}))
+    usage("Guide")
+    build(root, output)
+    build(root, output)
+    usage("Renamed guide")
+    path = root / "terms/plain.md"
+    path.write_text(path.read_text().replace("at all", "at all, really"))
+    build(root, output)
+    assert ">Renamed guide</a>" in (output / "box/index.html").read_text()
     assert_same_as_clean(root, output, tmp_path)
