@@ -147,9 +147,10 @@ class AutolinkProcessor(Treeprocessor):
     """Links the first mention of each term per unit (see the module's docstring).
 
     ``matcher()`` gives the names to look for (asked per document: a glossary
-    may be read only once the build starts); ``make_link(slug, text)`` returns the ``<a>`` (or None: leave the text);
-    ``target_of(a)`` the slug an existing link goes to (or None); ``own()`` the
-    slug of the page being rendered (None: not a term's page)."""
+    may be read only once the build starts); ``make_link(slug, text)`` returns
+    the ``<a>`` (or None: leave the text); ``target_of(a)`` the slug an existing
+    link goes to (or None); ``own()`` the slug of the page being rendered (None:
+    not a term's page)."""
 
     def __init__(self, md, matcher: Callable[[], TermMatcher], make_link: Callable[[str, str], etree.Element | None],
                  target_of: Callable[[etree.Element], str | None], unit: str = "page",
@@ -346,6 +347,8 @@ def for_bodies(md, renderer) -> None:
     ``autolink_unit`` is set: each a link to ``slug.md``, finished by the body's link pass
     like one written by hand; none on the term's own page (``renderer.slug``)."""
     if not renderer.autolink_unit:
+        if not renderer.allow_raw_html:  # else the marker is an HTML comment, passed through unseen
+            md.treeprocessors.register(_MarkerRemover(md, lambda: renderer.state.source), "autolink_marker", PRIORITY)
         return
 
     def make_link(slug: str, text: str) -> etree.Element:
@@ -357,6 +360,25 @@ def for_bodies(md, renderer) -> None:
 
     register(md, AutolinkProcessor(md, names_matcher(renderer.names), make_link, _body_link_target,
                                    renderer.autolink_unit, lambda: renderer.slug))
+
+
+class _MarkerRemover(Treeprocessor):
+    """Autolinks off, raw HTML escaped: an opt-out marker left in a body is dropped
+    rather than shown as text (it means nothing then). Only bodies that hold one are walked."""
+
+    def __init__(self, md, source: Callable[[], list[str]]):
+        super().__init__(md)
+        self.source = source
+
+    def run(self, root):
+        if any("no-autolink" in line for line in self.source()):
+            for element in root.iter():
+                code = element.tag in ("code", "pre", "kbd", "samp")  # keeps it as written
+                if element.text and "<!--" in element.text and not code:
+                    element.text = MARKER_RE.sub("", element.text)
+                if element.tail and "<!--" in element.tail:
+                    element.tail = MARKER_RE.sub("", element.tail)
+        return None
 
 
 def _body_link_target(link: etree.Element) -> str | None:

@@ -85,6 +85,9 @@ def test_never_on_the_terms_own_page_and_off_by_default(glossaries):
     assert TermLinks(prose(glossaries["page"] / "decoding/index.html")).found == [
         ("speculative-decoding", "Speculative decoding"), ("policy", "policy")]
     assert TermLinks(prose(glossaries["off"] / "tricky/index.html")).found == []
+    # Off, the marker means nothing: dropped, not shown as escaped text.
+    assert "no-autolink" not in prose(glossaries["off"] / "tricky/index.html")
+    assert "The marker: box stays text" in prose(glossaries["off"] / "tricky/index.html")
 
 
 def render(text: str, glossary: Path, **config) -> str:
