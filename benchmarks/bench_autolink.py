@@ -7,6 +7,8 @@ Single process, ``time.process_time()``; each round renders every page with
 autolinks off and on (``autolink_unit="page"``), alternating which goes first.
 Prints the median ms/page of each and their ratio, the autolinks made per page,
 and the ratio of keying every body with ``mentions_material`` to the plain key.
+``--names vocabulary`` adds a term for each word of the corpus' vocabulary, so
+that prose mentions terms (the corpus' own titles never occur in its prose).
 No budget, no assertions.
 """
 
@@ -24,10 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_build  # noqa: E402
-from bench_markdown import load  # noqa: E402
+from bench_markdown import _Term, load  # noqa: E402
+from make_corpus import WORDS  # noqa: E402
 from site_builder.cache import store as cache  # noqa: E402
 from site_builder.cache.bodies import mentions_material  # noqa: E402
 from site_builder.markup.render import BodyRenderer  # noqa: E402
+from site_builder.names import NameIndex  # noqa: E402
 
 
 def main() -> None:
@@ -35,10 +39,14 @@ def main() -> None:
     parser.add_argument("pages", nargs="?", type=int, default=1000)
     parser.add_argument("rounds", nargs="?", type=int, default=5)
     parser.add_argument("--mix", default="realistic", choices=("simple", "realistic"))
+    parser.add_argument("--names", default="corpus", choices=("corpus", "vocabulary"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(bench_build.corpus_command(args.pages, Path(tmp), args.mix), check=True)
         names, bodies = load(Path(tmp))
+    if args.names == "vocabulary":
+        extra = [_Term(f"word-{word}", word.capitalize(), []) for word in WORDS]
+        names = NameIndex([*extra, *(_Term(slug, title, []) for title, slug in names.by_name.items())])
     renderers = {"off": BodyRenderer(names), "on": BodyRenderer(names, autolink_unit="page")}
     times: dict[str, list[float]] = {name: [] for name in renderers}
     html: dict[str, list[str]] = {}

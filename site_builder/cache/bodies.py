@@ -65,28 +65,40 @@ _WORD_RE = re.compile(r"[^\W_]+")
 def mentions_material(names: NameIndex) -> Callable[[str], str]:
     """body -> a stable text of the part of ``names`` the body's HTML can depend on.
 
-    A name is looked up (autolinks, ``[[...]]``) only where the body holds its
-    first word or a plural of it (``autolink.TermMatcher``, ``NameIndex.resolve``),
-    and a ``slug.md`` link only where it holds the slug's first word: those
-    entries, plus the few names with no word at all. Entities are read both as
+    A name can match (autolinks, ``[[...]]``: ``autolink.TermMatcher``,
+    ``NameIndex.resolve``) only where the body holds each of its words (its last
+    perhaps as a plural), and a ``slug.md`` link only where it holds the slug's
+    words: those entries, plus the few names with no word at all. Each entry is
+    filed under its rarest word, so a body tries few. Entities are read both as
     written and decoded."""
-    by_word: dict[str, list[str]] = {}
+    entries = [(f"{key}\t{slug}", key) for key, slug in names.by_name.items()]
+    entries += [(f"slug\t{slug}", slug.casefold()) for slug in names.slugs]
+    worded = [(entry, frozenset(_WORD_RE.findall(text))) for entry, text in entries]
+    frequency: dict[str, int] = {}
+    for _entry, words in worded:
+        for word in words:
+            frequency[word] = frequency.get(word, 0) + 1
+    by_word: dict[str, list[tuple[str, frozenset[str]]]] = {}
     always: list[str] = []
-    for key, slug in names.by_name.items():
-        words = _WORD_RE.findall(key)
-        (by_word.setdefault(words[0], []) if words else always).append(f"{key}\t{slug}")
-    for slug in names.slugs:
-        words = _WORD_RE.findall(slug.casefold())
-        (by_word.setdefault(words[0], []) if words else always).append(f"slug\t{slug}")
+    for entry, words in worded:
+        if words:
+            by_word.setdefault(min(words, key=lambda w: (frequency[w], w)), []).append((entry, words))
+        else:
+            always.append(entry)
 
     def material(body: str) -> str:
         text = body.casefold()
         if "&" in text:
             text += "\n" + html.unescape(text).casefold()
-        found: set[str] = set(always)
+        forms: set[str] = set()
         for word in set(_WORD_RE.findall(text)):
-            for form in (*singulars(word), word + "s"):
-                found.update(by_word.get(form, ()))
+            forms.update(singulars(word))
+            forms.add(word + "s")
+        found = set(always)
+        for form in forms:
+            for entry, words in by_word.get(form, ()):
+                if words <= forms:
+                    found.add(entry)
         return "\n".join(sorted(found))
     return material
 

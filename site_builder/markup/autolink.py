@@ -56,13 +56,19 @@ _SKIP_TAGS = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "m
 _SKIP_CLASSES = frozenset({"arithmatex", "math", "katex", "no-autolink"})
 
 
-def singulars(word: str) -> set[str]:
+@functools.lru_cache(maxsize=65536)
+def singulars(word: str) -> frozenset[str]:
     """``word`` and what it may be the plural of (as ``names.NameIndex.resolve`` reads plurals)."""
     found = {word}
     for suffix, replacement in (("ies", "y"), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) > len(suffix):
             found.add(word[: -len(suffix)] + replacement)
-    return found
+    return frozenset(found)
+
+
+def _plurals(word: str) -> set[str]:
+    """The words ``singulars`` maps back to ``word``."""
+    return {word, word + "s", word + "es"} | ({word[:-1] + "ies"} if word.endswith("y") and len(word) > 1 else set())
 
 
 @functools.lru_cache(maxsize=None)
@@ -86,28 +92,44 @@ class TermMatcher:
     """Finds mentions of a set of names (``(name, slug)`` pairs) in text, longest first."""
 
     def __init__(self, entries: Iterable[tuple[str, str]]):
-        by_first: dict[str, dict[str, tuple[int, str, str, str]]] = {}
+        # Keyed by the name's first word, and its second when it has one: at a place in
+        # the text only the names starting with the words there are tried (a glossary
+        # whose titles share a first word, "Model ...", still tries few).
+        by_start: dict[tuple[str, str | None], dict[str, tuple[int, str, str, str]]] = {}
         for name, slug in entries:
             words = _WORD_RE.findall(name.casefold())
             if words:  # compiled when first needed: a big glossary's bodies mention few of its names
-                by_first.setdefault(words[0], {}).setdefault(name.casefold(), (-len(name), name.casefold(), name, slug))
+                start = (words[0], words[1] if len(words) > 1 else None)
+                by_start.setdefault(start, {}).setdefault(name.casefold(), (-len(name), name.casefold(), name, slug))
         # Longest name first, then by name: the same text always links the same way.
-        self._by_first = {word: [(p, s) for _l, _n, p, s in sorted(found.values(), key=lambda e: e[:2])]
-                          for word, found in by_first.items()}
+        self._by_start = {start: [(n, s) for _l, _k, n, s in sorted(found.values(), key=lambda e: e[:2])]
+                          for start, found in by_start.items()}
+        # Every word a name can start with as written in text (plurals included): most
+        # words of a text are none of these and are passed over with one look-up.
+        self._starts = {form for first, _second in self._by_start for form in _plurals(first)}
 
     def __bool__(self) -> bool:
-        return bool(self._by_first)
+        return bool(self._by_start)
 
     def find(self, text: str) -> Iterator[tuple[int, int, str]]:
         """(start, end, slug) of each mention in ``text``, left to right, not overlapping."""
-        if not self._by_first:
+        if not self._by_start:
             return
         scan = _masked(text)
+        words = list(_WORD_RE.finditer(scan))
+        folded = [word.group().casefold() for word in words]
+        by_start = self._by_start
         at = 0
-        for word in _WORD_RE.finditer(scan):
-            if word.start() < at:
+        starts = self._starts
+        for index, word in enumerate(words):
+            if word.start() < at or folded[index] not in starts:
                 continue
-            candidates = [c for w in singulars(word.group().casefold()) for c in self._by_first.get(w, ())]
+            # A one-word name may be plural here; a longer one's first word is as written,
+            # its second plural only when it is its last.
+            candidates = [c for w in singulars(folded[index]) for c in by_start.get((w, None), ())]
+            if index + 1 < len(words):
+                first = folded[index]
+                candidates += [c for w in singulars(folded[index + 1]) for c in by_start.get((first, w), ())]
             found = None
             for name, slug in candidates:
                 pattern = _name_pattern(name)
@@ -199,7 +221,7 @@ class AutolinkProcessor(Treeprocessor):
     def _link(self, text: str, state: _Unit) -> tuple[str, list[etree.Element]]:
         """(text before the first link, the links made, each holding the text after it as tail)."""
         raw = self._take_markers(text)
-        markers = [at for at, char in enumerate(raw) if char == "\x00"]
+        markers = [at for at, char in enumerate(raw) if char == "\x00"] if "\x00" in raw else []
         pieces: list[tuple[int, int, etree.Element]] = []
         for start, end, slug in self.find(raw.replace("\x00", " ") if markers else raw):
             if state.skip_next or (markers and markers[0] < start):
