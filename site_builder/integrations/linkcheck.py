@@ -31,7 +31,7 @@ from typing import Callable, Iterator
 from urllib.parse import unquote, urlsplit
 
 from ..errors import Problem, display_path
-from ..markup import autolink
+from ..markup import autolink, mentions
 from ..markup.source import CODE_SPAN_RE, LINK_TARGET_RE, WIKILINK_RE, outside_fences
 from ..outputs import cards
 from ..outputs.search_index import FOLDER as SEARCH_FOLDER
@@ -140,14 +140,14 @@ class Checker:
         """A warning for each term whose first mention in a unit comes before any link to it there."""
         if self.matcher is None:
             return []
-        starts = autolink.section_starts(text) if self.unit == "section" else []
+        starts = mentions.section_starts(text) if self.unit == "section" else []
         unit_of = lambda line: sum(1 for start in starts if start <= line)  # noqa: E731
         first_link: dict[tuple[int, str], int] = {}
         for line, slug in targets:
             first_link.setdefault((unit_of(line), slug), line)
         seen: set[tuple[int, str]] = set()
         problems = []
-        for line, slug, written in autolink.source_mentions(text, self.matcher):
+        for line, slug, written in mentions.source_mentions(text, self.matcher):
             key = (unit_of(line), slug)
             if key in seen:
                 continue

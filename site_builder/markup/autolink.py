@@ -16,7 +16,7 @@ names to look for and a function that makes the link; the rules are here:
   and the term's own page;
 - ``<!--no-autolink-->`` right before a mention leaves that one mention as
   text (the next one is linked): an HTML comment, invisible in any markdown
-  renderer. ``markdown_mentions`` finds the same mentions in markdown source,
+  renderer. ``markup.mentions`` finds the same mentions in markdown source,
   with their lines, for ``check --links-in``.
 """
 
@@ -26,13 +26,13 @@ import functools
 import posixpath
 import re
 import xml.etree.ElementTree as etree
+from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 from urllib.parse import unquote, urlsplit
 
 from markdown.treeprocessors import Treeprocessor
 
 from ..names import NameIndex
-from .source import CODE_SPAN_RE, FENCE_RE
 
 UNITS = ("page", "section")
 """What "first" counts in: the whole page, or each ``##`` section."""
@@ -157,12 +157,27 @@ def _skipped(element: etree.Element) -> bool:
     return bool(classes) and not _SKIP_CLASSES.isdisjoint(classes.split())
 
 
-class _Unit:
+@dataclass
+class UnitCount:
     """The count of one page or section: terms linked or mentioned, and a pending opt-out."""
 
-    def __init__(self, done: set[str]):
-        self.done = done
-        self.skip_next = False
+    done: set[str]
+    skip_next: bool = False
+
+
+def unmarked(raw: str, find: Callable[[str], Iterator[tuple[int, int, str]]],
+             unit: UnitCount) -> Iterator[tuple[int, int, str]]:
+    """The mentions ``find`` sees in ``raw`` (opt-out markers as NULs) but the one after
+    each marker, which stays text and is not counted; a marker with no mention after
+    it in ``raw`` passes to the next text (``unit.skip_next``)."""
+    markers = [at for at, char in enumerate(raw) if char == "\x00"] if "\x00" in raw else []
+    for start, end, slug in find(raw.replace("\x00", " ") if markers else raw):
+        if unit.skip_next or (markers and markers[0] < start):
+            markers = [m for m in markers if m > start]
+            unit.skip_next = False
+            continue
+        yield start, end, slug
+    unit.skip_next = unit.skip_next or bool(markers)
 
 
 class AutolinkProcessor(Treeprocessor):
@@ -190,7 +205,7 @@ class AutolinkProcessor(Treeprocessor):
         own = self.own()
         for unit in self._units(root):
             linked = {self.target_of(a) for element in unit for a in element.iter("a")}
-            state = _Unit({s for s in linked if s} | ({own} if own else set()))
+            state = UnitCount({s for s in linked if s} | ({own} if own else set()))
             for element in unit:
                 self._walk(element, state)
         return None
@@ -203,7 +218,7 @@ class AutolinkProcessor(Treeprocessor):
             units[-1].append(element)
         return units
 
-    def _walk(self, element: etree.Element, state: _Unit) -> None:
+    def _walk(self, element: etree.Element, state: UnitCount) -> None:
         if _skipped(element):
             return
         if element.text:
@@ -218,25 +233,17 @@ class AutolinkProcessor(Treeprocessor):
                 for offset, link in enumerate(made):
                     element.insert(at + offset, link)
 
-    def _link(self, text: str, state: _Unit) -> tuple[str, list[etree.Element]]:
+    def _link(self, text: str, state: UnitCount) -> tuple[str, list[etree.Element]]:
         """(text before the first link, the links made, each holding the text after it as tail)."""
         raw = self._take_markers(text)
-        markers = [at for at, char in enumerate(raw) if char == "\x00"] if "\x00" in raw else []
         pieces: list[tuple[int, int, etree.Element]] = []
-        for start, end, slug in self.find(raw.replace("\x00", " ") if markers else raw):
-            if state.skip_next or (markers and markers[0] < start):
-                # The mention after an opt-out marker: left as text, and not counted.
-                markers = [m for m in markers if m > start]
-                state.skip_next = False
-                continue
+        for start, end, slug in unmarked(raw, self.find, state):
             if slug in state.done:
                 continue
             link = self.make_link(slug, raw[start:end])
             if link is not None:
                 state.done.add(slug)
                 pieces.append((start, end, link))
-        if markers:
-            state.skip_next = True  # a marker with no mention after it here: the next text has it
         if not pieces:
             return raw.replace("\x00", ""), []
         return self._split(raw, pieces)
@@ -258,102 +265,15 @@ class AutolinkProcessor(Treeprocessor):
 
     @staticmethod
     def _split(raw: str, pieces: list[tuple[int, int, etree.Element]]) -> tuple[str, list[etree.Element]]:
-        clean = lambda s: s.replace("\x00", "")  # noqa: E731
-        head = clean(raw[:pieces[0][0]])
-        made = []
-        for index, (start, end, link) in enumerate(pieces):
+        for index, (_start, end, link) in enumerate(pieces):
             following = pieces[index + 1][0] if index + 1 < len(pieces) else len(raw)
-            link.tail = clean(raw[end:following])
-            made.append(link)
-        return head, made
+            link.tail = raw[end:following].replace("\x00", "")
+        return raw[:pieces[0][0]].replace("\x00", ""), [link for _start, _end, link in pieces]
 
 
 def register(md, processor: AutolinkProcessor) -> None:
     """Add ``processor`` to ``md``'s tree processors, where autolinks belong (``PRIORITY``)."""
     md.treeprocessors.register(processor, "autolink", PRIORITY)
-
-
-_HEADING_RE = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
-_SETEXT_RE = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
-_NOT_PROSE_RE = re.compile(
-    r"!?\[\[[^\]\n]*\]\]"                       # [[wikilinks]]
-    r"|!?\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])"   # [links](url), [links][ref], images
-    r"|<!--.*?-->|<[^>\n]*>"                     # comments (the marker is taken first), tags, <autolinks>
-    r"|\{[\w.+:-]+\}(?=`)"                         # a MyST role's name (its target is a code span)
-    r"|https?://\S+")
-
-
-def prose_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(line number, prose) of each markdown line a mention may be in: outside front
-    matter, fences, indented code, headings, ``$$`` maths and reference
-    definitions, with code spans, links, images, tags and URLs blanked and the
-    opt-out marker as a NUL (``check --links-in`` reads mentions through this)."""
-    lines = text.splitlines()
-    fence: str | None = None
-    in_maths = False
-    skip_to = 0
-    if lines and lines[0].strip() == "---":  # front matter
-        skip_to = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
-    previous_blank = True
-    for offset, line in enumerate(lines):
-        if offset < skip_to:
-            continue
-        opened = FENCE_RE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
-                    and not line[opened.end():].strip():
-                fence = None
-            continue
-        if opened:
-            info = line[opened.end():].strip()
-            if not re.match(r"\{(?!code|math)[^}\s]+\}", info):  # a MyST directive's body is prose
-                fence = opened.group(1)
-            continue
-        if line.strip() == "$$" or (line.strip().startswith("$$") and not line.strip().endswith("$$")):
-            in_maths = not in_maths
-            continue
-        blank = not line.strip()
-        indented = line.startswith(("    ", "\t")) and previous_blank
-        previous_blank = blank or (indented and previous_blank)
-        if in_maths or blank or indented or _HEADING_RE.match(line) or re.match(r" {0,3}\[[^\]]+\]:", line):
-            continue
-        if offset + 1 < len(lines) and _SETEXT_RE.match(lines[offset + 1]) and not line.lstrip().startswith(("-", "*")):
-            continue  # a setext heading's text
-        if "<!--" in line:
-            line = MARKER_RE.sub("\x00", line)
-        line = CODE_SPAN_RE.sub(lambda m: " " * len(m.group()), line)
-        yield offset + 1, _NOT_PROSE_RE.sub(lambda m: " " * len(m.group()), line)
-
-
-def section_starts(text: str) -> list[int]:
-    """The line numbers of the ``##`` headings outside code: where each section begins."""
-    starts, fence = [], None
-    for offset, line in enumerate(text.splitlines()):
-        opened = FENCE_RE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and not line[opened.end():].strip():
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
-        elif (heading := _HEADING_RE.match(line)) and len(heading.group(1)) == 2:
-            starts.append(offset + 1)
-    return starts
-
-
-def source_mentions(text: str, matcher: TermMatcher) -> Iterator[tuple[int, str, str]]:
-    """(line, slug, as written) of each mention in markdown source that autolink
-    would consider, the one after each opt-out marker left out."""
-    skip_next = False
-    for number, prose in prose_lines(text):
-        markers = [at for at, char in enumerate(prose) if char == "\x00"]
-        for start, end, slug in matcher.find(prose.replace("\x00", " ")):
-            if skip_next or (markers and markers[0] < start):
-                markers = [m for m in markers if m > start]
-                skip_next = False
-                continue
-            yield number, slug, prose[start:end]
-        skip_next = skip_next or bool(markers)
 
 
 @functools.lru_cache(maxsize=4)
