@@ -30,6 +30,7 @@ from .cache import pages as page_cache
 from .cache import search as search_cache
 from .cache import store as cache
 from .cache import terms as term_cache
+from .integrations.usage import read_usage
 from .errors import BuildFailed, Problem
 from .explainers import base as explainers
 from .load.config import SiteConfig, load_config
@@ -157,6 +158,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             config = config.with_base_url(options.base_url)
         theme, theme_problems = load_theme(options.content, config, options.config)
         problems += theme_problems
+        used_in, usage_problems = read_usage(options.content, config.usage_files)  # "Used in" on term pages
+        problems += usage_problems
         if theme.templates:  # a syntax error in an override is a content error, found before any work
             problems += check_templates(theme_environment(theme.templates, theme.digest), theme.templates)
         loaded = term_cache.load_cached(options.content, store, options.changed, preloaded, meanwhile=overlap)
@@ -168,7 +171,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     # the ids explainers give elements beside a body, and those of the site's own templates and scripts
     reserved = explainers.reserved_ids() | theme_names(theme.templates, theme.assets)
 
-    fast = _fast_path(options, store, config, theme, loaded, problems, reserved, log)
+    fast = _fast_path(options, store, config, theme, loaded, problems, reserved, log, used_in)
     if fast is not None:
         fast.seconds = time.perf_counter() - started
         return fast
@@ -205,8 +208,9 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                                                      reserved_ids=reserved)
         problems += validate.check_links(terms, bodies, dropped)
         problems += validate.check_dropped(terms, bodies, dropped)
-        _raise_if_failing(problems, options.strict)
         backlinks = validate.backlinks(terms, bodies)
+        problems += validate.check_orphans(terms, backlinks) if config.report_orphans else []
+        _raise_if_failing(problems, options.strict)
     report = BuildReport(terms=len(terms), warnings=[p for p in problems if p.severity == "warning"])
 
     def search_index() -> dict[str, bytes]:
@@ -240,7 +244,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     with _stage("render", log):
         staging = Staging(options.output)
         try:
-            renderer, linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme)
+            renderer, linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
             manifest = store.table("pages")
 
             def site_files() -> None:  # while forked workers render the term pages
@@ -278,7 +282,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         page_cache.remember_files(store, options.output, manifest, fresh, reused, staging.paths)
         if store.enabled:
             incremental.remember(store, config, theme, body_cache.shared_body_key(config, names, reserved), names,
-                                 body_keys, backlinks, reserved)
+                                 body_keys, backlinks, reserved, used_in)
         loaded.remember()
     report.written, report.unchanged = stats.written, stats.unchanged
     report.cache_failure = store.failure
@@ -288,7 +292,8 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
 
 def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfig, theme: Theme,
                loaded: term_cache.LoadedTerms,
-               problems: list[Problem], reserved: frozenset[str], log: Callable[[str], None]) -> BuildReport | None:
+               problems: list[Problem], reserved: frozenset[str], log: Callable[[str], None],
+               used_in: dict) -> BuildReport | None:
     """When only prose changed since the last finished build, update just the
     pages it touches (``cache.incremental``) and report; else None, having
     written nothing. The cross-term checks would find what they found then
@@ -302,7 +307,7 @@ def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfi
             result = incremental.rebuild(store, config, theme, loaded.terms, edited, writer,
                                          lambda term, assets: explainer_cache.build_cached(
                                              term, assets, store, config.makes_previews),
-                                         options.strict, log, reserved)
+                                         options.strict, log, reserved, used_in)
         except BaseException:
             writer.abort()
             raise

@@ -74,6 +74,13 @@ def make_parser() -> argparse.ArgumentParser:
                        help="with --links-in: the glossary.json (or its folder or URL) to check against")
     check.add_argument("--inventory-name", default=None, metavar="NAME",
                        help="with --links-in: the glossary's name in DOCS' intersphinx_mapping (default: glossary)")
+    check.add_argument("--unlinked", choices=("page", "section"), default=None,
+                       help="with --links-in: also warn where a term's first mention in each page (or ## section) "
+                            "is not linked, and about terms no file links to (errors with --strict)")
+    check.add_argument("--usage-file", type=Path, default=None, metavar="FILE",
+                       help="with --links-in: write which pages link to which term, for the glossary's usage_files")
+    check.add_argument("--site-url", default=None, metavar="URL",
+                       help="with --usage-file: the URL DOCS are published at (default: site_url in mkdocs.yml beside DOCS)")
 
     new = commands.add_parser(
         "new", help="create a new glossary folder, ready to build and publish",
@@ -133,12 +140,15 @@ def main(argv: list[str] | None = None) -> int:
 
         if not args.glossary:
             make_parser().error("check --links-in needs --glossary PATH_OR_URL")
-        if args.base_url is not None or args.strict or given_content is not None or args.config is not None:
+        if args.base_url is not None or given_content is not None or args.config is not None:
             make_parser().error("check --links-in checks DOCS against --glossary only: "
-                                "--content, --config, --base-url and --strict do not apply")
-        return run(args.links_in, args.glossary, log, args.inventory_name or "glossary")
-    if getattr(args, "glossary", None) is not None or getattr(args, "inventory_name", None) is not None:
-        make_parser().error("--glossary and --inventory-name go with --links-in DOCS")
+                                "--content, --config and --base-url do not apply")
+        if args.site_url is not None and args.usage_file is None:
+            make_parser().error("--site-url goes with --usage-file")
+        return run(args.links_in, args.glossary, log, args.inventory_name or "glossary", args.unlinked, args.strict,
+                   args.usage_file, args.site_url)
+    if any(getattr(args, name, None) is not None for name in ("glossary", "inventory_name", "unlinked", "usage_file", "site_url")):
+        make_parser().error("--glossary, --inventory-name, --unlinked, --usage-file and --site-url go with --links-in DOCS")
     # Before the heavy imports below, so that the terms load meanwhile (see preload.py).
     # Not when a build cache exists: the build would load from it instead.
     cached = args.command == "build" and not args.no_cache and \

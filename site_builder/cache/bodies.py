@@ -2,17 +2,25 @@
 
 A body's key hashes everything its HTML depends on (the code, the config
 flags, the name index, the body and its first line), so a cached body can be
-missing but never stale. The stage itself (``markup.stage``) knows nothing
+missing but never stale. With autolinks (``autolink = "first"``) a body
+depends on its own slug and on every name it may mention, and on no other:
+its key takes, instead of the whole index, the names whose first word (or
+its plural) is a word of the body (``mentions_material``), so renaming a term
+renders again exactly the bodies that mention its old or new name. The stage itself (``markup.stage``) knows nothing
 of this: it is handed the bodies there is no entry for.
 """
 
 from __future__ import annotations
 
+import functools
+import html
+import re
 from typing import Callable, Mapping
 
 from ..load.config import SiteConfig
 from ..load import media
 from ..load.content import Term
+from ..markup.autolink import singulars
 from ..markup.render import RenderedBody
 from ..markup.stage import render_bodies
 from ..names import NameIndex
@@ -24,25 +32,82 @@ TABLE = "markdown"
 
 def shared_body_key(config: SiteConfig, names: NameIndex, reserved_ids: frozenset[str]) -> str:
     """The part of every body key that is the same across the site: code, config,
-    names, and the ids the page reserves around a body."""
-    return cache.key(cache.code_version(), repr((config.pretty_urls, config.allow_raw_html, sorted(reserved_ids),
-                                                 config.media_max_mb)),
-                     names.digest_material())
+    names (without autolinks; with them each body's own, ``body_key``), and the
+    ids the page reserves around a body."""
+    settings = (config.pretty_urls, config.allow_raw_html, sorted(reserved_ids), config.media_max_mb,
+                config.autolink_unit_or_none)
+    return cache.key(cache.code_version(), repr(settings),
+                     "" if config.autolink_unit_or_none else names.digest_material())
 
 
-def body_key(shared: str, term: Term) -> str:
-    """The cache key of ``term``'s rendered body, given ``shared_body_key``: with
-    what its files are (``load.media.material``), so a changed image renders again
-    exactly the bodies that refer to it."""
+def body_key(shared: str, term: Term, mentions: Callable[[str], str] | None = None) -> str:
+    """The cache key of ``term``'s rendered body, given ``shared_body_key`` and, with
+    autolinks, ``mentions_material`` (``body_mentions``); with what its files are
+    (``load.media.material``), so a changed image renders again exactly the bodies
+    that refer to it."""
+    parts = [shared, term.body, str(term.body_line)]
     if term.media:
-        return cache.key(shared, term.body, str(term.body_line), media.material(term.media))
-    return cache.key(shared, term.body, str(term.body_line))
+        parts.append(media.material(term.media))
+    if mentions is not None:
+        parts += [term.slug, mentions(term.body)]
+    return cache.key(*parts)
+
+
+def body_mentions(config: SiteConfig, names: NameIndex) -> Callable[[str], str] | None:
+    """With autolinks, ``mentions_material`` of ``names``; None without (the shared key has them all)."""
+    return mentions_material(names) if config.autolink_unit_or_none else None
 
 
 def body_keys(terms: list[Term], config: SiteConfig, names: NameIndex, reserved_ids: frozenset[str]) -> dict[str, str]:
     """slug -> cache key of its rendered body: everything the HTML depends on."""
     shared = shared_body_key(config, names, reserved_ids)
-    return {t.slug: body_key(shared, t) for t in terms}
+    mentions = body_mentions(config, names)
+    return {t.slug: body_key(shared, t, mentions) for t in terms}
+
+
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+@functools.lru_cache(maxsize=4)
+def mentions_material(names: NameIndex) -> Callable[[str], str]:
+    """body -> a stable text of the part of ``names`` the body's HTML can depend on.
+
+    A name can match (autolinks, ``[[...]]``: ``autolink.TermMatcher``,
+    ``NameIndex.resolve``) only where the body holds each of its words (its last
+    perhaps as a plural), and a ``slug.md`` link only where it holds the slug's
+    words: those entries, plus the few names with no word at all. Each entry is
+    filed under its rarest word, so a body tries few. Entities are read both as
+    written and decoded."""
+    entries = [(f"{key}\t{slug}", key) for key, slug in names.by_name.items()]
+    entries += [(f"slug\t{slug}", slug.casefold()) for slug in names.slugs]
+    worded = [(entry, frozenset(_WORD_RE.findall(text))) for entry, text in entries]
+    frequency: dict[str, int] = {}
+    for _entry, words in worded:
+        for word in words:
+            frequency[word] = frequency.get(word, 0) + 1
+    by_word: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    always: list[str] = []
+    for entry, words in worded:
+        if words:
+            by_word.setdefault(min(words, key=lambda w: (frequency[w], w)), []).append((entry, words))
+        else:
+            always.append(entry)
+
+    def material(body: str) -> str:
+        text = body.casefold()
+        if "&" in text:
+            text += "\n" + html.unescape(text).casefold()
+        forms: set[str] = set()
+        for word in set(_WORD_RE.findall(text)):
+            forms.update(singulars(word))
+            forms.add(word + "s")
+        found = set(always)
+        for form in forms:
+            for entry, words in by_word.get(form, ()):
+                if words <= forms:
+                    found.add(entry)
+        return "\n".join(sorted(found))
+    return material
 
 
 def render_cached(

@@ -34,7 +34,7 @@ from ..markup.render import Link, RenderedBody
 from ..markup.stage import render_one
 from ..names import NameIndex
 from ..validate.aliases import plan_redirects
-from ..validate.checks import check_body, links_from
+from ..validate.checks import check_body, check_orphans, links_from
 from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
@@ -42,7 +42,7 @@ from ..outputs.site import site_assets, site_renderer
 from . import outputs as output_cache
 from . import search as search_cache
 from . import store as cache
-from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, fill_html, stored_html
+from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, body_mentions, fill_html, stored_html
 from .pages import card_digests, page_key, shared_page_key, untouched
 
 STATE_TABLE = "site"
@@ -88,13 +88,15 @@ def body_only(change: Change) -> list[Term] | None:
 
 
 def remember(store: cache.BuildCache, config: SiteConfig, theme: Theme, body_shared: str, names: NameIndex,
-             body_keys: dict[str, str], backlinks: dict[str, list[str]], reserved_ids: frozenset[str]) -> None:
+             body_keys: dict[str, str], backlinks: dict[str, list[str]], reserved_ids: frozenset[str],
+             used_in: dict | None = None) -> None:
     """Keep what the next build's fast path needs."""
     state = {
         "code": cache.code_version(),
         "config": repr(config),
         "theme": theme.digest,
         "reserved_ids": sorted(reserved_ids),
+        "used_in": repr(sorted((used_in or {}).items())),
         "body_shared": body_shared,
         "names": (names.by_name, sorted(names.slugs)),
         "body_keys": body_keys,
@@ -108,7 +110,7 @@ def remember(store: cache.BuildCache, config: SiteConfig, theme: Theme, body_sha
 
 def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: list[Term], changed: list[Term],
             writer, explainer: Callable[[Term, AssetStore], object], strict: bool,
-            log: Callable[[str], None], reserved_ids: frozenset[str] = frozenset(),
+            log: Callable[[str], None], reserved_ids: frozenset[str] = frozenset(), used_in: dict | None = None,
             ) -> tuple[WriteStats, list[Problem]] | None:
     """Update only what a body-only edit touches; return (write stats, warnings),
     or None (having written nothing) when the full pipeline must run instead.
@@ -120,7 +122,8 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     manifest = store.table("pages")
     if (not state or state.get("config") != repr(config) or state.get("code") != cache.code_version()
             or state.get("theme") != theme.digest
-            or state.get("reserved_ids") != sorted(reserved_ids) or not manifest):
+            or state.get("reserved_ids") != sorted(reserved_ids) or not manifest
+            or state.get("used_in") != repr(sorted((used_in or {}).items()))):
         return None  # another config, theme, or other code, templates or explainers than the last build's
     if not writer.can_keep(set(manifest)):
         return None  # no record of the spare, or it disagrees with the manifest: the full build sorts it out
@@ -142,8 +145,9 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     # Markdown for the edited bodies, and what it changes elsewhere.
     fetch = stored_html(terms, body_keys, config, store, reserved_ids)
     fresh: dict[str, RenderedBody] = {}
+    mentions = body_mentions(config, names)
     for term in changed:
-        key = body_key(state["body_shared"], term)
+        key = body_key(state["body_shared"], term, mentions)
         old = markdown.get(body_keys[term.slug])
         if old is None:
             return None
@@ -189,8 +193,10 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     bodies.update((slug, body) for slug, body in fresh.items() if body is not None)
     assets = site_assets(theme)
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
-    renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme)
-    warnings = plan_redirects(terms)[1] + previews  # the cross-term checks' only warnings, and the cards'
+    renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
+    # The cross-term checks' only warnings (redirects, orphans), and the cards'.
+    orphans = check_orphans(terms, backlinks) if config.report_orphans else []
+    warnings = plan_redirects(terms)[1] + orphans + previews
     if strict and warnings:
         return None
     redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)

@@ -96,7 +96,7 @@ def shared_page_key(renderer: PageRenderer) -> str:
     """The part of every page key that is the same across the site: code, config,
     theme (template overrides and assets), asset URLs."""
     return cache.key(cache.code_version(), repr(renderer.config), renderer.theme.digest,
-                     repr(sorted(renderer.assets.urls.items())))
+                     repr(sorted(renderer.assets.urls.items())), repr(sorted(renderer.used_in.items())))
 
 
 def page_key(shared: str, card: Callable[[str], str], term: Term, body: RenderedBody, body_key: str,

@@ -22,7 +22,10 @@ Options: ``glossary`` (URL or path of glossary.json, or the folder holding it;
 read once per process), ``base_url`` (where links point; default: the
 glossary's ``base_url``, else the URL it was loaded from), ``strict``
 (default false), ``css_class`` (default ``glossary-term``), ``title`` (the
-summary as the link's title attribute; default true).
+summary as the link's title attribute; default true), ``autolink``
+(``"first"``: the first mention of each title or alias is linked too, as
+``markup.autolink`` rules; default ``"off"``) and ``autolink_unit``
+(``"page"`` or ``"section"``: what "first" counts in).
 
 The MkDocs plugin (``mkdocs_plugin.py``) drives this same extension through
 three constructor arguments that are not options: ``source`` (the glossary it
@@ -39,6 +42,7 @@ from typing import Callable
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
+from ..markup import autolink
 from ..markup.source import WIKILINK_RE
 from .published import PublishedGlossary, PublishedTerm, load_glossary, resolve_link, split_target
 
@@ -80,8 +84,11 @@ class GlossaryLinkExtension(Extension):
             "strict": [False, "raise GlossaryLinkError for an unknown term or anchor (default: log a warning)"],
             "css_class": ["glossary-term", "class attribute of the generated links"],
             "title": [True, "set the entry's summary as the link's title attribute (turn off when hover cards show it)"],
+            "autolink": ["off", '"first": link the first mention of each term or alias (default "off")'],
+            "autolink_unit": ["page", '"page" or "section" (each ## heading): what "first" counts in'],
         }
         super().__init__(**kwargs)
+        self._matcher: tuple[PublishedGlossary, autolink.TermMatcher, dict[str, str]] | None = None
 
     @property
     def glossary(self) -> PublishedGlossary:
@@ -95,6 +102,34 @@ class GlossaryLinkExtension(Extension):
 
     def extendMarkdown(self, md):
         md.inlinePatterns.register(_WikiLinkProcessor(self, md), "glossary_wikilink", PRIORITY)
+        mode, unit = self.getConfig("autolink") or "off", self.getConfig("autolink_unit") or "page"
+        if mode not in ("off", "first") or unit not in autolink.UNITS:
+            raise GlossaryLinkError(f'autolink must be "off" or "first" (not {mode!r}) and autolink_unit '
+                                    f'"page" or "section" (not {unit!r})')
+        if mode == "first":
+            autolink.register(md, autolink.AutolinkProcessor(md, self._names, self._autolink, self._target_of, unit))
+
+    def _names(self) -> autolink.TermMatcher:
+        """The titles and aliases of the glossary, as an autolink matcher (made once per glossary read)."""
+        glossary = self.glossary
+        if self._matcher is None or self._matcher[0] is not glossary:
+            entries = [(name, term.slug) for term in glossary.terms.values() for name in (term.title, *term.aliases)]
+            base = self.getConfig("base_url") or None
+            hrefs = {glossary.href(term, "", base): term.slug for term in glossary.terms.values()}
+            self._matcher = (glossary, autolink.TermMatcher(entries), hrefs)
+        return self._matcher[1]
+
+    def _autolink(self, slug: str, text: str) -> etree.Element | None:
+        glossary = self.glossary
+        term = glossary.terms[slug]
+        return None if glossary.url_problem(term) else self._element(term, text, "")
+
+    def _target_of(self, link: etree.Element) -> str | None:
+        """The glossary term an existing link goes to: one of ours, or a URL of its page."""
+        if link.get("data-term"):
+            return link.get("data-term")
+        self._names()
+        return self._matcher[2].get((link.get("href") or "").split("#")[0]) if self._matcher else None
 
     def link_for(self, target: str, text: str, written: str) -> etree.Element | None:
         """The ``<a>`` for one ``[[...]]``; None (after a warning) when it does not resolve."""
@@ -104,6 +139,10 @@ class GlossaryLinkExtension(Extension):
             return self._problem(f"{problem} (not in {glossary.source})", written)
         if problem:
             return self._problem(problem, written)
+        return self._element(term, text, anchor)
+
+    def _element(self, term: PublishedTerm, text: str, anchor: str) -> etree.Element:
+        glossary = self.glossary
         element = etree.Element("a")  # resolve_link refused an entry whose URL fails the scheme rule
         element.set("href", glossary.href(term, anchor, self.getConfig("base_url") or None))
         if self.getConfig("title"):

@@ -8,8 +8,8 @@
           glossary: https://example.org/glossary/glossary.json
 
 It drives the Python-Markdown extension (``mdext.py``: same link syntax, same
-options: ``glossary``, ``base_url``, ``strict``, ``css_class``, plus
-``cards``) and adds what an extension cannot do inside MkDocs:
+options: ``glossary``, ``base_url``, ``strict``, ``css_class``, ``autolink``,
+``autolink_unit``, plus ``cards``) and adds what an extension cannot do inside MkDocs:
 
 - an unknown term or anchor is a MkDocs warning naming the page and line
   (``WARNING -  glossary: guide.md:12: unknown glossary term [[X]] ...``), so
@@ -62,6 +62,8 @@ class GlossaryConfig(base.Config):
     strict = c.Type(bool, default=False)
     css_class = c.Type(str, default="glossary-term")
     cards = c.Type(bool, default=True)
+    autolink = c.Choice(("off", "first"), default="off")
+    autolink_unit = c.Choice(("page", "section"), default="page")
 
 
 class GlossaryPlugin(BasePlugin[GlossaryConfig]):
@@ -89,7 +91,8 @@ class GlossaryPlugin(BasePlugin[GlossaryConfig]):
             css_class = " ".join(dict.fromkeys((css_class.split() + [OWN_LINK_CLASS])))
         extension = GlossaryLinkExtension(source=self._current_glossary, report=self._report, linked=self._remember,
                                           base_url=self.config.base_url, css_class=css_class,
-                                          title=not self.config.cards)
+                                          title=not self.config.cards, autolink=self.config.autolink,
+                                          autolink_unit=self.config.autolink_unit)
         config.markdown_extensions[:] = [e for e in config.markdown_extensions
                                          if not isinstance(e, GlossaryLinkExtension)] + [extension]
         if self.config.cards:

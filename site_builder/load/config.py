@@ -37,6 +37,28 @@ MEGABYTES = Megabytes()
 
 __all__ = ["SITE_FIELDS", "SITE_SCHEMA", "SiteConfig", "load_config", "normalise_base_url"]
 
+
+class _Paths(schema.TextList):
+    """A list of file paths, kept as a tuple (as the default)."""
+
+    def clean(self, field, value, cleaned):
+        kept, problems = super().clean(field, value, cleaned)
+        return (kept if kept is schema.INVALID else tuple(kept)), problems
+
+
+class _Choice(schema.String):
+    """One of a few words."""
+
+    def __init__(self, *choices: str):
+        super().__init__(" or ".join(f'"{c}"' for c in choices))
+        self.choices = choices
+
+    def clean(self, field, value, cleaned):
+        if value not in self.choices:
+            return schema.INVALID, [(f"{field.name!r} must be {self.name}, not {value!r}", "error")]
+        return value, []
+
+
 SITE_FIELDS = (
     Field("title", STRING, "Glossary", max_length=NAME_LIMIT,
           help="Site title, shown in the header and in every page's <title>."),
@@ -78,6 +100,16 @@ SITE_FIELDS = (
     Field("media_max_mb", MEGABYTES, 5,
           help="The largest image or linked file (PDF, CSV, ...) a term may publish, in MB "
                "(docs/content.md, Images and files); a larger one is an error at the line using it."),
+    Field("autolink", _Choice("off", "first"), "off",
+          help='"first": the first mention of each term\'s title or alias in a body links to it (docs/linking.md#autolinks). '
+               '"off": only the links written.'),
+    Field("autolink_unit", _Choice("page", "section"), "page",
+          help='What "first" counts in with autolink = "first": the whole body ("page") or each ``##`` section ("section").'),
+    Field("report_orphans", BOOL, False,
+          help="True: warn (an error under --strict) about each term no other term links to or lists as related."),
+    Field("usage_files", _Paths("list of paths", as_names=False), (),
+          help="Usage files written by ``check --links-in DOCS --usage-file FILE`` (paths relative to the content "
+               "folder): each term's page lists the pages of those sites that link to it, under \"Used in\"."),
 )
 """Every key of ``site.toml``; all are optional. These texts go into every page, card and preview image."""
 
@@ -94,6 +126,11 @@ class SiteConfig(schema.settings_class("SiteConfig", SITE_SCHEMA, __name__)):
         if self.previews == "auto":
             return bool(re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", self.base_url))
         return bool(self.previews)
+
+    @property
+    def autolink_unit_or_none(self) -> str | None:
+        """The unit autolinks count in ("page", "section"), or None when autolink is off."""
+        return self.autolink_unit if self.autolink == "first" else None
 
     def with_base_url(self, base_url: str | None) -> "SiteConfig":
         """This config with ``base_url`` replaced when one is given (``--base-url``)."""

@@ -30,7 +30,7 @@ from markdown.util import AMP_SUBSTITUTE
 
 from ..names import NameIndex
 from ..urls import is_safe_url
-from . import images, placement
+from . import autolink, images, placement
 from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
 from .attributes import check_attribute_lists, check_url_attribute, guard_fences, id_line, off_prefix, record_attribute_lists
 from .reserved import reserved
@@ -330,17 +330,16 @@ class BodyRenderer:
     """A reusable Python-Markdown pipeline (one per process: it is not thread-safe)."""
 
     def __init__(self, names: NameIndex, pretty_urls: bool = False, allow_raw_html: bool = False,
-                 fast: bool = True, reserved_ids: frozenset[str] = frozenset(), media_mb: float = images.DEFAULT_LIMIT_MB):
+                 fast: bool = True, reserved_ids: frozenset[str] = frozenset(), autolink_unit: str | None = None,
+                 media_mb: float = images.DEFAULT_LIMIT_MB):
         """``fast=False`` keeps Python-Markdown's own processors throughout: the
         reference the fast ones are tested against (same HTML, byte for byte).
-        ``reserved_ids``: ids the page gives elements besides ``PAGE_IDS`` (the
-        explainers'); headings avoid them and a body may not set them."""
-        self.names = names
-        self.page_ids = PAGE_IDS | reserved_ids
-        self.explainer_ids = reserved_ids
-        self.pretty_urls = pretty_urls
-        self.allow_raw_html = allow_raw_html
-        self.fast, self.media_mb = fast, media_mb
+        ``reserved_ids``: ids the page gives elements besides ``PAGE_IDS`` (the explainers'); headings
+        avoid them and a body may not set them. ``autolink_unit``: "page" or "section" links first
+        mentions (``markup.autolink``); None: off. ``media_mb``: the largest file a body may publish."""
+        self.names, self.page_ids, self.explainer_ids = names, PAGE_IDS | reserved_ids, reserved_ids
+        self.pretty_urls, self.allow_raw_html, self.fast, self.media_mb = pretty_urls, allow_raw_html, fast, media_mb
+        self.autolink_unit, self.slug = autolink_unit, None
         self.state: _State | None = None
         self.md = self._pipeline()
 
@@ -366,11 +365,13 @@ class BodyRenderer:
             # On the processors in use, stock or fast: what attribute lists set is checked.
             record_attribute_lists(md, lambda: self.state)
             guard_fences(md, lambda: self.state, self.page_ids, self.explainer_ids)
+        autolink.for_bodies(md, self)  # with autolink_unit: first mentions become links to slug.md
         return md
 
-    def render(self, body: str, first_line: int, media: dict | None = None) -> RenderedBody:
-        """Render ``body`` whose first line is line ``first_line`` of its file (``media``: its ``Term.media``)."""
-        self.state = _State(self.names, first_line, self.pretty_urls)
+    def render(self, body: str, first_line: int, media: dict | None = None, slug: str | None = None) -> RenderedBody:
+        """Render ``body`` whose first line is line ``first_line`` of its file (``media``:
+        its ``Term.media``; ``slug``: its page)."""
+        self.state, self.slug = _State(self.names, first_line, self.pretty_urls), slug
         self.state.media = images.Context(media, self.media_mb)
         self.md.reset()
         try:

@@ -25,24 +25,25 @@ _items: Sequence[tuple[str, str, int, dict]] = ()
 
 
 def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool, reserved_ids: frozenset[str],
-                 media_mb: float) -> None:
+                 media_mb: float, autolink_unit: str | None) -> None:
     global _worker
-    _worker = BodyRenderer(names, pretty_urls, allow_raw_html, reserved_ids=reserved_ids, media_mb=media_mb)
+    _worker = BodyRenderer(names, pretty_urls, allow_raw_html, reserved_ids=reserved_ids, media_mb=media_mb,
+                           autolink_unit=autolink_unit)
 
 
 def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
     assert _worker is not None
     if parallel.orphaned():  # the build is gone (killed): nobody wants this chunk
         os._exit(1)
-    return [(slug, _worker.render(body, line, media)) for slug, body, line, media in _items[bounds[0]:bounds[1]]]
+    return [(slug, _worker.render(body, line, media, slug)) for slug, body, line, media in _items[bounds[0]:bounds[1]]]
 
 
 def render_one(term: Term, names: NameIndex, config: SiteConfig,
                reserved_ids: frozenset[str] = frozenset()) -> RenderedBody:
     """Render one term's body (in this process)."""
     renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids,
-                            media_mb=config.media_max_mb)
-    return renderer.render(term.body, term.body_line, term.media)
+                            media_mb=config.media_max_mb, autolink_unit=config.autolink_unit_or_none)
+    return renderer.render(term.body, term.body_line, term.media, term.slug)
 
 
 def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs: int = 1,
@@ -61,8 +62,9 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     if jobs <= 1 or len(items) < PARALLEL_THRESHOLD or not parallel.can_pool():
         meanwhile()
         renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids,
-                                media_mb=config.media_max_mb)
-        return {slug: renderer.render(body, line, media) for slug, body, line, media in items}
+                                media_mb=config.media_max_mb,
+                                autolink_unit=config.autolink_unit_or_none)
+        return {slug: renderer.render(body, line, media, slug) for slug, body, line, media in items}
     if any("$" in body for _slug, body, _line, _media in items):
         import latex2mathml.converter  # noqa: F401 - once, before forking, not once per worker
     global _items
@@ -74,7 +76,8 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     # bounds of each chunk are sent.
     _items = items
     try:
-        settings = (names, config.pretty_urls, config.allow_raw_html, reserved_ids, config.media_max_mb)
+        settings = (names, config.pretty_urls, config.allow_raw_html, reserved_ids, config.media_max_mb,
+                    config.autolink_unit_or_none)
         with parallel.pool(jobs, _init_worker, settings) as pool:
             done = pool.map(_render_chunk, bounds)  # submitted now; collected below
             meanwhile()

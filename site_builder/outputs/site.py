@@ -54,8 +54,18 @@ def _fragment(written: str) -> str:
 
 def site_renderer(config: SiteConfig, terms: list[Term], bodies: Mapping[str, RenderedBody],
                   backlinks: Mapping[str, list[str]], explainers: Mapping[str, ExplainerBuild],
-                  assets: AssetStore, theme: Theme | None = None) -> tuple[PageRenderer, LinkingOutputs]:
+                  assets: AssetStore, theme: Theme | None = None,
+                  used_in: Mapping[str, tuple] | None = None) -> tuple[PageRenderer, LinkingOutputs]:
     """The page renderer and the linking outputs of one build, wired together:
-    every page carries the linking's extras (social tags, JSON-LD, hover cards)."""
+    every page carries the linking's extras (social tags, JSON-LD, hover cards),
+    and each term page the pages of other sites that link to it (``used_in``:
+    slug -> ``integrations.usage.UsedIn``, from the usage files)."""
     linking = LinkingOutputs(config, terms, bodies, backlinks, explainers, assets)
-    return PageRenderer(config, terms, assets, page_extras=linking.page_extras, theme=theme), linking
+    used_in = dict(used_in or {})
+
+    def extras(term: Term | None) -> dict:
+        found = linking.page_extras(term)
+        return {**found, "used_in": used_in.get(term.slug, ())} if term is not None else found
+    renderer = PageRenderer(config, terms, assets, page_extras=extras, theme=theme)
+    renderer.used_in = used_in
+    return renderer, linking

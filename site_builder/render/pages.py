@@ -53,6 +53,9 @@ def compile_templates() -> None:
 class PageRenderer:
     """Renders every page of one site from already validated inputs."""
 
+    used_in: Mapping = {}
+    """slug -> pages of other sites that link to it (set by ``outputs.site.site_renderer``; in the page keys)."""
+
     def __init__(self, config: SiteConfig, terms: list[Term], assets: AssetStore,
                  page_extras: Callable[[Term | None], dict] = lambda term: {}, theme: Theme | None = None):
         self.config = config

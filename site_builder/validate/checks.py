@@ -154,3 +154,14 @@ def links_from(term: Term, body: RenderedBody, slugs: Container[str]) -> set[str
     """The other terms (of ``slugs``) that ``term``'s body links to: where it
     shows in their backlinks."""
     return {link.slug for link in body.links if link.slug and link.slug != term.slug and link.slug in slugs}
+
+
+def check_orphans(terms: list[Term], backlinks: Mapping[str, list[str]]) -> list[Problem]:
+    """A warning for each term no other term links to or lists as related: a
+    reader can reach it only from the index or search. None for a glossary of one term."""
+    if len(terms) < 2:
+        return []
+    listed = {slug for term in terms for slug in term.related if slug != term.slug}
+    return [Problem(term.path, term.field_lines.get("title", 1),
+                    f"orphan term '{term.title}': no other term links to it or lists it as related", "warning")
+            for term in terms if not backlinks.get(term.slug) and term.slug not in listed]

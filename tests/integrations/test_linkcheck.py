@@ -77,7 +77,7 @@ def test_needs_a_glossary(tmp_path: Path, cli):
     assert exit_info.value.code == 2
 
 
-@pytest.mark.parametrize("extra", [["--strict"], ["--base-url", "https://x.example/"], ["--content", "elsewhere"],
+@pytest.mark.parametrize("extra", [["--base-url", "https://x.example/"], ["--content", "elsewhere"],
                                    ["--content", "content"], ["--content", "./content/"]])
 def test_options_that_do_not_apply_to_links_in_are_refused(tmp_path: Path, cli, capsys, extra):
     with pytest.raises(SystemExit) as exit_info:

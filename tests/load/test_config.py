@@ -39,7 +39,7 @@ def test_wrong_type_is_an_error(tmp_path: Path):
 def test_messages_are_worded_as_documented(tmp_path: Path):
     _, problems = load_config(write(tmp_path, 'titel = "x"\nlanguage = "en GB"\nfooter = 3\n'))
     assert sorted((p.line, p.message) for p in problems) == [
-        (1, "unknown key 'titel' (known keys: allow_raw_html, base_url, description, extra_css, extra_js, footer, footer_links, header_links, language, logo, media_max_mb, pretty_urls, previews, search, search_code, title)"),
+        (1, "unknown key 'titel' (known keys: allow_raw_html, autolink, autolink_unit, base_url, description, extra_css, extra_js, footer, footer_links, header_links, language, logo, media_max_mb, pretty_urls, previews, report_orphans, search, search_code, title, usage_files)"),
         (2, "'language' contains whitespace (U+0020); it is one language tag, without spaces or line breaks"),
         (3, "'footer' must be a str, not int"),
     ]
