@@ -332,11 +332,10 @@ class BodyRenderer:
     def __init__(self, names: NameIndex, pretty_urls: bool = False, allow_raw_html: bool = False,
                  fast: bool = True, reserved_ids: frozenset[str] = frozenset(), autolink_unit: str | None = None,
                  media_mb: float = images.DEFAULT_LIMIT_MB):
-        """``fast=False`` keeps Python-Markdown's own processors throughout: the
-        reference the fast ones are tested against (same HTML, byte for byte).
-        ``reserved_ids``: ids the page gives elements besides ``PAGE_IDS`` (the explainers'); headings
-        avoid them and a body may not set them. ``autolink_unit``: "page" or "section" links first
-        mentions (``markup.autolink``); None: off. ``media_mb``: the largest file a body may publish."""
+        """``fast=False``: Python-Markdown's own processors, the reference the fast ones are tested
+        against. ``reserved_ids``: ids the page gives elements besides ``PAGE_IDS`` (the explainers');
+        headings avoid them, a body may not set them. ``autolink_unit``: "page" or "section" links
+        first mentions (``markup.autolink``). ``media_mb``: the largest file a body publishes."""
         self.names, self.page_ids, self.explainer_ids = names, PAGE_IDS | reserved_ids, reserved_ids
         self.pretty_urls, self.allow_raw_html, self.fast, self.media_mb = pretty_urls, allow_raw_html, fast, media_mb
         self.autolink_unit, self.slug = autolink_unit, None
