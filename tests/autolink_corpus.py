@@ -25,13 +25,16 @@ GLOSSARY = {
         """, related=["policy", "speculative-decoding"]),
 }
 
+BOX_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"></svg>\n'
+"""The image ``PAGE`` shows (beside it: a site makes no outside request)."""
+
 PAGE = """\
 ### Decoding models
 
 LLMish, remodel and model-based hold no mention. The first: models.
 A model again, then an LLM.
 Speculative decoding beats plain decoding.
-Policies matter. Not here: `box` in code, $box$ maths, ![box](https://example.com/box.png), [a box](https://example.com/box).
+Policies matter. Not here: `box` in code, $box$ maths, ![box](box.svg), [a box](https://example.com/box).
 The marker: <!--no-autolink-->box stays text, and this box is linked.
 
 ~~~

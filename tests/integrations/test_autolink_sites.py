@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from site_builder.build import BuildOptions, build_site
-from autolink_corpus import FIRST_IN_PAGE, FIRST_IN_SECTION, GLOSSARY, PAGE
+from autolink_corpus import BOX_SVG, FIRST_IN_PAGE, FIRST_IN_SECTION, GLOSSARY, PAGE
 from glossary_site import write_tree
 from mkdocs_site import mkdocs_build, mkdocs_site
 
@@ -37,7 +37,7 @@ def glossary(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("unit, expected", [("page", FIRST_IN_PAGE), ("section", FIRST_IN_SECTION)])
 def test_mkdocs_plugin_links_first_mentions_with_cards(glossary, tmp_path, unit, expected):
-    site = mkdocs_site(tmp_path, glossary / "glossary.json", {"index.md": "# Home\n\nNothing.\n", "tricky.md": PAGE},
+    site = mkdocs_site(tmp_path, glossary / "glossary.json", {"index.md": "# Home\n\nNothing.\n", "tricky.md": PAGE, "box.svg": BOX_SVG},
                        autolink="first", autolink_unit=unit)
     result = mkdocs_build(site, "--strict")
     assert result.returncode == 0, result.stderr
@@ -48,7 +48,7 @@ def test_mkdocs_plugin_links_first_mentions_with_cards(glossary, tmp_path, unit,
     assert data == {slug: [GLOSSARY_TITLES[slug], SUMMARIES[slug]] for slug, _text in expected}
     assert "no-autolink" not in html
     # Off by default: the same page, no option.
-    plain = mkdocs_site(tmp_path / "plain", glossary / "glossary.json", {"index.md": PAGE})
+    plain = mkdocs_site(tmp_path / "plain", glossary / "glossary.json", {"index.md": PAGE, "box.svg": BOX_SVG})
     assert mkdocs_build(plain, "--strict").returncode == 0
     assert TermLinks((plain / "site/index.html").read_text(encoding="utf-8")).found == []
 

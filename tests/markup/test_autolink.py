@@ -14,7 +14,7 @@ from site_builder.build import BuildOptions, build_site
 from site_builder.integrations import published
 from site_builder.integrations.mdext import GlossaryLinkError, GlossaryLinkExtension
 from site_builder.markup.autolink import TermMatcher
-from autolink_corpus import FIRST_IN_PAGE, FIRST_IN_SECTION, GLOSSARY, PAGE
+from autolink_corpus import BOX_SVG, FIRST_IN_PAGE, FIRST_IN_SECTION, GLOSSARY, PAGE
 from glossary_site import term, write_tree
 
 BASE = "https://example.org/glossary/"
@@ -58,7 +58,7 @@ def build(root: Path, site_toml: str, extra: dict | None = None) -> Path:
 @pytest.fixture(scope="module")
 def glossaries(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("autolink")
-    page = {"terms/tricky.md": term("Tricky", "The corpus.", PAGE)}
+    page = {"terms/tricky.md": term("Tricky", "The corpus.", PAGE), "terms/box.svg": BOX_SVG}
     return {unit: build(root / unit, f'autolink = "first"\nautolink_unit = "{unit}"\n', page)
             for unit in ("page", "section")} | {"off": build(root / "off", "", page)}
 
