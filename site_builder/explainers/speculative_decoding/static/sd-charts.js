@@ -30,7 +30,7 @@
  *
  * The scripts it loads are never named by the page (issue 30): the build writes
  * their file names into this script (data.assets, page.lazy_assets), resolved
- * beside this script's own URL (test_script_wall.py).
+ * beside the kit's script, in the same folder (kit-charts.js; test_script_wall.py).
  *
  * Updates, once live. The store and the run only mark what is dirty; one
  * requestAnimationFrame applies it, however many inputs arrived:
@@ -56,31 +56,23 @@
  * the chart's computed colour instead (inked), and the view is built afresh
  * when the colour scheme changes.
  *
- * One part of the widget's script: registers SpeculativeDecoding.charts. The
+ * Built on the kit (kit-frames.js, kit-charts.js). One part of the widget's
+ * script: registers SpeculativeDecoding.charts. The
  * DOM is touched only from create(); the pure parts are tested under node.
  */
 (function (root, factory) {
   "use strict";
   // own property only: an element with this id is named on window too (see vega.js_namespace)
   var SD = Object.prototype.hasOwnProperty.call(root, "SpeculativeDecoding") ? root.SpeculativeDecoding : (root.SpeculativeDecoding = {});
-  SD.charts = factory(root, SD.model, SD.frames, SD.curve);
-})(typeof self !== "undefined" ? self : this, function (root, M, F, K) {
+  var KIT = Object.prototype.hasOwnProperty.call(root, "ExplainerKit") ? root.ExplainerKit : {}; // the explainer kit's shared script, loaded before this one
+  SD.charts = factory(root, SD.model, KIT.frames, SD.curve, KIT.charts);
+})(typeof self !== "undefined" ? self : this, function (root, M, F, K, C) {
   "use strict";
 
-  // this script's own URL: document.currentScript names it only while it runs
-  var HERE = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : "";
-  var FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*\.js$/; // a file beside this script: no folder, no scheme
-
-  /** The URL of file `name` beside this script; "" (never loaded) for a path, a scheme, a non-string. */
-  function assetUrl(name, here) {
-    if (typeof name !== "string" || !FILE_NAME.test(name) || !here) return "";
-    return new URL(name, here).href;
-  }
-  /** A script the build named, loaded once (a promise); refused when it named none. */
-  function loadAsset(name) {
-    var url = assetUrl(name, HERE);
-    return url ? F.loadScript(url) : Promise.reject(new Error("no script named " + String(name)));
-  }
+  // a script the build named, beside the kit's script (kit-charts.js): all the assets share one folder
+  var loadAsset = C.loadAsset;
+  // text in a mark's colour: the views' goodInk and badInk parameters (charts.TEXT_INKS) take the figure's
+  var INKS = [["goodInk", "--sd-good"], ["badInk", "--sd-bad"]];
   function assets() { return (root.SpeculativeDecoding.data || {}).assets || { specs: {} }; }
 
   var curveRows = K.curveRows, curveEdits = K.curveEdits, yTop = K.yTop, currentRow = K.currentRow, inked = K.inked;
@@ -188,44 +180,22 @@
       var name = container.getAttribute("data-chart");
       var renderer = CANVAS[name] ? "canvas" : "svg";
       if (renderer === "canvas") spec = inked(spec, root.getComputedStyle(container).color); // what its SVG would inherit
-      var target = document.createElement("div");
-      target.className = "sd-vega";
-      // One image to assistive technology, named by the spec's description, as
-      // the static <img> was by its alt: Vega's marks stay out of the tree.
-      target.setAttribute("role", "img");
-      target.setAttribute("aria-label", spec.description || "");
-      var size = replacing
-        ? function () { return { width: views[name].width(), height: views[name].height() }; }
-        : function () { return F.pictureSize(container, spec); };
-      return F.buildView(root, target, spec, size, renderer).then(function (view) {
-        var drawn = target.querySelector("svg, canvas");
-        if (drawn) drawn.setAttribute("aria-hidden", "true");
-        // in the task that drew it: the picture (or the older view) goes, the view comes, in one frame
+      var size = replacing ? function () { return { width: views[name].width(), height: views[name].height() }; } : null;
+      // kit-charts.js: in the task that drew it, the picture (or the older view) goes, the view comes, in one frame
+      return C.embed(container, spec, { className: "sd-vega", renderer: renderer, size: size, replacing: replacing && function () {
+        return container.querySelector(".sd-vega"); // whichever view is drawn there by now (two scheme changes may overlap)
+      } }).then(function (view) {
         if (replacing) {
-          // whichever view is drawn there by now (two scheme changes may overlap)
           var before = views[name];
-          container.replaceChild(target, container.querySelector(".sd-vega"));
           views[name] = view;
           if (before) before.finalize();
-        } else container.appendChild(target);
-        container.setAttribute("data-live", "true");
+        }
         return view;
       });
     }
 
-    /** Text in a mark's colour follows the page's scheme: the views' goodInk and
-     * badInk parameters (see charts.TEXT_INKS) take the figure's --sd-good / --sd-bad. */
-    function setInks(view) {
-      var css = root.getComputedStyle(figure);
-      var touched = false;
-      [["goodInk", "--sd-good"], ["badInk", "--sd-bad"]].forEach(function (pair) {
-        var value = css.getPropertyValue(pair[1]).trim();
-        try {
-          if (value && view.signal(pair[0]) !== value) touched = !!view.signal(pair[0], value); // (the view)
-        } catch (e) { /* this view draws no coloured text */ }
-      });
-      return touched;
-    }
+    /** Text in a mark's colour follows the page's scheme (INKS; kit-charts.js setInks). */
+    function setInks(view) { return C.setInks(figure, view, INKS); }
     /** Build the canvas view `name` afresh, in the page's colours now (see the header). */
     function reink(name) {
       var container = figure.querySelector('[data-chart="' + name + '"]');
@@ -238,19 +208,12 @@
         scheduler.mark("rest");
       }, warn); // the view drawn before stays
     }
-    if (root.matchMedia) {
-      var scheme = root.matchMedia("(prefers-color-scheme: dark)");
-      var onScheme = function () {
-        Object.keys(views).forEach(function (name) {
-          if (CANVAS[name]) reink(name);
-          else if (setInks(views[name])) views[name].runAsync();
-        });
-      };
-      if (scheme.addEventListener) scheme.addEventListener("change", onScheme);
-      else if (scheme.addListener) scheme.addListener(onScheme);
-      if (root.MutationObserver) new root.MutationObserver(onScheme).observe( // and the site's toggle (scheme.js)
-        root.document.documentElement, { attributes: true, attributeFilter: ["data-scheme"] }); // sets data-scheme
-    }
+    C.onScheme(function () { // the system's scheme or the site's toggle (kit-charts.js)
+      Object.keys(views).forEach(function (name) {
+        if (CANVAS[name]) reink(name);
+        else if (setInks(views[name])) views[name].runAsync();
+      });
+    });
 
     var turn = null; // the views' build queue (frames.buildInTurn), once the runtime is in
     var wanted = false; // a control was used: the curve is built first
@@ -386,12 +349,12 @@
     Y_TOPS: K.Y_TOPS, // sd-curve.js, as the others above
     HEADROOM: K.HEADROOM,
     histRows: M.histogramRows, // sd-model.js: the tests know it as charts'
-    createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
-    fitSize: F.fitSize, // sd-frames.js
+    createScheduler: F.createScheduler, // kit-frames.js: kept here for the tests that know it as charts'
+    fitSize: F.fitSize, // kit-frames.js
     inked: inked,
-    assetUrl: assetUrl,
+    assetUrl: C.assetUrl, // kit-charts.js
     CANVAS: CANVAS,
-    pictureFit: F.pictureFit, // sd-frames.js
+    pictureFit: F.pictureFit, // kit-frames.js
     FIT: FIT,
     SMOOTH_STEP: K.SMOOTH_STEP,
     HOLD_MS: F.HOLD_MS,
