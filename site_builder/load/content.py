@@ -38,11 +38,13 @@ class Term:
     related: list[str] = field(default_factory=list)
     explainer: str | None = None
     field_lines: dict[str, int] = field(default_factory=dict)
+    explainer_options: dict[str, object] = field(default_factory=dict)
+    """The options the term sets for its explainer (front matter ``explainer: {name: ..., ...}``)."""
 
     def to_record(self) -> tuple:
         """The term as plain values, for the build cache (see ``from_record``)."""
         return (self.slug, self.title, self.summary, self.body, self.path, self.body_line,
-                self.aliases, self.related, self.explainer, self.field_lines)
+                self.aliases, self.related, self.explainer, self.field_lines, self.explainer_options)
 
     @classmethod
     def from_record(cls, record: tuple) -> "Term":
@@ -335,6 +337,7 @@ def read_term_file(path: Path, shown: str) -> tuple[Term | None, list[Problem], 
         related=meta.get("related", []),
         explainer=meta.get("explainer"),
         field_lines=meta.get("__lines__", {}),
+        explainer_options=meta.get("explainer_options", {}),
     )
     return term, problems, ()
 
