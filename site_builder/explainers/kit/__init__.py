@@ -18,8 +18,9 @@ Its bytes depend on nothing but these files, so every explainer on every page
 of a site links the same file (``add_asset`` names it by its content hash):
 one download, cached, however many explainers a site has. The stylesheet
 (``add_stylesheet``, ``kit.css``) styles what the shared macros write, under
-the ``kit-`` class names they give. ``shipped`` and ``joined`` are the
-minification and joining explainers use for their own scripts too; ``theme``
+the ``kit-`` class names they give. ``shipped``, ``joined`` and
+``shipped_css`` are the minification and joining explainers use for their
+own scripts and styles too; ``theme``
 the light and dark chart colours, one compile per chart.
 
 Docs: docs/explainers.md ("The client kit").
@@ -28,6 +29,7 @@ Docs: docs/explainers.md ("The client kit").
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -50,6 +52,40 @@ def shipped(js: str) -> str:
     return rjsmin.jsmin(js, keep_bang_comments=True).rstrip() + "\n"
 
 
+_CSS_TOKEN = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(/\*.*?\*/)|(\s+)""", re.S)
+_CSS_TIGHT = re.compile(r" *([{};,]) *|(:) +| {2,}")
+
+
+def shipped_css(css: str) -> str:
+    """A stylesheet as the page gets it: comments gone, each run of whitespace
+    one space, none around ``{ } ; ,`` nor after ``:`` (a space never follows a
+    pseudo-class's colon), no ``;`` before ``}``; strings kept as
+    they are (``content: "Text: "``). Nothing else is rewritten (a space may be
+    a descendant combinator or part of ``calc(a - b)``), so the rules are the
+    source's, byte for byte in what they say (the explainers' browser tests
+    compare computed styles)."""
+    out = []
+    plain = []
+
+    def flush():
+        text = _CSS_TIGHT.sub(lambda m: m.group(1) or m.group(2) or " ", "".join(plain)).replace(";}", "}")
+        out.append(text)
+        plain.clear()
+
+    at = 0
+    for match in _CSS_TOKEN.finditer(css):
+        plain.append(css[at:match.start()])
+        at = match.end()
+        if match.group(1):  # a string: as written
+            flush()
+            out.append(match.group(1))
+        else:  # a comment or whitespace: one space
+            plain.append(" ")
+    plain.append(css[at:])
+    flush()
+    return "".join(out).strip() + "\n"
+
+
 def joined(folder: Path, names: Iterable[str], head: str = "") -> bytes:
     """One classic script: ``head`` (page data, say), then each part of
     ``folder`` in ``names`` order, ``shipped``."""
@@ -64,8 +100,8 @@ def script() -> bytes:
 
 
 def stylesheet() -> bytes:
-    """The styles of everything the shared macros write (``kit.css``)."""
-    return (STATIC / "kit.css").read_bytes()
+    """The styles of everything the shared macros write (``kit.css``, ``shipped_css``)."""
+    return shipped_css((STATIC / "kit.css").read_text(encoding="utf-8")).encode("utf-8")
 
 
 def add_script(ctx) -> str:
@@ -94,4 +130,4 @@ def asset_names(folder: str, urls: dict[str, str]) -> dict[str, str]:
 
 
 __all__ = ["SCRIPTS", "SCRIPT", "STYLESHEET", "STATIC", "add_script", "add_stylesheet", "asset_names", "joined",
-           "script", "shipped", "stylesheet"]
+           "script", "shipped", "shipped_css", "stylesheet"]

@@ -312,7 +312,9 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     widget_data = {**SETTINGS, "presets": slim_presets, "serving_ids": ids,
                    "sentences": {"passages": sentences.CORPUS["passages"]}}
     serving_url = ctx.add_asset(SERVING_SCRIPT, serving_script(serving_presets))
-    stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
+    # the kit's styles of what the shared macros write, then the figure's own (both minified by the kit)
+    stylesheets = [kit.add_stylesheet(ctx),
+                   ctx.add_asset(STYLESHEET, kit.shipped_css((STATIC / STYLESHEET).read_text(encoding="utf-8")).encode())]
     vega_url = vega.add_runtime(ctx, runtime)
     explainer_markup.compile_now(__package__, "figure.html")  # while the charts convert, not after
     timings["assets"] = time.perf_counter() - t
@@ -339,4 +341,4 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     timings["total"] = time.perf_counter() - t0
     LAST_TIMINGS.clear()
     LAST_TIMINGS.update(timings)
-    return base.ExplainerBuild(html=html_text, files=files, scripts=scripts, stylesheets=[stylesheet], preview_png=png)
+    return base.ExplainerBuild(html=html_text, files=files, scripts=scripts, stylesheets=stylesheets, preview_png=png)

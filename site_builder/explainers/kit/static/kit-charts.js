@@ -103,45 +103,68 @@
   }
 
   /** The charts of `figure`, live once needed (see the header). options:
-   *   assets   {runtime: file, specs: {chart: file}}, as the build wrote them
+   *   assets   {runtime: file, specs: {chart: file}} as the build wrote them (or a function giving them)
    *   specs    () -> the object the spec scripts fill (window.<Namespace>.specs)
    *   built    (name, view) called as each view comes (feed it the state there)
    *   inks     [[signal, custom property]] (setInks)
    *   fit      {chart: frames.fitSize limits}: views kept as wide as their container
    *   name     the explainer's name, for the console's warnings
-   * Returns {start(reason), views, ready() -> a promise of the views once live}. */
+   * and, for a figure with more to do (the speculative-decoding explainer):
+   *   views    the object to keep the views in (name -> view)
+   *   first    () -> the chart built first of all once a control is used (the one a slider moves):
+   *            its spec loads beside the runtime then, and it jumps the queue
+   *   onUse    () called on the first use of a control (start("use"))
+   *   embed    (container, spec) -> a promise of the view, in place of embed()
+   *   live     () -> a promise settled before the figure says live (the views brought up to date)
+   *   scheme   (name, view) on a colour scheme change, in place of setInks
+   * Returns {start(reason), views, started() -> the promise of start (null before)}. */
   function create(figure, options) {
-    var views = {}, ready = null;
-    var assets = options.assets || { specs: {} };
+    var views = options.views || {}, ready = null, turn = null, wanted = false;
+    function assets() { return (typeof options.assets === "function" ? options.assets() : options.assets) || { specs: {} }; }
+    function first() { return options.first ? options.first() : null; }
     function warn(err) {
       if (root.console) root.console.warn((options.name || "explainer") + ": stays static:", err);
     }
+    /** The spec of the chart in container c, once its script is in (a promise). */
     function specOf(c) {
       var name = c.getAttribute("data-chart");
-      return loadAsset(assets.specs[name]).then(function () {
+      return loadAsset(assets().specs[name]).then(function () {
         return (options.specs() || {})[name] || Promise.reject(new Error("no spec for " + name));
       });
     }
-    function start() {
+    /** Load the runtime and build the views (once); reason "use" (a control was
+     * used: first() first) or "near" (a chart nears the viewport). */
+    function start(reason) {
+      if (reason === "use") {
+        if (options.onUse) options.onUse();
+        wanted = true;
+        if (ready && first()) specOf(first()).catch(warn); // the runtime is on its way: the first view's spec beside it
+        if (turn && first()) turn.first(first());
+      }
       if (ready) return ready;
       figure.setAttribute("data-charts", "loading");
-      ready = loadAsset(assets.runtime)
+      var runtimeIn = loadAsset(assets().runtime);
+      if (wanted && first()) specOf(first()).catch(warn); // beside the runtime, not after it (its build reports a failure)
+      ready = runtimeIn
         .then(function () {
           var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
-            return Object.prototype.hasOwnProperty.call(assets.specs, c.getAttribute("data-chart"));
+            return Object.prototype.hasOwnProperty.call(assets().specs, c.getAttribute("data-chart"));
           });
-          var turn = F.buildInTurn(root, containers, function (c) {
+          turn = F.buildInTurn(root, containers, function (c) {
             var name = c.getAttribute("data-chart");
-            return specOf(c).then(function (spec) { return embed(c, spec); }).then(function (view) {
+            return specOf(c).then(function (spec) { return options.embed ? options.embed(c, spec) : embed(c, spec); }).then(function (view) {
               views[name] = view;
-              if (setInks(figure, view, options.inks)) view.runAsync();
+              if (setInks(figure, view, options.inks)) view.runAsync(); // drawn in the page's scheme now
+              // (the one drawn now: a view may be rebuilt, options.scheme)
               F.fitToContainer(root, c, (options.fit || {})[name], function () { return views[name]; });
               if (options.built) options.built(name, view);
             });
           });
+          if (wanted && first()) turn.first(first());
           turn.catch(warn); // a view that fails keeps its picture; the others are built still
           return turn.drained;
         })
+        .then(function () { return options.live ? options.live() : null; })
         .then(function () {
           figure.setAttribute("data-charts", "live");
           return views;
@@ -155,11 +178,17 @@
     }
     onScheme(function () {
       Object.keys(views).forEach(function (name) {
-        if (setInks(figure, views[name], options.inks)) views[name].runAsync();
+        if (options.scheme) options.scheme(name, views[name]);
+        else if (setInks(figure, views[name], options.inks)) views[name].runAsync();
       });
     });
+    // lazily: on the first use of a control, or when a chart nears the viewport
     F.startLazily(root, figure, start);
-    return { start: start, views: views, ready: function () { return ready || start(); } };
+    // a control used after the charts started (a chart was near): the first view goes first
+    F.USE_EVENTS.forEach(function (type) {
+      figure.addEventListener(type, function (e) { if (ready && !wanted && F.isControl(e.target)) start("use"); }, { capture: true, passive: true });
+    });
+    return { start: start, views: views, started: function () { return ready; } };
   }
 
   return { create: create, embed: embed, setInks: setInks, onScheme: onScheme, assetUrl: assetUrl, loadAsset: loadAsset, HERE: HERE };

@@ -1,23 +1,12 @@
 /* sd-charts.js: the live Vega charts, loaded lazily.
  *
- * Lifecycle of the figure's charts:
- *
- *   static (the <img> SVGs rendered at build time)
- *     --a control is first used, or (after `load` and first paint) a chart nears
- *       the viewport (frames.startLazily); never merely because the page is idle-->
- *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip),
- *            then build the views one at a time, each from its own spec script
- *            (SpeculativeDecoding.specs[name]) in several tasks
- *            (frames.buildView): those near the viewport, the curve first of all
- *            once a control is used (it is the view a slider moves; its spec
- *            loads with the runtime then); the rest only as they near the
- *            viewport (frames.buildInTurn). The static SVG stays until its view
- *            is drawn; the view is drawn at the box the picture had, so the
- *            swap moves nothing on the page
- *     --the views wanted so far built--> live (data-charts="live"; data-live on
- *            each chart as its view comes, the later ones as the reader nears them)
- *     --a script fails-->   static (data-charts="static"; the SVGs stay; a view
- *            failing later keeps its own picture)
+ * Lifecycle of the figure's charts: the kit's (kit-charts.js create: static
+ * pictures, then on need the runtime and the views one at a time, swapped in
+ * without a shift, data-charts="loading" / "live" / "static"), with what is this
+ * figure's own: once a control is used the curve is built first of all (it is
+ * the view a slider moves; its spec loads beside the runtime), the serving
+ * panel's script comes too, each view follows the state from the frame after
+ * it is built, and the canvas curve is drawn afresh when the scheme changes.
  *
  * The serving panel's script (its presets, model and controls) loads on its
  * own: when the panel nears the viewport, or with the runtime when a control
@@ -100,7 +89,7 @@
     var sets = {}; // view name -> {dataset name: true}
     var builtHist = null; // the histogram's build-time rows (see sd-model.js histogramRows)
     var shown = {}; // view name -> the state its "current" row shows
-    var ready;
+    var lifecycle = null; // the kit's (kit-charts.js create), made last
     var last = Promise.resolve();
     var servingNow = false; // a serving control moved: redraw that chart in the next frame
     var onServing = [];
@@ -182,7 +171,7 @@
       if (renderer === "canvas") spec = inked(spec, root.getComputedStyle(container).color); // what its SVG would inherit
       var size = replacing ? function () { return { width: views[name].width(), height: views[name].height() }; } : null;
       // kit-charts.js: in the task that drew it, the picture (or the older view) goes, the view comes, in one frame
-      return C.embed(container, spec, { className: "sd-vega", renderer: renderer, size: size, replacing: replacing && function () {
+      return C.embed(container, spec, { className: "sd-vega kit-vega", renderer: renderer, size: size, replacing: replacing && function () {
         return container.querySelector(".sd-vega"); // whichever view is drawn there by now (two scheme changes may overlap)
       } }).then(function (view) {
         if (replacing) {
@@ -208,80 +197,10 @@
         scheduler.mark("rest");
       }, warn); // the view drawn before stays
     }
-    C.onScheme(function () { // the system's scheme or the site's toggle (kit-charts.js)
-      Object.keys(views).forEach(function (name) {
-        if (CANVAS[name]) reink(name);
-        else if (setInks(views[name])) views[name].runAsync();
-      });
-    });
-
-    var turn = null; // the views' build queue (frames.buildInTurn), once the runtime is in
-    var wanted = false; // a control was used: the curve is built first
-
     function curveContainer() { return figure.querySelector("[data-chart=curve]"); }
+    function started() { return !!(lifecycle && lifecycle.started()); }
     function warn(err) {
       if (root.console) root.console.warn("speculative decoding explainer: stays static:", err);
-    }
-
-    /** The spec of the chart in container c, once its script is in (a promise). */
-    function specOf(c) {
-      return loadAsset(assets().specs[c.getAttribute("data-chart")]).then(function () {
-        return root.SpeculativeDecoding.specs[c.getAttribute("data-chart")] || Promise.reject(new Error("no spec"));
-      });
-    }
-
-    /** Load the runtime and build the views (once); reason "use" (a control was
-     * used: the curve first) or "near" (a chart nears the viewport). */
-    function start(reason) {
-      if (reason === "use") {
-        // a reader using the controls may tab on into the serving panel: its
-        // controls must be live by then, not skipped as disabled
-        loadServing(); // once (it keeps its promise)
-        wanted = true;
-        if (ready && curveContainer()) specOf(curveContainer()).catch(warn); // the runtime is on its way: the curve's spec beside it
-        if (turn && curveContainer()) turn.first(curveContainer());
-      }
-      if (ready) return ready;
-      figure.setAttribute("data-charts", "loading");
-      var runtimeIn = loadAsset(assets().runtime);
-      if (wanted && curveContainer()) specOf(curveContainer()).catch(warn); // beside the runtime, not after it (its build reports a failure)
-      ready = runtimeIn
-        .then(function () {
-          var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
-            return Object.prototype.hasOwnProperty.call(assets().specs, c.getAttribute("data-chart"));
-          });
-          turn = F.buildInTurn(root, containers, function (c) {
-            var name = c.getAttribute("data-chart");
-            return specOf(c).then(function (spec) { return embed(c, spec); }).then(function (view) {
-              views[name] = view;
-              if (setInks(view)) view.runAsync(); // drawn in the page's scheme now, not at the next update
-              // the one drawn now: a canvas view is rebuilt on a scheme change
-              F.fitToContainer(root, c, FIT[name], function () { return views[name]; });
-              sets[name] = {};
-              if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
-              ["current", "curve", "hist", "serving"].forEach(function (d) {
-                if (hasData(view, d)) sets[name][d] = true;
-              });
-              // a view follows the controls from the frame after it is built, not once all are
-              scheduler.mark("state");
-              scheduler.mark("rest");
-            });
-          });
-          if (wanted && curveContainer()) turn.first(curveContainer());
-          turn.catch(warn); // a view that fails keeps its picture; the others are built still
-          return turn.drained;
-        })
-        .then(function () { return apply(true, true); })
-        .then(function () {
-          figure.setAttribute("data-charts", "live");
-          return views;
-        })
-        .catch(function (err) {
-          figure.setAttribute("data-charts", "static");
-          warn(err);
-          return views;
-        });
-      return ready;
     }
 
     var servingIn = null;
@@ -292,7 +211,7 @@
       var name = assets().serving;
       servingIn = (name ? loadAsset(name) : Promise.resolve()).then(function () {
         onServing.forEach(function (fn) { fn(); });
-        if (ready) { // a serving view built before the script came follows the state now
+        if (started()) { // a serving view built before the script came follows the state now
           scheduler.mark("state");
           scheduler.mark("rest");
         }
@@ -306,24 +225,43 @@
     if (servingPanel) F.startLazily(root, servingPanel, loadServing, [servingPanel]);
 
     store.subscribe(function (s, changed) {
-      if (!ready) return;
+      if (!started()) return;
       if (changed.some(function (k) { return SERVING_OWN.indexOf(k) >= 0; })) servingNow = true;
       scheduler.mark("state");
       scheduler.mark("rest");
     });
     animation.onChange(function () {
-      if (ready) scheduler.mark("rest");
+      if (started()) scheduler.mark("rest");
     });
 
-    // lazily: on the first use of a control, or when a chart nears the viewport
-    F.startLazily(root, figure, start);
-    // a control used after the charts started (a chart was near): the curve goes first
-    F.USE_EVENTS.forEach(function (type) {
-      figure.addEventListener(type, function (e) { if (ready && !wanted && F.isControl(e.target)) start("use"); }, { capture: true, passive: true });
+    // the kit's lifecycle (kit-charts.js): lazily, on the first use of a control
+    // (the curve first of all then, and the serving panel's script) or when a chart
+    // nears the viewport; each view, as it comes, follows the controls from the next frame
+    lifecycle = C.create(figure, {
+      name: "speculative decoding explainer", views: views, inks: INKS, fit: FIT,
+      assets: assets, specs: function () { return root.SpeculativeDecoding.specs; },
+      first: curveContainer,
+      // a reader using the controls may tab on into the serving panel: its controls must be live by then
+      onUse: loadServing,
+      embed: function (c, spec) { return embed(c, spec); },
+      built: function (name, view) {
+        sets[name] = {};
+        if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
+        ["current", "curve", "hist", "serving"].forEach(function (d) {
+          if (hasData(view, d)) sets[name][d] = true;
+        });
+        scheduler.mark("state");
+        scheduler.mark("rest");
+      },
+      live: function () { return apply(true, true); },
+      scheme: function (name) { // the canvas view is drawn afresh; the others take the page's inks
+        if (CANVAS[name]) reink(name);
+        else if (setInks(views[name])) views[name].runAsync();
+      },
     });
 
     return {
-      start: start,
+      start: function (reason) { return lifecycle.start(reason); },
       loadServing: loadServing,
       views: views,
       /** fn() once the serving panel's script has loaded (lazily, see the header). */
