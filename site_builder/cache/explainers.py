@@ -1,12 +1,14 @@
 """The explainers stage, memoised: an explainer's build is kept by code version.
 
 An explainer's output depends only on the code (its version is part of
-``store.code_version``), the page it sits on and whether the site makes
-preview images, so those are its key; the
+``store.code_version``), the page it sits on, the options the term sets and
+whether the site makes preview images, so those are its key; the
 assets it added are kept with it and replayed on a hit.
 """
 
 from __future__ import annotations
+
+from types import MappingProxyType
 
 from ..explainers import base as explainers
 from ..load.content import Term
@@ -19,7 +21,9 @@ TABLE = "explainers"
 
 def _key(term: Term, previews: bool) -> str:
     # previews: a build without them has no preview image to keep for one with them
-    return cache.key(cache.code_version(), term.explainer, term.slug, "previews" if previews else "")
+    # options: a term's explainer options change what its build step makes
+    return cache.key(cache.code_version(), term.explainer, term.slug, "previews" if previews else "",
+                     repr(sorted(term.explainer_options.items())))
 
 
 def uncached(terms: list[Term], store: cache.BuildCache, previews: bool) -> set[str]:
@@ -48,7 +52,9 @@ def build_cached(term: Term, assets: AssetStore, store: cache.BuildCache,
         added[name] = data
         return assets.add(name, data)
 
-    context = explainers.ExplainerContext(slug=term.slug, root="../", add_asset=add_asset, previews=previews)
+    options, _problems = explainers.REGISTRY[term.explainer].options_for(term.explainer_options)  # (validate reported them)
+    context = explainers.ExplainerContext(slug=term.slug, root="../", add_asset=add_asset, previews=previews,
+                                          options=MappingProxyType(options))
     built = explainers.build(term.explainer, context)
     store.save_table(TABLE, {**table, entry_key: (built, added)})
     return built

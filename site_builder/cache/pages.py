@@ -108,7 +108,8 @@ def page_key(shared: str, card: Callable[[str], str], term: Term, body: Rendered
     neighbours = "\n".join(card(slug) for slug in (*term.related, *backlinks, *linked))
     return cache.key(
         shared, body_key,
-        repr((term.slug, term.title, term.summary, term.aliases, term.related, term.explainer)),
+        repr((term.slug, term.title, term.summary, term.aliases, term.related, term.explainer,
+              sorted(term.explainer_options.items()))),
         neighbours, repr(backlinks),
         repr(explainer) if explainer else "",
     )

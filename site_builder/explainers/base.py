@@ -14,7 +14,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Callable, Iterable, Iterator, Union
+
+from ..errors import Problem
+from ..load.schema import Field, Schema, check
 
 GROUP = "site_builder.explainers"
 """The entry-point group explainers register in (``pyproject.toml``:
@@ -40,6 +44,9 @@ class ExplainerContext:
     """Whether the site makes social previews (``SiteConfig.makes_previews``:
     an absolute ``base_url``, or ``previews = true``). False: the build writes
     no preview image, so the explainer need not draw its ``preview_png``."""
+    options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    """The term's options for the explainer (``Explainer.options``), checked, every
+    declared one present (at its default when the term sets none)."""
 
 
 @dataclass
@@ -93,6 +100,31 @@ class Explainer:
     to start what the build step will wait on (worker processes, imports).
     The ``release()`` it returns runs after the explainers stage, or with
     ``failed=True`` when the build stops early."""
+
+    options: tuple[Field, ...] = ()
+    """The options a term may set (``explainer: {name: <name>, <option>: <value>}``),
+    as ``site_builder.load.schema.Field``s: checked by the schema engine that
+    checks site.toml and front matter (an unknown option or a wrong type is a
+    ``path:line`` error), each at its default when not set; part of the
+    explainer's cache key."""
+
+    def option_schema(self) -> Schema:
+        """The schema of the options, as ``validate`` and ``options_for`` check them."""
+        return Schema(tuple(self.options), noun=f"option of explainer {self.name!r}", suggest=True, unknown="error")
+
+    def options_for(self, given: Mapping[str, object], shown: str = "", lines: Mapping[str, int] | None = None,
+                    line: int = 2) -> tuple[dict[str, object], list[Problem]]:
+        """``given`` (a term's options) checked: (every declared option, at its
+        default when not given; problems at ``lines[<option>]``, else ``line``)."""
+        schema = self.option_schema()
+        lines = dict(lines or {})
+        values, problems = check(dict(given), Schema(schema.fields, schema.noun, line, schema.suggest, False, "error"),
+                                 shown, lines)
+        if not self.options and given:  # "known: " would list nothing
+            problems = [Problem(shown, lines.get(str(key), line),
+                                f"unknown option {str(key)!r}: explainer {self.name!r} takes no options")
+                        for key in given]
+        return values, problems
 
     def build_step(self) -> BuildStep:
         """The build step, importing its module first when given by name."""

@@ -42,11 +42,14 @@ class Term:
     media: dict[str, tuple] = field(default_factory=dict)
     """The files the body (and ``preview_image``) refer to: written path -> ``load.media.Media`` as a tuple."""
     preview_image: str = ""
+    explainer_options: dict[str, object] = field(default_factory=dict)
+    """The options the term sets for its explainer (front matter ``explainer: {name: ..., ...}``)."""
 
     def to_record(self) -> tuple:
         """The term as plain values, for the build cache (see ``from_record``)."""
         return (self.slug, self.title, self.summary, self.body, self.path, self.body_line,
-                self.aliases, self.related, self.explainer, self.field_lines, self.media, self.preview_image)
+                self.aliases, self.related, self.explainer, self.field_lines, self.media, self.preview_image,
+                self.explainer_options)
 
     @classmethod
     def from_record(cls, record: tuple) -> "Term":
@@ -367,6 +370,7 @@ def read_term_file(path: Path, shown: str) -> tuple[Term | None, list[Problem], 
         explainer=meta.get("explainer"),
         field_lines=meta.get("__lines__", {}),
         preview_image=meta.get("preview_image", ""),
+        explainer_options=meta.get("explainer_options", {}),
     )
     return term, problems, ()
 

@@ -13,13 +13,41 @@ import sys
 import yaml
 
 from ..errors import Problem
-from .schema import NAME, NAME_LIMIT, NAME_LIST, SLUG_LIST, STRING, TEXT, TEXT_LIMIT, Field, Schema, check
+from .schema import INVALID, NAME, NAME_LIMIT, NAME_LIST, SLUG_LIST, STRING, TEXT, TEXT_LIMIT, Field, Kind, Schema, check
 from .schema import CONTROL_RE, control_character  # noqa: F401 - their home was here
 
 try:  # the C loader is ~10x faster; fall back where libyaml is missing
     _Loader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Loader = yaml.SafeLoader
+
+class ExplainerUse(Kind):
+    """``explainer: <name>``, or a mapping of its name and its options
+    (``explainer: {name: doubling, start: 3}``): a name, or ``{"name": ...,
+    "options": {...}}``. Each option is a plain value (text, number, bool);
+    the explainer's own schema checks them (``validate``, which knows the
+    installed explainers: this stage knows none)."""
+
+    name = "explainer"
+
+    def clean(self, field, value, cleaned):
+        if isinstance(value, str):
+            return NAME.clean(field, value, cleaned)
+        if not isinstance(value, dict):
+            return INVALID, [(f"'explainer' must be a name, or a mapping of 'name' and the explainer's options, "
+                              f"not {type(value).__name__}", "error")]
+        name = value.get("name")
+        if not isinstance(name, str) or not name.strip():
+            return INVALID, [("'explainer' as a mapping needs 'name: <explainer>' (its options beside it)", "error")]
+        options = {str(k): v for k, v in value.items() if k != "name"}
+        for key, option in options.items():
+            if not isinstance(option, (str, int, float, bool)):
+                return INVALID, [(f"explainer option {key!r} must be text, a number or true/false, "
+                                  f"not {'a mapping' if isinstance(option, dict) else type(option).__name__}", "error")]
+        return {"name": name.strip(), "options": options}, []
+
+
+EXPLAINER_USE = ExplainerUse()
 
 TERM_FIELDS = (
     Field("title", TEXT, required=True, max_length=NAME_LIMIT, help="the term's name (required)"),
@@ -29,7 +57,9 @@ TERM_FIELDS = (
           help="other names the term is known by (list); a repeat, or the title, is dropped with a warning"),
     Field("related", SLUG_LIST, [], max_length=NAME_LIMIT,
           help="slugs of related terms (list); a repeat is dropped with a warning"),
-    Field("explainer", NAME, None, help="the name of an interactive explainer to embed"),
+    Field("explainer", EXPLAINER_USE, None,
+          help="the name of an interactive explainer to embed, or a mapping of its name and options "
+               "({name: doubling, start: 3}; docs/explainers.md)"),
     Field("preview_image", STRING, "", max_length=NAME_LIMIT,
           help="a 1200x630 PNG beside the term, its social preview (og:image) instead of the drawn card"),
 )
@@ -84,6 +114,9 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
     for field in TERM_FIELDS:
         if field.name in meta and lines.get(field.name) in faulty:
             meta[field.name] = "" if field.required else field.default
+    if isinstance(meta.get("explainer"), dict):  # the mapping form: the name, and its options apart
+        meta["explainer_options"] = meta["explainer"]["options"]
+        meta["explainer"] = meta["explainer"]["name"]
     meta["__lines__"] = lines
     return meta, problems
 
@@ -107,6 +140,10 @@ def _load_yaml(front: str, lines: dict[str, int]) -> tuple[object, dict[str, int
                     repeated.append((name, found[name], line))
                 else:
                     found[name] = line
+                if name == "explainer" and isinstance(_value, yaml.MappingNode):  # its options' lines
+                    for option, _ in _value.value:
+                        if isinstance(option, yaml.ScalarNode):
+                            found.setdefault(f"explainer.{option.value}", option.start_mark.line + 2)
         data = loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()

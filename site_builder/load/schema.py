@@ -111,6 +111,43 @@ class Name(Kind):
         return value.strip(), []
 
 
+class Integer(Kind):
+    """A whole number (not a bool) from ``low`` to ``high`` (None: unbounded)."""
+
+    name = "integer"
+
+    def __init__(self, low: int | None = None, high: int | None = None):
+        self.low, self.high = low, high
+
+    def clean(self, field, value, cleaned):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return INVALID, [(f"{field.name!r} must be an integer, not {_kind(value)}", "error")]
+        return _in_range(field, value, self.low, self.high)
+
+
+class Number(Kind):
+    """A finite number, integer or not (not a bool), from ``low`` to ``high``."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None):
+        self.low, self.high = low, high
+
+    def clean(self, field, value, cleaned):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+            return INVALID, [(f"{field.name!r} must be a finite number, not {value!r}"
+                              if isinstance(value, float) else f"{field.name!r} must be a number, not {_kind(value)}", "error")]
+        return _in_range(field, value, self.low, self.high)
+
+
+def _in_range(field, value, low, high) -> tuple[object, list[tuple[str, str]]]:
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"from {low} to {high}" if low is not None and high is not None else \
+            (f"at least {low}" if low is not None else f"at most {high}")
+        return INVALID, [(f"{field.name!r} is {value}; it must be {bounds}", "error")]
+    return value, []
+
+
 class TextList(Kind):
     """A list of non-empty texts (one text is a list of one), each collapsed; an
     entry repeating an earlier one is dropped with a warning. ``as_names``:
@@ -224,6 +261,9 @@ class Schema:
     order; False, "(known keys: ...)" sorted."""
     one_problem_per_key: bool = False
     """True: a key with a control character is checked no further (site.toml)."""
+    unknown: str = "warning"
+    """The severity of an unknown key: "error" where a typo must stop the build
+    (an explainer's options)."""
 
     def names(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.fields)
@@ -260,7 +300,7 @@ def check(values: Mapping, schema: Schema, shown: str, key_lines: Mapping[str, i
     names = schema.names()
     for key in values:
         if key not in names and not (schema.one_problem_per_key and key in refused):
-            problems.append(Problem(shown, at(key), f"unknown {schema.noun} {key!r} {_known(str(key), schema)}", "warning"))
+            problems.append(Problem(shown, at(key), f"unknown {schema.noun} {key!r} {_known(str(key), schema)}", schema.unknown))
     cleaned: dict = {}
     for field in schema.fields:
         key = field.name

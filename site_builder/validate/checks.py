@@ -11,7 +11,7 @@ from typing import Callable, Collection, Container, Iterable, Mapping
 
 from ..load.content import Dropped, Term
 from ..errors import Problem
-from ..explainers.base import REGISTRY
+from ..explainers.base import REGISTRY, ExplainerError
 from ..markup.render import RenderedBody
 from ..names import inventory_name_problem, normalise
 
@@ -64,7 +64,20 @@ def check_terms(terms: list[Term], dropped: Iterable[Dropped] = ()) -> list[Prob
         if term.explainer is not None and term.explainer not in REGISTRY:
             known = ", ".join(sorted(REGISTRY))
             problems.append(Problem(term.path, term.field_lines.get("explainer", 2), f"unknown explainer {term.explainer!r} (known: {known})"))
+        elif term.explainer is not None:
+            problems += _explainer_options(term)
     return problems
+
+
+def _explainer_options(term) -> list[Problem]:
+    """The term's explainer options checked against the ones its explainer declares
+    (an unknown one or a wrong type is an error at its line)."""
+    try:
+        declared = REGISTRY[term.explainer]
+    except (KeyError, ExplainerError):
+        return []  # reported where the explainer is built
+    lines = {key[len("explainer."):]: line for key, line in term.field_lines.items() if key.startswith("explainer.")}
+    return declared.options_for(term.explainer_options, term.path, lines, term.field_lines.get("explainer", 2))[1]
 
 
 class _Everything:

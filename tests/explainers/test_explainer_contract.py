@@ -79,8 +79,14 @@ def test_an_outside_package_adds_an_explainer(tmp_path, outside):
     assert '<dd data-out="double">6</dd>' in html and "Doubling 3 gives 6." in html
     script = re.search(r'<script defer src="\.\./(assets/doubling\.[0-9a-f]{10}\.js)">', html)
     assert script, "the explainer's script is on the page"
-    assert (out / script.group(1)).read_bytes() == (EXAMPLE / "example_explainer" / "doubling.js").read_bytes()
+    from site_builder.explainers import kit
+    shipped = kit.shipped((EXAMPLE / "example_explainer" / "doubling.js").read_text())
+    assert (out / script.group(1)).read_text().endswith(shipped), "its page data, then its part, minified by the kit"
+    kit_script = re.search(r'<script defer src="\.\./(assets/explainer-kit\.[0-9a-f]{10}\.js)">', html)
+    assert kit_script and kit_script.start() < script.start(), "the kit's shared script first"
+    assert (out / kit_script.group(1)).read_bytes() == kit.script()
     assert (out / "twice" / "doubling.json").read_bytes() == b'{"n": 3}\n'
+    assert (out / "twice" / "double.svg").exists() and (out / "twice" / "double-dark.svg").exists()
     assert "ex-explainer" not in (out / "once" / "index.html").read_text()
 
 
@@ -114,9 +120,9 @@ def test_the_declared_version_is_part_of_the_page_key(tmp_path, outside):
     again = run(outside, "build", "--content", folder, "--output", out)
     assert again.returncode == 0 and page_keys(out) == before, "nothing changed: same keys"
     declaration = outside / "example_explainer" / "__init__.py"
-    declaration.write_text(declaration.read_text().replace('version="1"', 'version="2"'))
+    declaration.write_text(declaration.read_text().replace('version="2"', 'version="3"'))
     versions = run(outside, code="from site_builder.cache import store; print(store.explainer_versions())")
-    assert "explainer doubling 2 " in versions.stdout, versions.stdout + versions.stderr
+    assert "explainer doubling 3 " in versions.stdout, versions.stdout + versions.stderr
     rebuilt = run(outside, "build", "--content", folder, "--output", out)
     assert rebuilt.returncode == 0, rebuilt.stderr
     after = page_keys(out)
@@ -130,6 +136,40 @@ def test_an_unknown_explainer_is_a_path_line_error_naming_the_installed_ones(tmp
     result = run(outside, "check", "--content", folder)
     assert result.returncode == 1
     assert re.search(r"twice\.md:\d+: unknown explainer 'tripling' \(known: doubling, speculative-decoding\)", result.stderr), result.stderr
+
+
+def _with_options(root: Path, options: str) -> Path:
+    return write_tree(root, {
+        "terms/twice.md": f"---\ntitle: Twice\nsummary: Two times a number.\nexplainer:\n  name: doubling\n{options}---\nDoubling.\n",
+        "terms/once.md": term("Once", "One time.", "See [[Twice]]."),
+    })
+
+
+def test_an_explainer_option_sets_the_figure_and_is_part_of_its_cache_key(tmp_path, outside):
+    out = tmp_path / "out"
+    folder = _with_options(tmp_path / "content", "  start: 7\n")
+    first = run(outside, "build", "--content", folder, "--output", out, "--quiet")
+    assert first.returncode == 0, first.stderr
+    assert 'id="ex-n" name="n" data-key="n" min="0" max="10" step="1" value="7"' in (out / "twice" / "index.html").read_text()
+    page = folder / "terms" / "twice.md"
+    page.write_text(page.read_text().replace("start: 7", "start: 2"))
+    again = run(outside, "build", "--content", folder, "--output", out, "--quiet")
+    assert again.returncode == 0, again.stderr
+    assert 'value="2"' in (out / "twice" / "index.html").read_text(), "a new option: the explainer built again"
+    assert (out / "twice" / "doubling.json").read_bytes() == b'{"n": 2}\n'
+
+
+@pytest.mark.parametrize("options, message", [
+    ("  stat: 3\n", r"twice\.md:6: unknown option of explainer 'doubling' 'stat' \(did you mean 'start'\?\)"),
+    ("  start: three\n", r"twice\.md:6: 'start' must be an integer, not str"),
+    ("  start: 11\n", r"twice\.md:6: 'start' is 11; it must be from 0 to 10"),
+    ("  start: [1]\n", r"twice\.md:4: explainer option 'start' must be text, a number or true/false, not list"),
+])
+def test_a_wrong_explainer_option_is_a_path_line_error(tmp_path, outside, options, message):
+    out = tmp_path / "out"
+    result = run(outside, "build", "--content", _with_options(tmp_path / "content", options), "--output", out)
+    assert result.returncode == 1 and re.search(message, result.stderr), result.stderr
+    assert not out.exists(), "nothing written"
 
 
 def test_the_build_step_is_imported_only_when_a_term_names_it(tmp_path, outside):

@@ -7,7 +7,7 @@ const assert = require("node:assert/strict");
 const path = require("node:path");
 
 const { load } = require("./widget.js");
-const SD = load(["sd-model.js", "sd-frames.js", "sd-curve.js", "sd-charts.js"]);
+const SD = load(["sd-model.js", "sd-curve.js", "sd-charts.js"]);
 const C = SD.charts;
 const M = SD.model;
 

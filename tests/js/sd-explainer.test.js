@@ -8,24 +8,27 @@ const assert = require("node:assert/strict");
 const { execFileSync } = require("node:child_process");
 const { pythonExecutable } = require("./python.js");
 const path = require("node:path");
-const { load, PARTS, SERVING_PARTS, SETTINGS } = require("./widget.js");
+const { load, loadKit, PARTS, SERVING_PARTS, KIT_PARTS, SETTINGS } = require("./widget.js");
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
 test("every part loads under node in the build's order, into one namespace", () => {
   assert.equal(typeof document, "undefined");
   const SD = load();
-  for (const key of ["model", "serving", "state", "readout", "words", "tokens", "phases", "animation", "frames", "curve", "charts", "servingPanel", "explainer", "init", "boot"]) assert.ok(SD[key], key);
+  for (const key of ["model", "serving", "state", "readout", "words", "tokens", "phases", "animation", "curve", "charts", "servingPanel", "explainer", "init", "boot"]) assert.ok(SD[key], key);
   assert.equal(SD.instance, undefined, "no document: nothing booted");
-  assert.deepEqual(Object.keys(SD).sort(), ["animation", "boot", "charts", "curve", "data", "explainer", "frames", "init", "model", "phases", "readout", "serving", "servingPanel", "servingPresets", "state", "tokens", "words"]);
-  assert.equal(PARTS.length, 11);
+  assert.deepEqual(Object.keys(SD).sort(), ["animation", "boot", "charts", "curve", "data", "explainer", "init", "model", "phases", "readout", "serving", "servingPanel", "servingPresets", "state", "tokens", "words"]);
+  assert.equal(PARTS.length, 10);
+  // the kit's parts are its own namespace's (the page loads them from one shared script first)
+  assert.deepEqual(Object.keys(loadKit()).sort(), ["charts", "frames", "state"]);
   assert.deepEqual(SERVING_PARTS, ["sd-serving.js", "sd-serving-panel.js"]);
 });
 
 test("the parts are the build's, in its order", () => {
-  const py = "import json; from site_builder.explainers.speculative_decoding import page; print(json.dumps([page.SCRIPTS, page.SERVING_SCRIPTS]))";
+  const py = "import json; from site_builder.explainers import kit; from site_builder.explainers.speculative_decoding import page; "
+    + "print(json.dumps([page.SCRIPTS, page.SERVING_SCRIPTS, kit.SCRIPTS]))";
   const order = JSON.parse(execFileSync(pythonExecutable(), ["-c", py], { cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT }, encoding: "utf8" }));
-  assert.deepEqual(order, [PARTS, SERVING_PARTS]);
+  assert.deepEqual(order, [PARTS, SERVING_PARTS, KIT_PARTS]);
 });
 
 test("the defaults and the custom-setting words come from settings.json", () => {

@@ -6,7 +6,7 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 
 const { load, python, serving } = require("./widget.js");
-const SD = load(["sd-model.js", "sd-frames.js", "sd-serving.js", "sd-state.js", "sd-readout.js", "sd-serving-panel.js"]);
+const SD = load(["sd-model.js", "sd-serving.js", "sd-state.js", "sd-readout.js", "sd-serving-panel.js"]);
 const SV = SD.serving;
 const S = SD.state;
 const P = serving();

@@ -4,27 +4,32 @@
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const { load, python, PARTS, SERVING_PARTS } = require("./widget.js");
+const fs = require("node:fs");
+const path = require("node:path");
+const { load, python, PARTS, SERVING_PARTS, KIT_PARTS, KIT_STATIC, STATIC } = require("./widget.js");
 
+// the kit's parts (kit.script(): shared by every explainer) then the widget's, as the page gets them
 const shipped = python(
-  "import json, sys; from site_builder.explainers.speculative_decoding import page as P; "
-  + "print(json.dumps({n: P.shipped((P.STATIC / n).read_text(encoding='utf-8')) for n in json.load(sys.stdin)}))",
-  JSON.stringify([...PARTS, ...SERVING_PARTS]),
+  "import json, sys; from site_builder.explainers import kit; from site_builder.explainers.speculative_decoding import page as P; "
+  + "print(json.dumps({n: P.shipped(((kit.STATIC if n.startswith('kit-') else P.STATIC) / n).read_text(encoding='utf-8')) "
+  + "for n in json.load(sys.stdin)}))",
+  JSON.stringify([...KIT_PARTS, ...PARTS, ...SERVING_PARTS]),
 );
+const source = (name) => fs.readFileSync(path.join(name.startsWith("kit-") ? KIT_STATIC : STATIC, name), "utf8");
 
 /** The namespace after running the shipped parts, with the same page data as load() gives. */
 function loadShipped() {
   const base = load([]);
   const self = { SpeculativeDecoding: { data: base.data, servingPresets: base.servingPresets } };
-  for (const name of [...PARTS, ...SERVING_PARTS]) new Function("self", shipped[name])(self);
+  for (const name of [...KIT_PARTS, ...PARTS, ...SERVING_PARTS]) new Function("self", shipped[name])(self);
   return self.SpeculativeDecoding;
 }
 
 test("the shipped parts carry no comment lines, and are smaller", () => {
-  for (const name of [...PARTS, ...SERVING_PARTS]) {
+  for (const name of [...KIT_PARTS, ...PARTS, ...SERVING_PARTS]) {
     const lines = shipped[name].split("\n").map((l) => l.trim());
     assert.ok(!lines.some((l) => l.startsWith("//") || l.startsWith("/*") || l.startsWith("* ")), name);
-    assert.ok(shipped[name].length < 0.9 * require("node:fs").readFileSync(require("node:path").join(__dirname, "../../site_builder/explainers/speculative_decoding/static", name), "utf8").length, name);
+    assert.ok(shipped[name].length < 0.9 * source(name).length, name);
   }
 });
 

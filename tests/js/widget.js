@@ -1,5 +1,6 @@
 // Load the speculative decoding widget's parts under node, as the build joins
-// them: a fresh namespace holding the page data (settings.json, which page.py
+// them: the explainer kit's parts (loaded first, as the page loads its shared
+// script first), then a fresh namespace holding the page data (settings.json, which page.py
 // reads too, and the serving panel's presets as serving_panel.presets_data()
 // gives them), then each part in page.SCRIPTS order, run with `self` bound to
 // a plain object. No part touches `document` while it loads.
@@ -12,7 +13,10 @@ const { pythonExecutable } = require("./python.js");
 const ROOT = path.resolve(__dirname, "..", "..");
 const PACKAGE = path.resolve(ROOT, "site_builder/explainers/speculative_decoding");
 const STATIC = path.join(PACKAGE, "static");
-const PARTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-phases.js", "sd-animation.js", "sd-frames.js", "sd-curve.js", "sd-charts.js", "sd-explainer.js"];
+const PARTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-phases.js", "sd-animation.js", "sd-curve.js", "sd-charts.js", "sd-explainer.js"];
+// the explainer kit's shared script (kit.SCRIPTS), which the page loads before the widget's
+const KIT_STATIC = path.resolve(ROOT, "site_builder/explainers/kit/static");
+const KIT_PARTS = ["kit-frames.js", "kit-state.js", "kit-charts.js"];
 // the serving panel's lazy script (page.SERVING_SCRIPTS), loaded after the others as in the browser
 const SERVING_PARTS = ["sd-serving.js", "sd-serving-panel.js"];
 const SETTINGS = JSON.parse(fs.readFileSync(path.join(PACKAGE, "settings.json"), "utf8"));
@@ -43,8 +47,15 @@ function load(parts = [...PARTS, ...SERVING_PARTS], presets = []) {
   const sp = serving();
   const ids = { hardware: sp.hardware.map((p) => p.id), pairings: sp.pairings.map((p) => p.id) };
   const self = { SpeculativeDecoding: { data: { ...SETTINGS, presets, serving_ids: ids, sentences: SENTENCES }, servingPresets: sp } };
+  loadKit(self);
   for (const name of parts) new Function("self", fs.readFileSync(path.join(STATIC, name), "utf8"))(self);
   return self.SpeculativeDecoding;
 }
 
-module.exports = { load, python, serving, PARTS, SERVING_PARTS, SETTINGS, SENTENCES, STATIC, PACKAGE, ROOT };
+/** The kit's namespace (window.ExplainerKit) after loading its parts into `self` (a fresh one by default). */
+function loadKit(self = {}) {
+  for (const name of KIT_PARTS) new Function("self", fs.readFileSync(path.join(KIT_STATIC, name), "utf8"))(self);
+  return self.ExplainerKit;
+}
+
+module.exports = { load, loadKit, python, serving, PARTS, KIT_PARTS, KIT_STATIC, SERVING_PARTS, SETTINGS, SENTENCES, STATIC, PACKAGE, ROOT };

@@ -22,6 +22,7 @@ from __future__ import annotations
 import altair as alt
 import numpy as np
 
+from ..kit.theme import SLOT, TEXT_INKS, THEMES, theme_values, top_level  # noqa: F401 - used by the charts and tests
 from ..vega import recolour
 from .model import expected_tokens, optimal_depth, speedup
 
@@ -43,27 +44,10 @@ LOSSLESS_SIZE = (300, 110)
 PLANE_STEP = 0.02  # the spacing of data.py's plane grid
 SEAM = 0.008  # over a device pixel even when the chart is drawn at 60 %
 
-THEMES = {
-    "live": {"ink": "currentColor", "muted": "currentColor", "bg": None, "grid": "#8884"},
-    "light": {"ink": "#1b1b1b", "muted": "#555555", "bg": "#ffffff", "grid": "#dddddd"},
-    "dark": {"ink": "#e8e8e8", "muted": "#b5b5b5", "bg": "#161616", "grid": "#3a3a3a"},
-}
+#: the themes (light, dark, the live view's, the "slots" placeholders) are the
+#: kit's (kit/theme.py): every explainer's charts share them, one compile each
 # mid-tone marks readable on white and on near-black
 ACCENT = "#2f7fd8"
-#: text drawn in a mark's colour needs 4.5:1 against the page, which no single
-#: colour has on both white and near-black: per theme, as site.css --good / --bad.
-#: The live charts read them as the parameters goodInk and badInk, which
-#: sd-charts.js sets from the page's custom properties (light or dark).
-TEXT_INKS = {
-    "light": {"goodInk": "#16703a", "badInk": "#b3261e"},
-    "dark": {"goodInk": "#5fd38d", "badInk": "#ff8a80"},
-}
-TEXT_INKS["live"] = TEXT_INKS["light"]
-#: the "slots" theme: a placeholder string for every themed value, so each chart
-#: is built once with Altair and each theme's dict made from it (``recolour``)
-SLOT = "\u2063theme:"
-THEMES["slots"] = {key: SLOT + key for key in THEMES["light"]}
-TEXT_INKS["slots"] = {key: SLOT + key for key in TEXT_INKS["light"]}
 GOOD, BAD, WARN = "#2e9d5b", "#d0453b", "#c98a00"
 #: the heat map's colours: "none" (do not speculate) a mid grey, depths 1 to
 #: 17 (">16") along viridis from yellow (shallow) to purple (deep), its stops
@@ -84,43 +68,9 @@ SLOWDOWN_KEY = "shaded: below 1, a slowdown"
 CURVE_KEY = [KEY_SEP.join(["◆ best whole depth", "○ your depth"]), KEY_SEP.join(["dashed: break-even", SLOWDOWN_KEY])]
 
 
-def top_level(theme: str) -> dict:
-    """The top-level properties every chart takes in ``theme``: its config,
-    background and padding, passed to the top chart's constructor.
-
-    As keyword arguments of one constructor, not ``configure_*`` and
-    ``properties`` calls: each such call copies the chart, and a copy of a
-    layer chart runs its constructor again, which deep-copies every layer
-    twice; the dict is the same (Altair orders keys by its schema classes)."""
-    t = THEMES[theme]
-    # No ARIA per mark: the plane alone has hundreds of cells, each a stop for a
-    # screen reader. The view is one image, named by its description (all_specs).
-    config = alt.Config(
-        aria=False, view=alt.ViewConfig(stroke=None),
-        axis=alt.AxisConfig(labelColor=t["muted"], titleColor=t["ink"], domainColor=t["muted"], tickColor=t["muted"],
-                            gridColor=t["grid"], labelFontSize=11, titleFontSize=12, titleFontWeight="normal"),
-        legend=alt.LegendConfig(labelColor=t["ink"], titleColor=t["ink"], orient="bottom", labelFontSize=11,
-                                titleFontSize=11),
-        title=alt.TitleConfig(color=t["ink"], anchor="start", fontSize=13, subtitleColor=t["muted"]),
-        text=alt.MarkConfig(color=t["ink"]),
-    )
-    # a little headroom: browser text metrics can put the title above y = 0
-    return {"config": config, "background": t["bg"] or "transparent",
-            "padding": {"left": 5, "right": 5, "top": 12, "bottom": 5}}
-
-
 def ink_params(theme: str, **values) -> list:
     """The charts' parameters: ``values`` (name -> value), then the text inks of ``theme``."""
     return [alt.param(name=k, value=v).param for k, v in {**values, **TEXT_INKS[theme]}.items()]
-
-
-def theme_values(theme: str) -> dict[str, str]:
-    """What each placeholder of the "slots" theme stands for in ``theme``
-    (its background as ``top_level`` sets it: "transparent" when it has none)."""
-    t = THEMES[theme]
-    values = {SLOT + key: (t[key] or "transparent") if key == "bg" else t[key] for key in t}
-    values.update({SLOT + key: v for key, v in TEXT_INKS[theme].items()})
-    return values
 
 
 def themed(slotted: dict, themes, datasets: dict, description: str) -> dict[str, dict]:

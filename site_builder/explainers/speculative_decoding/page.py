@@ -30,9 +30,7 @@ import math
 import time
 from pathlib import Path
 
-import rjsmin
-
-from .. import base, vega
+from .. import base, kit, vega
 from .. import markup as explainer_markup
 from . import charts, sentences, serving_panel
 from .page_charts import HIST_INDEX, preview_png, started
@@ -44,8 +42,9 @@ from .serving_panel import ratio as _ratio
 STATIC = Path(__file__).with_name("static")
 #: the widget's parts, in the order the build joins them into one classic
 #: script (each registers itself in window.SpeculativeDecoding; see their headers)
+#: loaded after the explainer kit's shared one (kit.SCRIPTS: frames, state, charts)
 SCRIPTS = ["sd-model.js", "sd-state.js", "sd-readout.js", "sd-words.js", "sd-tokens.js", "sd-phases.js", "sd-animation.js",
-           "sd-frames.js", "sd-curve.js", "sd-charts.js", "sd-explainer.js"]
+           "sd-curve.js", "sd-charts.js", "sd-explainer.js"]
 #: the serving panel's parts, joined after its presets into a second script
 #: (``SERVING_SCRIPT``) that loads lazily with the Vega runtime: the panel sits
 #: below the fold, and the first load keeps within its budget
@@ -137,11 +136,16 @@ def describe(alpha: float, gamma: int, c: float) -> dict:
 # ---------------------------------------------------------------- markup
 
 
+LIMITS = SETTINGS["limits"]
+"""Each main slider's min, max and step: the markup's and the state's (sd-state.js) one source."""
 SLIDERS = [
     # key, label, hint, min, max, step
-    ("alpha", "Acceptance rate α", "chance the target accepts one drafted token", 0, 1, 0.001),
-    ("gamma", "Draft depth γ", "tokens the draft proposes per round", 1, 16, 1),
-    ("c", "Draft cost c", "one draft call, in target passes", 0, 1, 0.001),
+    (key, label, hint, LIMITS[key]["min"], LIMITS[key]["max"], LIMITS[key]["step"])
+    for key, label, hint in [
+        ("alpha", "Acceptance rate α", "chance the target accepts one drafted token"),
+        ("gamma", "Draft depth γ", "tokens the draft proposes per round"),
+        ("c", "Draft cost c", "one draft call, in target passes"),
+    ]
 ]
 SPEEDS = [("0.5", "0.5×"), ("1", "1×"), ("2", "2×"), ("4", "4×"), ("10", "10×")]
 
@@ -254,31 +258,24 @@ def markup(page: dict, sizes: dict[str, tuple[int, int]]) -> str:
 # ---------------------------------------------------------------- build
 
 
-def shipped(js: str) -> str:
-    """A part as the page gets it: minified by rjsmin (comments and needless
-    whitespace gone, strings, regular expressions and template literals kept as
-    they are), well under half its gzip bytes; the sources under ``static/``
-    keep their comments. ``/*! ... */`` comments would be kept (none ships
-    today). Each part ends its statement, so parts join with a newline."""
-    return rjsmin.jsmin(js, keep_bang_comments=True).rstrip() + "\n"
+shipped = kit.shipped
+"""A part as the page gets it (the kit's minification: ``kit.shipped``)."""
 
 
 def widget_script(page_data: dict) -> bytes:
     """The one classic script of the widget: the page data, then the parts in
     ``SCRIPTS`` order (``shipped``: minified), each registering itself
     in ``window.SpeculativeDecoding``."""
-    parts = [vega.js_data(NAMESPACE, "data", page_data, f"{COMMENT}: page data, then static/{', '.join(SCRIPTS)}").decode()]
-    parts += [shipped((STATIC / name).read_text(encoding="utf-8")) for name in SCRIPTS]
-    return "".join(parts).encode("utf-8")
+    head = vega.js_data(NAMESPACE, "data", page_data, f"{COMMENT}: page data, then static/{', '.join(SCRIPTS)}").decode()
+    return kit.joined(STATIC, SCRIPTS, head)
 
 
 def serving_script(presets: dict) -> bytes:
     """The serving panel's lazy script: its presets (``SpeculativeDecoding.servingPresets``),
     then the parts in ``SERVING_SCRIPTS`` order."""
-    parts = [vega.js_data(NAMESPACE, "servingPresets", presets,
-                          f"{COMMENT}: serving presets, then static/{', '.join(SERVING_SCRIPTS)}").decode()]
-    parts += [shipped((STATIC / name).read_text(encoding="utf-8")) for name in SERVING_SCRIPTS]
-    return "".join(parts).encode("utf-8")
+    head = vega.js_data(NAMESPACE, "servingPresets", presets,
+                        f"{COMMENT}: serving presets, then static/{', '.join(SERVING_SCRIPTS)}").decode()
+    return kit.joined(STATIC, SERVING_SCRIPTS, head)
 
 
 def lazy_assets(widget_dir: str, runtime: str, serving: str, specs: dict[str, str]) -> dict:
@@ -288,12 +285,8 @@ def lazy_assets(widget_dir: str, runtime: str, serving: str, specs: dict[str, st
     the script (``SpeculativeDecoding.data.assets``), resolved against the
     script's own URL in the browser: never read from the page, where content
     could write a URL of its own (issue 30)."""
-    def name(url: str) -> str:
-        folder, _, file = url.rpartition("/")
-        if folder != widget_dir or not file:
-            raise ValueError(f"{url!r} is not in {widget_dir!r}, beside the widget's script")
-        return file
-    return {"runtime": name(runtime), "serving": name(serving), "specs": {k: name(v) for k, v in sorted(specs.items())}}
+    names = kit.asset_names(widget_dir, {"runtime": runtime, "serving": serving})
+    return {**names, "specs": kit.asset_names(widget_dir, specs)}
 
 
 def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
@@ -319,7 +312,9 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
     widget_data = {**SETTINGS, "presets": slim_presets, "serving_ids": ids,
                    "sentences": {"passages": sentences.CORPUS["passages"]}}
     serving_url = ctx.add_asset(SERVING_SCRIPT, serving_script(serving_presets))
-    stylesheet = ctx.add_asset(STYLESHEET, (STATIC / STYLESHEET).read_bytes())
+    # the kit's styles of what the shared macros write, then the figure's own (both minified by the kit)
+    stylesheets = [kit.add_stylesheet(ctx),
+                   ctx.add_asset(STYLESHEET, kit.shipped_css((STATIC / STYLESHEET).read_text(encoding="utf-8")).encode())]
     vega_url = vega.add_runtime(ctx, runtime)
     explainer_markup.compile_now(__package__, "figure.html")  # while the charts convert, not after
     timings["assets"] = time.perf_counter() - t
@@ -339,10 +334,11 @@ def build(ctx: base.ExplainerContext) -> base.ExplainerBuild:
                  for name, spec in sorted(vega_specs.items())}
     # the widget's script last: it names the others (their hashes are in their names)
     lazy = lazy_assets(vega_url.rpartition("/")[0], vega_url, serving_url, specs_url)
-    scripts = [ctx.add_asset(SCRIPT, widget_script({**widget_data, "assets": lazy}))]
+    # the kit's shared script first (one file for every explainer of the site), then the widget's
+    scripts = [kit.add_script(ctx), ctx.add_asset(SCRIPT, widget_script({**widget_data, "assets": lazy}))]
     html_text = markup(page, sizes)
     timings["assets"] += time.perf_counter() - t
     timings["total"] = time.perf_counter() - t0
     LAST_TIMINGS.clear()
     LAST_TIMINGS.update(timings)
-    return base.ExplainerBuild(html=html_text, files=files, scripts=scripts, stylesheets=[stylesheet], preview_png=png)
+    return base.ExplainerBuild(html=html_text, files=files, scripts=scripts, stylesheets=stylesheets, preview_png=png)

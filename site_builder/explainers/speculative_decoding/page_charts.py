@@ -22,15 +22,16 @@ from pathlib import Path
 from altair.utils.schemapi import debug_mode
 
 from .. import base, vega
+from ..kit import theme
 from . import charts, data, serving_charts
 
 DEFAULTS = json.loads(Path(__file__).with_name("settings.json").read_text(encoding="utf-8"))["defaults"]
 """The setting the page is built at (as ``page.DEFAULTS``)."""
 #: the histogram of data.py drawn by the same run the page starts with
 HIST_INDEX = 0
-THEMES = ("live", "light", "dark")
-PALETTES = {theme: charts.theme_values(theme) for theme in THEMES}
-"""theme -> placeholder -> colour, for ``vega.themed``."""
+THEMES = theme.DRAWN
+PALETTES = theme.PALETTES
+"""theme -> placeholder -> colour, for ``vega.themed`` (the kit's: kit/theme.py)."""
 
 
 DESCRIPTIONS = {**charts.DESCRIPTIONS, "serving": serving_charts.DESCRIPTION}

@@ -67,7 +67,8 @@ def test_contract_output(built):
                             "serving-dark.svg"}
     assert json.loads(b.files["data.json"]) == json.loads(data.page_data_json())
     assert all(url in assets for url in b.scripts + b.stylesheets)
-    assert [u.split("/")[1].split(".")[0] for u in b.scripts] == ["speculative-decoding"], "one script"
+    # the explainer kit's shared script (one file for every explainer of a site), then the widget's one script
+    assert [u.split("/")[1].split(".")[0] for u in b.scripts] == ["explainer-kit", "speculative-decoding"]
     assert b.preview_png[:8] == b"\x89PNG\r\n\x1a\n"
     w, h = int.from_bytes(b.preview_png[16:20], "big"), int.from_bytes(b.preview_png[20:24], "big")
     assert (w, h) == (1200, 630)
@@ -221,7 +222,7 @@ def test_curve_rows_draw_no_diamond_off_the_chart():
 
 def test_one_script_the_page_data_then_the_parts_in_order(built):
     b, assets = built
-    script = assets[b.scripts[0]].decode()
+    script = assets[b.scripts[-1]].decode()  # the widget's own, after the kit's shared script
     shipped = _data(script, "data")
     assert shipped["defaults"] == page.DEFAULTS == page.SETTINGS["defaults"]
     assert shipped["words"] == page.WORDS and [p["id"] for p in shipped["presets"]] == [p["id"] for p in data_presets()]

@@ -379,12 +379,12 @@ def test_the_panel_ships_its_svgs_spec_and_presets(built):
     vega = chart_specs(b.html, assets)["serving"]
     assert {"serving", "serving_marks"} <= {d["name"] for d in vega["data"]}
     assert {s["name"] for s in vega["signals"]} >= {"ymax", "goodInk", "badInk"}
-    script = assets[b.scripts[0]].decode()
+    script = assets[b.scripts[-1]].decode()  # the widget's own, after the kit's shared script
     shipped = js_data_value(script, "data")
     # the widget's script: the words, lists and preset ids; the presets and the panel's code load lazily
     assert shipped["serving"] == serving_panel.SERVING
     assert shipped["serving_ids"] == {k: [p["id"] for p in PRESETS[k]] for k in ("hardware", "pairings")}
-    assert "sd-frames.js" in page.SCRIPTS and page.SERVING_SCRIPTS == ["sd-serving.js", "sd-serving-panel.js"]
+    assert "sd-charts.js" in page.SCRIPTS and page.SERVING_SCRIPTS == ["sd-serving.js", "sd-serving-panel.js"]
     url = explainer_lazy_assets(b.html, assets)["serving"]
     assert re.fullmatch(r"assets/sd-serving\.[0-9a-f]+\.js", url)
     assert url not in b.scripts

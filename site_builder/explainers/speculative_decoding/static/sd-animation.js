@@ -73,7 +73,7 @@
     var drawn = ""; // the (gamma, c) the clock segments show
     var clockFrac = -1;
     var redrawTimer = 0; // a worked round waiting for the sliders to rest
-    var restMs = SD.frames.HOLD_MS; // how long they must rest (sd-frames.js: loaded by the time one is created)
+    var restMs = root.ExplainerKit.frames.HOLD_MS; // how long they must rest (kit-frames.js, the kit's shared script)
 
     /** A fresh run for the store's setting; its worked round drawn now, or
      * (`atRest`) once no reset has come for restMs. */

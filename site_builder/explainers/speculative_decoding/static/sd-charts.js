@@ -1,23 +1,12 @@
 /* sd-charts.js: the live Vega charts, loaded lazily.
  *
- * Lifecycle of the figure's charts:
- *
- *   static (the <img> SVGs rendered at build time)
- *     --a control is first used, or (after `load` and first paint) a chart nears
- *       the viewport (frames.startLazily); never merely because the page is idle-->
- *   loading: inject the Vega runtime (vendored: vega, vega-interpreter, vega-tooltip),
- *            then build the views one at a time, each from its own spec script
- *            (SpeculativeDecoding.specs[name]) in several tasks
- *            (frames.buildView): those near the viewport, the curve first of all
- *            once a control is used (it is the view a slider moves; its spec
- *            loads with the runtime then); the rest only as they near the
- *            viewport (frames.buildInTurn). The static SVG stays until its view
- *            is drawn; the view is drawn at the box the picture had, so the
- *            swap moves nothing on the page
- *     --the views wanted so far built--> live (data-charts="live"; data-live on
- *            each chart as its view comes, the later ones as the reader nears them)
- *     --a script fails-->   static (data-charts="static"; the SVGs stay; a view
- *            failing later keeps its own picture)
+ * Lifecycle of the figure's charts: the kit's (kit-charts.js create: static
+ * pictures, then on need the runtime and the views one at a time, swapped in
+ * without a shift, data-charts="loading" / "live" / "static"), with what is this
+ * figure's own: once a control is used the curve is built first of all (it is
+ * the view a slider moves; its spec loads beside the runtime), the serving
+ * panel's script comes too, each view follows the state from the frame after
+ * it is built, and the canvas curve is drawn afresh when the scheme changes.
  *
  * The serving panel's script (its presets, model and controls) loads on its
  * own: when the panel nears the viewport, or with the runtime when a control
@@ -30,7 +19,7 @@
  *
  * The scripts it loads are never named by the page (issue 30): the build writes
  * their file names into this script (data.assets, page.lazy_assets), resolved
- * beside this script's own URL (test_script_wall.py).
+ * beside the kit's script, in the same folder (kit-charts.js; test_script_wall.py).
  *
  * Updates, once live. The store and the run only mark what is dirty; one
  * requestAnimationFrame applies it, however many inputs arrived:
@@ -56,31 +45,23 @@
  * the chart's computed colour instead (inked), and the view is built afresh
  * when the colour scheme changes.
  *
- * One part of the widget's script: registers SpeculativeDecoding.charts. The
+ * Built on the kit (kit-frames.js, kit-charts.js). One part of the widget's
+ * script: registers SpeculativeDecoding.charts. The
  * DOM is touched only from create(); the pure parts are tested under node.
  */
 (function (root, factory) {
   "use strict";
   // own property only: an element with this id is named on window too (see vega.js_namespace)
   var SD = Object.prototype.hasOwnProperty.call(root, "SpeculativeDecoding") ? root.SpeculativeDecoding : (root.SpeculativeDecoding = {});
-  SD.charts = factory(root, SD.model, SD.frames, SD.curve);
-})(typeof self !== "undefined" ? self : this, function (root, M, F, K) {
+  var KIT = Object.prototype.hasOwnProperty.call(root, "ExplainerKit") ? root.ExplainerKit : {}; // the explainer kit's shared script, loaded before this one
+  SD.charts = factory(root, SD.model, KIT.frames, SD.curve, KIT.charts);
+})(typeof self !== "undefined" ? self : this, function (root, M, F, K, C) {
   "use strict";
 
-  // this script's own URL: document.currentScript names it only while it runs
-  var HERE = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : "";
-  var FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*\.js$/; // a file beside this script: no folder, no scheme
-
-  /** The URL of file `name` beside this script; "" (never loaded) for a path, a scheme, a non-string. */
-  function assetUrl(name, here) {
-    if (typeof name !== "string" || !FILE_NAME.test(name) || !here) return "";
-    return new URL(name, here).href;
-  }
-  /** A script the build named, loaded once (a promise); refused when it named none. */
-  function loadAsset(name) {
-    var url = assetUrl(name, HERE);
-    return url ? F.loadScript(url) : Promise.reject(new Error("no script named " + String(name)));
-  }
+  // a script the build named, beside the kit's script (kit-charts.js): all the assets share one folder
+  var loadAsset = C.loadAsset;
+  // text in a mark's colour: the views' goodInk and badInk parameters (charts.TEXT_INKS) take the figure's
+  var INKS = [["goodInk", "--sd-good"], ["badInk", "--sd-bad"]];
   function assets() { return (root.SpeculativeDecoding.data || {}).assets || { specs: {} }; }
 
   var curveRows = K.curveRows, curveEdits = K.curveEdits, yTop = K.yTop, currentRow = K.currentRow, inked = K.inked;
@@ -108,7 +89,7 @@
     var sets = {}; // view name -> {dataset name: true}
     var builtHist = null; // the histogram's build-time rows (see sd-model.js histogramRows)
     var shown = {}; // view name -> the state its "current" row shows
-    var ready;
+    var lifecycle = null; // the kit's (kit-charts.js create), made last
     var last = Promise.resolve();
     var servingNow = false; // a serving control moved: redraw that chart in the next frame
     var onServing = [];
@@ -188,44 +169,22 @@
       var name = container.getAttribute("data-chart");
       var renderer = CANVAS[name] ? "canvas" : "svg";
       if (renderer === "canvas") spec = inked(spec, root.getComputedStyle(container).color); // what its SVG would inherit
-      var target = document.createElement("div");
-      target.className = "sd-vega";
-      // One image to assistive technology, named by the spec's description, as
-      // the static <img> was by its alt: Vega's marks stay out of the tree.
-      target.setAttribute("role", "img");
-      target.setAttribute("aria-label", spec.description || "");
-      var size = replacing
-        ? function () { return { width: views[name].width(), height: views[name].height() }; }
-        : function () { return F.pictureSize(container, spec); };
-      return F.buildView(root, target, spec, size, renderer).then(function (view) {
-        var drawn = target.querySelector("svg, canvas");
-        if (drawn) drawn.setAttribute("aria-hidden", "true");
-        // in the task that drew it: the picture (or the older view) goes, the view comes, in one frame
+      var size = replacing ? function () { return { width: views[name].width(), height: views[name].height() }; } : null;
+      // kit-charts.js: in the task that drew it, the picture (or the older view) goes, the view comes, in one frame
+      return C.embed(container, spec, { className: "sd-vega kit-vega", renderer: renderer, size: size, replacing: replacing && function () {
+        return container.querySelector(".sd-vega"); // whichever view is drawn there by now (two scheme changes may overlap)
+      } }).then(function (view) {
         if (replacing) {
-          // whichever view is drawn there by now (two scheme changes may overlap)
           var before = views[name];
-          container.replaceChild(target, container.querySelector(".sd-vega"));
           views[name] = view;
           if (before) before.finalize();
-        } else container.appendChild(target);
-        container.setAttribute("data-live", "true");
+        }
         return view;
       });
     }
 
-    /** Text in a mark's colour follows the page's scheme: the views' goodInk and
-     * badInk parameters (see charts.TEXT_INKS) take the figure's --sd-good / --sd-bad. */
-    function setInks(view) {
-      var css = root.getComputedStyle(figure);
-      var touched = false;
-      [["goodInk", "--sd-good"], ["badInk", "--sd-bad"]].forEach(function (pair) {
-        var value = css.getPropertyValue(pair[1]).trim();
-        try {
-          if (value && view.signal(pair[0]) !== value) touched = !!view.signal(pair[0], value); // (the view)
-        } catch (e) { /* this view draws no coloured text */ }
-      });
-      return touched;
-    }
+    /** Text in a mark's colour follows the page's scheme (INKS; kit-charts.js setInks). */
+    function setInks(view) { return C.setInks(figure, view, INKS); }
     /** Build the canvas view `name` afresh, in the page's colours now (see the header). */
     function reink(name) {
       var container = figure.querySelector('[data-chart="' + name + '"]');
@@ -238,87 +197,10 @@
         scheduler.mark("rest");
       }, warn); // the view drawn before stays
     }
-    if (root.matchMedia) {
-      var scheme = root.matchMedia("(prefers-color-scheme: dark)");
-      var onScheme = function () {
-        Object.keys(views).forEach(function (name) {
-          if (CANVAS[name]) reink(name);
-          else if (setInks(views[name])) views[name].runAsync();
-        });
-      };
-      if (scheme.addEventListener) scheme.addEventListener("change", onScheme);
-      else if (scheme.addListener) scheme.addListener(onScheme);
-      if (root.MutationObserver) new root.MutationObserver(onScheme).observe( // and the site's toggle (scheme.js)
-        root.document.documentElement, { attributes: true, attributeFilter: ["data-scheme"] }); // sets data-scheme
-    }
-
-    var turn = null; // the views' build queue (frames.buildInTurn), once the runtime is in
-    var wanted = false; // a control was used: the curve is built first
-
     function curveContainer() { return figure.querySelector("[data-chart=curve]"); }
+    function started() { return !!(lifecycle && lifecycle.started()); }
     function warn(err) {
       if (root.console) root.console.warn("speculative decoding explainer: stays static:", err);
-    }
-
-    /** The spec of the chart in container c, once its script is in (a promise). */
-    function specOf(c) {
-      return loadAsset(assets().specs[c.getAttribute("data-chart")]).then(function () {
-        return root.SpeculativeDecoding.specs[c.getAttribute("data-chart")] || Promise.reject(new Error("no spec"));
-      });
-    }
-
-    /** Load the runtime and build the views (once); reason "use" (a control was
-     * used: the curve first) or "near" (a chart nears the viewport). */
-    function start(reason) {
-      if (reason === "use") {
-        // a reader using the controls may tab on into the serving panel: its
-        // controls must be live by then, not skipped as disabled
-        loadServing(); // once (it keeps its promise)
-        wanted = true;
-        if (ready && curveContainer()) specOf(curveContainer()).catch(warn); // the runtime is on its way: the curve's spec beside it
-        if (turn && curveContainer()) turn.first(curveContainer());
-      }
-      if (ready) return ready;
-      figure.setAttribute("data-charts", "loading");
-      var runtimeIn = loadAsset(assets().runtime);
-      if (wanted && curveContainer()) specOf(curveContainer()).catch(warn); // beside the runtime, not after it (its build reports a failure)
-      ready = runtimeIn
-        .then(function () {
-          var containers = Array.prototype.filter.call(figure.querySelectorAll("[data-chart]"), function (c) {
-            return Object.prototype.hasOwnProperty.call(assets().specs, c.getAttribute("data-chart"));
-          });
-          turn = F.buildInTurn(root, containers, function (c) {
-            var name = c.getAttribute("data-chart");
-            return specOf(c).then(function (spec) { return embed(c, spec); }).then(function (view) {
-              views[name] = view;
-              if (setInks(view)) view.runAsync(); // drawn in the page's scheme now, not at the next update
-              // the one drawn now: a canvas view is rebuilt on a scheme change
-              F.fitToContainer(root, c, FIT[name], function () { return views[name]; });
-              sets[name] = {};
-              if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
-              ["current", "curve", "hist", "serving"].forEach(function (d) {
-                if (hasData(view, d)) sets[name][d] = true;
-              });
-              // a view follows the controls from the frame after it is built, not once all are
-              scheduler.mark("state");
-              scheduler.mark("rest");
-            });
-          });
-          if (wanted && curveContainer()) turn.first(curveContainer());
-          turn.catch(warn); // a view that fails keeps its picture; the others are built still
-          return turn.drained;
-        })
-        .then(function () { return apply(true, true); })
-        .then(function () {
-          figure.setAttribute("data-charts", "live");
-          return views;
-        })
-        .catch(function (err) {
-          figure.setAttribute("data-charts", "static");
-          warn(err);
-          return views;
-        });
-      return ready;
     }
 
     var servingIn = null;
@@ -329,7 +211,7 @@
       var name = assets().serving;
       servingIn = (name ? loadAsset(name) : Promise.resolve()).then(function () {
         onServing.forEach(function (fn) { fn(); });
-        if (ready) { // a serving view built before the script came follows the state now
+        if (started()) { // a serving view built before the script came follows the state now
           scheduler.mark("state");
           scheduler.mark("rest");
         }
@@ -343,24 +225,43 @@
     if (servingPanel) F.startLazily(root, servingPanel, loadServing, [servingPanel]);
 
     store.subscribe(function (s, changed) {
-      if (!ready) return;
+      if (!started()) return;
       if (changed.some(function (k) { return SERVING_OWN.indexOf(k) >= 0; })) servingNow = true;
       scheduler.mark("state");
       scheduler.mark("rest");
     });
     animation.onChange(function () {
-      if (ready) scheduler.mark("rest");
+      if (started()) scheduler.mark("rest");
     });
 
-    // lazily: on the first use of a control, or when a chart nears the viewport
-    F.startLazily(root, figure, start);
-    // a control used after the charts started (a chart was near): the curve goes first
-    F.USE_EVENTS.forEach(function (type) {
-      figure.addEventListener(type, function (e) { if (ready && !wanted && F.isControl(e.target)) start("use"); }, { capture: true, passive: true });
+    // the kit's lifecycle (kit-charts.js): lazily, on the first use of a control
+    // (the curve first of all then, and the serving panel's script) or when a chart
+    // nears the viewport; each view, as it comes, follows the controls from the next frame
+    lifecycle = C.create(figure, {
+      name: "speculative decoding explainer", views: views, inks: INKS, fit: FIT,
+      assets: assets, specs: function () { return root.SpeculativeDecoding.specs; },
+      first: curveContainer,
+      // a reader using the controls may tab on into the serving panel: its controls must be live by then
+      onUse: loadServing,
+      embed: function (c, spec) { return embed(c, spec); },
+      built: function (name, view) {
+        sets[name] = {};
+        if (name === "hist") builtHist = view.data("hist").map(M.histogramRow);
+        ["current", "curve", "hist", "serving"].forEach(function (d) {
+          if (hasData(view, d)) sets[name][d] = true;
+        });
+        scheduler.mark("state");
+        scheduler.mark("rest");
+      },
+      live: function () { return apply(true, true); },
+      scheme: function (name) { // the canvas view is drawn afresh; the others take the page's inks
+        if (CANVAS[name]) reink(name);
+        else if (setInks(views[name])) views[name].runAsync();
+      },
     });
 
     return {
-      start: start,
+      start: function (reason) { return lifecycle.start(reason); },
       loadServing: loadServing,
       views: views,
       /** fn() once the serving panel's script has loaded (lazily, see the header). */
@@ -386,12 +287,12 @@
     Y_TOPS: K.Y_TOPS, // sd-curve.js, as the others above
     HEADROOM: K.HEADROOM,
     histRows: M.histogramRows, // sd-model.js: the tests know it as charts'
-    createScheduler: F.createScheduler, // sd-frames.js: kept here for the tests that know it as charts'
-    fitSize: F.fitSize, // sd-frames.js
+    createScheduler: F.createScheduler, // kit-frames.js: kept here for the tests that know it as charts'
+    fitSize: F.fitSize, // kit-frames.js
     inked: inked,
-    assetUrl: assetUrl,
+    assetUrl: C.assetUrl, // kit-charts.js
     CANVAS: CANVAS,
-    pictureFit: F.pictureFit, // sd-frames.js
+    pictureFit: F.pictureFit, // kit-frames.js
     FIT: FIT,
     SMOOTH_STEP: K.SMOOTH_STEP,
     HOLD_MS: F.HOLD_MS,

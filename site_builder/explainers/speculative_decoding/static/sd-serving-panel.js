@@ -26,7 +26,8 @@
   "use strict";
   // own property only: an element with this id is named on window too (see vega.js_namespace)
   var SD = Object.prototype.hasOwnProperty.call(root, "SpeculativeDecoding") ? root.SpeculativeDecoding : (root.SpeculativeDecoding = {});
-  SD.servingPanel = factory(SD.serving, SD.readout, SD.data, SD.servingPresets, SD.frames);
+  var KIT = Object.prototype.hasOwnProperty.call(root, "ExplainerKit") ? root.ExplainerKit : {}; // the explainer kit's shared script
+  SD.servingPanel = factory(SD.serving, SD.readout, SD.data, SD.servingPresets, KIT.frames);
 })(typeof self !== "undefined" ? self : this, function (SV, R, data, presets, F) {
   "use strict";
 

@@ -4,9 +4,9 @@
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const { load } = require("./widget.js");
+const { loadKit } = require("./widget.js");
 
-const SD = load(["sd-frames.js"]);
+const KIT = loadKit();
 
 /** A window whose timers, idle callbacks and intersection observer the test drives by hand. */
 function fakeRoot() {
@@ -37,7 +37,7 @@ test("views near the viewport are built, one per task; the others only as they n
   const root = fakeRoot();
   const built = [];
   const building = [];
-  const done = SD.frames.buildInTurn(root, ["curve", "plane", "hist"], (name) => {
+  const done = KIT.frames.buildInTurn(root, ["curve", "plane", "hist"], (name) => {
     building.push(name);
     assert.equal(building.length - built.length, 1, "never two views at once");
     return Promise.resolve().then(() => built.push(name));
@@ -72,7 +72,7 @@ test("without an IntersectionObserver every view is built, one per idle period, 
   const root = fakeRoot();
   delete root.IntersectionObserver;
   const built = [];
-  const done = SD.frames.buildInTurn(root, ["curve", "plane"], (name) => Promise.resolve().then(() => built.push(name)));
+  const done = KIT.frames.buildInTurn(root, ["curve", "plane"], (name) => Promise.resolve().then(() => built.push(name)));
   await settle();
   assert.deepEqual(built, [], "nothing before the page is idle");
   root.runIdle();
@@ -88,7 +88,7 @@ test("without an IntersectionObserver every view is built, one per idle period, 
 test("a view that fails keeps its picture: the others are built still, and the whole reports the failure", async () => {
   const root = fakeRoot();
   const built = [];
-  const done = SD.frames.buildInTurn(root, ["curve", "plane", "hist"], (name) =>
+  const done = KIT.frames.buildInTurn(root, ["curve", "plane", "hist"], (name) =>
     name === "plane" ? Promise.reject(new Error("no spec")) : Promise.resolve().then(() => built.push(name)));
   let rejected = null;
   done.catch((err) => { rejected = err; });
@@ -109,22 +109,22 @@ test("a view that fails keeps its picture: the others are built still, and the w
 
 test("drained fails only when every view wanted so far failed, and settles when nothing is near", async () => {
   const root = fakeRoot();
-  const failing = SD.frames.buildInTurn(root, ["curve", "plane"], () => Promise.reject(new Error("offline")));
+  const failing = KIT.frames.buildInTurn(root, ["curve", "plane"], () => Promise.reject(new Error("offline")));
   failing.catch(() => {});
   root.show("curve");
   await settle();
   root.runTimers();
   await assert.rejects(failing.drained, /offline/);
   const later = fakeRoot();
-  const far = SD.frames.buildInTurn(later, ["curve"], () => assert.fail("nothing is near"));
+  const far = KIT.frames.buildInTurn(later, ["curve"], () => assert.fail("nothing is near"));
   later.observers[0].callback([{ target: "curve", isIntersecting: false }]); // the reader scrolled away meanwhile
   await far.drained; // settles: nothing is wanted yet
 });
 
 test("a failure rejects, and an empty list settles at once", async () => {
   const root = fakeRoot();
-  await SD.frames.buildInTurn(root, [], () => assert.fail("nothing to build"));
-  const failing = SD.frames.buildInTurn(root, ["curve"], () => Promise.reject(new Error("no runtime")));
+  await KIT.frames.buildInTurn(root, [], () => assert.fail("nothing to build"));
+  const failing = KIT.frames.buildInTurn(root, ["curve"], () => Promise.reject(new Error("no runtime")));
   root.show("curve");
   await assert.rejects(failing, /no runtime/);
 });
@@ -132,7 +132,7 @@ test("a failure rejects, and an empty list settles at once", async () => {
 test("first(c) builds a view next, near the viewport or not, and never twice", async () => {
   const root = fakeRoot();
   const built = [];
-  const done = SD.frames.buildInTurn(root, ["curve", "plane", "hist"], (name) => Promise.resolve().then(() => built.push(name)));
+  const done = KIT.frames.buildInTurn(root, ["curve", "plane", "hist"], (name) => Promise.resolve().then(() => built.push(name)));
   root.show("hist", "plane"); // both near: hist is being built, plane waits in the queue
   await settle();
   done.first("curve"); // a slider was used: the curve jumps the queue
@@ -150,7 +150,7 @@ test("first(c) builds a view next, near the viewport or not, and never twice", a
 test("inTasks: each step in a task of its own, in order, each given the last one's value", async () => {
   const root = fakeRoot();
   const ran = [];
-  const result = SD.frames.inTasks(root, [
+  const result = KIT.frames.inTasks(root, [
     (v) => { ran.push(["parse", v]); return v + 1; },
     (v) => { ran.push(["view", v]); return Promise.resolve(v * 10); },
     (v) => { ran.push(["draw", v]); return "drawn " + v; },
@@ -194,7 +194,7 @@ test("startLazily: nothing starts while no chart is near and no control is used,
   const root = pageRoot(true);
   const figure = fakeFigure(["curve", "plane"]);
   const reasons = [];
-  SD.frames.startLazily(root, figure, (why) => reasons.push(why));
+  KIT.frames.startLazily(root, figure, (why) => reasons.push(why));
   root.runTimers();
   root.runIdle();
   assert.deepEqual(reasons, []);
@@ -210,11 +210,11 @@ test("startLazily: nothing starts while no chart is near and no control is used,
 });
 
 test("startLazily: the first use of a control starts at once, even before the page has loaded", () => {
-  for (const type of SD.frames.USE_EVENTS) {
+  for (const type of KIT.frames.USE_EVENTS) {
     const root = pageRoot(false);
     const figure = fakeFigure(["curve"]);
     const reasons = [];
-    SD.frames.startLazily(root, figure, (why) => reasons.push(why));
+    KIT.frames.startLazily(root, figure, (why) => reasons.push(why));
     assert.equal(root.observers.length, 0, "no chart is watched before load");
     figure.fire(type, false); // a finger scrolling across the figure, not on a control
     assert.deepEqual(reasons, [], type);
@@ -225,5 +225,5 @@ test("startLazily: the first use of a control starts at once, even before the pa
     root.show("curve");
     assert.deepEqual(reasons, ["use"], type);
   }
-  assert.ok(SD.frames.USE_EVENTS.includes("focusin") && SD.frames.USE_EVENTS.includes("pointerdown"));
+  assert.ok(KIT.frames.USE_EVENTS.includes("focusin") && KIT.frames.USE_EVENTS.includes("pointerdown"));
 });

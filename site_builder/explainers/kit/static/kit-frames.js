@@ -1,4 +1,4 @@
-/* sd-frames.js: when the live charts load and when they redraw.
+/* kit-frames.js: when an explainer's live charts load and when they redraw.
  *
  *   loadScript(src)         a classic script injected once per src (the Vega runtime, a spec)
  *   startLazily(root, figure, start, watched)
@@ -30,17 +30,17 @@
  *   fitSize, fitToContainer a live view kept as wide as its container
  *   createScheduler(env, apply, holdMs)
  *                           one requestAnimationFrame applies whatever was marked
- *                           dirty, however many inputs arrived (see sd-charts.js)
+ *                           dirty, however many inputs arrived (see kit-charts.js)
  *
- * One part of the widget's script: registers SpeculativeDecoding.frames.
+ * One part of the explainer kit's shared script: registers ExplainerKit.frames.
  * Touches the DOM only when called; the scheduler, inTasks, buildInTurn and
  * startLazily are tested under node with a window whose events they drive.
  */
 (function (root, factory) {
   "use strict";
   // own property only: an element with this id is named on window too (see vega.js_namespace)
-  var SD = Object.prototype.hasOwnProperty.call(root, "SpeculativeDecoding") ? root.SpeculativeDecoding : (root.SpeculativeDecoding = {});
-  SD.frames = factory();
+  var KIT = Object.prototype.hasOwnProperty.call(root, "ExplainerKit") ? root.ExplainerKit : (root.ExplainerKit = {});
+  KIT.frames = factory();
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
@@ -300,7 +300,9 @@
       if (!available || available === width) return;
       width = available;
       var view = current();
-      var drawn = container.querySelector(".sd-vega svg, .sd-vega canvas");
+      // the element Vega draws in (view.container()): found through the view, never by a class
+      var host = view.container ? view.container() : null;
+      var drawn = host ? host.querySelector("svg, canvas") : null;
       // the view's whole width: an SVG's own width, a canvas's CSS width (its pixels are scaled)
       var whole = drawn ? (drawn.tagName.toLowerCase() === "canvas" ? parseFloat(drawn.style.width) : Number(drawn.getAttribute("width"))) : NaN;
       var extra = whole ? whole - view.width() : 60;
