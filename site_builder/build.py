@@ -207,19 +207,18 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         backlinks = validate.backlinks(terms, bodies)
     report = BuildReport(terms=len(terms), warnings=[p for p in problems if p.severity == "warning"])
 
-    def search_index() -> dict[str, bytes]:
+    def search_index(jobs: int) -> dict[str, bytes]:
         with _stage("search", log):
             return search_cache.index_files(
                 store, config, terms, bodies, body_keys,
-                fill_html=lambda slugs: body_cache.fill_html(slugs, bodies),
-                jobs=options.jobs or default_jobs())
+                fill_html=lambda slugs: body_cache.fill_html(slugs, bodies), jobs=jobs)
 
-    # A fresh explainers stage mostly waits for its converter worker
-    # (its charts), and the search index needs nothing from it: made first, it
-    # takes the place of part of that wait (~0.1-0.2 s of a first build).
-    # Otherwise it comes last, after the page workers, so they never carry its
-    # memory (at 10,000 terms that matters; a first build pays it once).
-    searched = search_index() if fresh and options.write else None
+    # The search index needs the bodies and nothing after them. A fresh
+    # explainers stage mostly waits for its converter worker (its charts):
+    # made first, the index takes the place of part of that wait (~0.1-0.2 s of
+    # a first build). Otherwise this process makes it while the page workers
+    # render (below), off the critical path.
+    searched = search_index(options.jobs or default_jobs()) if fresh and options.write else None
 
     assets = site_assets(theme)
     with _stage("explainers", log):
@@ -245,6 +244,13 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 for relative, data in {**assets.files, **output_cache.site_files(linking, store, config, terms, bodies,
                                                                                  options.jobs or default_jobs())}.items():
                     staging.add(relative, data)
+                # Then the search index, in this process alone (jobs=1): the page
+                # workers hold the cores, and were forked before it, so none of
+                # them carries its memory. It was a stage of its own after them,
+                # where one core idled through its single-process part
+                # (docs/performance.md, "Search off the critical path").
+                for relative, data in (searched if searched is not None else search_index(1)).items():
+                    staging.add(relative, data)
 
             fresh, reused = page_cache.write_pages(
                 staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
@@ -259,15 +265,6 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             staging.abort()
             raise
         report.warnings += linking.preview_problems
-
-    # After the page workers are done, so they never carry the index's memory
-    # (unless it was made during a fresh explainer's wait, above).
-    try:
-        for relative, data in (searched if searched is not None else search_index()).items():
-            staging.add(relative, data)
-    except BaseException:
-        staging.abort()
-        raise
 
     with _stage("publish", log):
         stats = staging.commit()
