@@ -216,8 +216,11 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     # The search index needs the bodies and nothing after them. A fresh
     # explainers stage mostly waits for its converter worker (its charts):
     # made first, the index takes the place of part of that wait (~0.1-0.2 s of
-    # a first build). Otherwise this process makes it while the page workers
-    # render (below), off the critical path.
+    # a first build). Otherwise each page's entries are made beside the page,
+    # by the page workers, and the files from them once the pages are done
+    # (below): indexing was a stage of its own after the render stage, its
+    # single-process part idling a core (docs/performance.md, "Search off the
+    # critical path").
     searched = search_index(options.jobs or default_jobs()) if fresh and options.write else None
 
     assets = site_assets(theme)
@@ -244,19 +247,20 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 for relative, data in {**assets.files, **output_cache.site_files(linking, store, config, terms, bodies,
                                                                                  options.jobs or default_jobs())}.items():
                     staging.add(relative, data)
-                # Then the search index, in this process alone (jobs=1): the page
-                # workers hold the cores, and were forked before it, so none of
-                # them carries its memory. It was a stage of its own after them,
-                # where one core idled through its single-process part
-                # (docs/performance.md, "Search off the critical path").
-                for relative, data in (searched if searched is not None else search_index(1)).items():
-                    staging.add(relative, data)
 
-            fresh, reused = page_cache.write_pages(
+            indexer = (search_cache.Indexer(store, config, terms, body_keys)
+                       if searched is None and search_cache.enabled(config) else None)
+            fresh, reused, entries = page_cache.write_pages(
                 staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
                 jobs=options.jobs or default_jobs(), keyed=store.enabled,
                 fill_html=lambda slugs: body_cache.fill_html(slugs, bodies),
-                meanwhile=site_files)
+                meanwhile=site_files, also=indexer.entries if indexer is not None else None)
+            if indexer is not None:
+                with _stage("search", log):  # what is left of it: the files from the pages' entries
+                    searched = indexer.files(bodies, lambda slugs: body_cache.fill_html(slugs, bodies),
+                                             options.jobs or default_jobs(), made=entries)
+            for relative, data in (searched or {}).items():
+                staging.add(relative, data)
             # Known only once the previews are made (which characters no font
             # has): under --strict it fails the build as any warning does,
             # before anything is written.
