@@ -18,7 +18,12 @@ in this one process:
 - rebuild after editing one term's body (warm cache), and the first such
   rebuild after a cold build, which also lays down the spare tree;
 - peak memory of the whole process tree (parent and workers), sampled
-  from /proc every 10 ms.
+  from /proc every 10 ms (resident memory summed: a page a forked worker
+  shares with its parent counts once per process, as for Hugo's threads once).
+
+Each figure's CPU time (user + system of the build and its workers) and the
+load average are printed beside it, and each ratio against the issue's target
+(cold <= 1.4x Hugo, one-body edit <= 0.1x Hugo's cold, peak memory <= 0.3x).
 
 It prints the ratios docs/performance.md quotes. Absolute times drift on shared
 machines; ratios measured in the same run are what to compare.
@@ -131,12 +136,15 @@ def run(command: list[str], cwd: Path | None = None, sample: bool = True, pss: b
 
 
 def median_of(runs: int, command) -> tuple[float, int]:
-    """Median wall time and highest peak of ``runs`` runs of ``command()`` (a fresh argv each run)."""
-    times, peaks = [], []
+    """Median wall time and highest peak of ``runs`` runs of ``command()`` (a fresh argv each run);
+    the median CPU time (user + system, with the workers) is left in ``median_of.cpu``."""
+    times, peaks, cpus = [], [], []
     for _ in range(runs):
         seconds, peak = run(command())
         times.append(seconds)
         peaks.append(peak)
+        cpus.append(run.cpu)
+    median_of.cpu = statistics.median(cpus)
     return statistics.median(times), max(peaks)
 
 
@@ -172,6 +180,7 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple")
                 "--content", str(corpus["plain"]), "--output", str(site / "output"), *flags]
 
     cold, cold_mem = median_of(runs, lambda: ours(fresh(work, "site"), "--no-cache"))
+    cold_cpu = median_of.cpu
     site = fresh(work, "site")
     run(ours(site))  # fill the cache
     target = corpus["plain"] / "terms" / "term-00042.md"
@@ -186,16 +195,23 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple")
     # next ones stage into (see site_builder/publish/staging.py); every later edit is "steady".
     first, _ = run(edit_body())
     warm, warm_mem = median_of(runs, edit_body)
-    print(f"\n## {n:,} terms, {mix} mix ({runs} run(s) each, median; peak = whole process tree)")
-    print(f"site_builder cold build     {cold:7.2f} s   peak {cold_mem:5d} MiB")
-    print(f"site_builder one-body edit  {warm:7.2f} s   peak {warm_mem:5d} MiB  (first after a cold build: {first:.2f} s)")
+    warm_cpu = median_of.cpu
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\n## {n:,} terms, {mix} mix ({runs} run(s) each, median; peak = whole process tree; "
+          f"load average {load})")
+    print(f"site_builder cold build     {cold:7.2f} s   CPU {cold_cpu:6.2f} s   peak {cold_mem:5d} MiB")
+    print(f"site_builder one-body edit  {warm:7.2f} s   CPU {warm_cpu:6.2f} s   peak {warm_mem:5d} MiB  "
+          f"(first after a cold build: {first:.2f} s)")
 
     if shutil.which("hugo"):
         hugo, hugo_mem = median_of(runs, lambda: hugo_command(corpus, fresh(work, "hugo-public")))
-        print(f"Hugo cold build             {hugo:7.2f} s   peak {hugo_mem:5d} MiB")
-        print(f"  cold / Hugo               {cold / hugo:7.2f} x")
-        print(f"  one-body edit / Hugo cold {warm / hugo:7.2f} x   (first after cold: {first / hugo:.2f} x)")
-        print(f"  peak memory / Hugo        {cold_mem / max(hugo_mem, 1):7.2f} x")
+        hugo_cpu = median_of.cpu
+        print(f"Hugo cold build             {hugo:7.2f} s   CPU {hugo_cpu:6.2f} s   peak {hugo_mem:5d} MiB")
+        print(f"  cold / Hugo               {cold / hugo:7.2f} x   (CPU {cold_cpu / hugo_cpu:.2f} x)   target 1.4 x")
+        print(f"  one-body edit / Hugo cold {warm / hugo:7.2f} x   (CPU {warm_cpu / hugo_cpu:.2f} x; "
+              f"first after cold: {first / hugo:.2f} x)   target 0.1 x")
+        print(f"  peak memory / Hugo        {cold_mem / max(hugo_mem, 1):7.2f} x   "
+              f"(cold build; the edit's: {warm_mem / max(hugo_mem, 1):.2f} x)   target 0.3 x")
     else:
         print("Hugo not installed (apt-get install hugo): no Hugo ratios")
     if with_mkdocs and shutil.which("mkdocs"):
@@ -218,16 +234,20 @@ def pairs(n: int, count: int, work: Path, mix: str = "simple") -> None:
         print("Hugo not installed (apt-get install hugo): no pairs")
         return
     corpus = make_corpus(n, work, mix)
-    ratios = []
+    ratios, cpu_ratios = [], []
     print(f"\n## {n:,} terms, {mix} mix, {count} interleaved cold-build pairs")
     for _ in range(count):
         mine, _ = run([sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
                        "--content", str(corpus["plain"]), "--output", str(fresh(work, "site") / "output")])
+        mine_cpu = run.cpu
         theirs, _ = run(hugo_command(corpus, fresh(work, "hugo-public")))
         ratios.append(mine / theirs)
-        print(f"site_builder {mine:6.2f} s   Hugo {theirs:6.2f} s   ratio {mine / theirs:5.2f} x")
+        cpu_ratios.append(mine_cpu / run.cpu)
+        print(f"site_builder {mine:6.2f} s (CPU {mine_cpu:6.2f} s)   Hugo {theirs:6.2f} s (CPU {run.cpu:6.2f} s)   "
+              f"ratio {mine / theirs:5.2f} x (CPU {cpu_ratios[-1]:.2f} x)")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"  cold / Hugo, median of pairs {statistics.median(ratios):5.2f} x "
-          f"(range {min(ratios):.2f}-{max(ratios):.2f})")
+          f"(range {min(ratios):.2f}-{max(ratios):.2f}; CPU {statistics.median(cpu_ratios):.2f} x; load average {load})")
 
 
 def against(n: int, runs: int, revision: str, other: Path, work: Path, mix: str = "simple") -> None:

@@ -213,19 +213,21 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         _raise_if_failing(problems, options.strict)
     report = BuildReport(terms=len(terms), warnings=[p for p in problems if p.severity == "warning"])
 
-    def search_index() -> dict[str, bytes]:
+    def search_index(jobs: int) -> dict[str, bytes]:
         with _stage("search", log):
             return search_cache.index_files(
                 store, config, terms, bodies, body_keys,
-                fill_html=lambda slugs: body_cache.fill_html(slugs, bodies),
-                jobs=options.jobs or default_jobs())
+                fill_html=lambda slugs: body_cache.fill_html(slugs, bodies), jobs=jobs)
 
-    # A fresh explainers stage mostly waits for its converter worker
-    # (its charts), and the search index needs nothing from it: made first, it
-    # takes the place of part of that wait (~0.1-0.2 s of a first build).
-    # Otherwise it comes last, after the page workers, so they never carry its
-    # memory (at 10,000 terms that matters; a first build pays it once).
-    searched = search_index() if fresh and options.write else None
+    # The search index needs the bodies and nothing after them. A fresh
+    # explainers stage mostly waits for its converter worker (its charts):
+    # made first, the index takes the place of part of that wait (~0.1-0.2 s of
+    # a first build). Otherwise each page's entries are made beside the page,
+    # by the page workers, and the files from them once the pages are done
+    # (below): indexing was a stage of its own after the render stage, its
+    # single-process part idling a core (docs/performance.md, "Search off the
+    # critical path").
+    searched = search_index(options.jobs or default_jobs()) if fresh and options.write else None
 
     assets = site_assets(theme)
     with _stage("explainers", log):
@@ -254,11 +256,19 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 for relative, path in published_media(terms, config.media_max_mb).items():  # docs/content.md
                     staging.add(relative, read_published(path, relative))
 
-            fresh, reused = page_cache.write_pages(
+            indexer = (search_cache.Indexer(store, config, terms, body_keys)
+                       if searched is None and search_cache.enabled(config) else None)
+            fresh, reused, entries = page_cache.write_pages(
                 staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
                 jobs=options.jobs or default_jobs(), keyed=store.enabled,
                 fill_html=lambda slugs: body_cache.fill_html(slugs, bodies),
-                meanwhile=site_files)
+                meanwhile=site_files, also=indexer.entries if indexer is not None else None)
+            if indexer is not None:
+                with _stage("search", log):  # what is left of it: the files from the pages' entries
+                    searched = indexer.files(bodies, lambda slugs: body_cache.fill_html(slugs, bodies),
+                                             options.jobs or default_jobs(), made=entries)
+            for relative, data in (searched or {}).items():
+                staging.add(relative, data)
             # Known only once the previews are made (which characters no font
             # has): under --strict it fails the build as any warning does,
             # before anything is written.
@@ -267,15 +277,6 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             staging.abort()
             raise
         report.warnings += linking.preview_problems
-
-    # After the page workers are done, so they never carry the index's memory
-    # (unless it was made during a fresh explainer's wait, above).
-    try:
-        for relative, data in (searched if searched is not None else search_index()).items():
-            staging.add(relative, data)
-    except BaseException:
-        staging.abort()
-        raise
 
     with _stage("publish", log):
         stats = staging.commit()

@@ -33,10 +33,12 @@ def write_pages(
     fill_html: Callable[[list[str]], None] = lambda slugs: None,
     meanwhile: Callable[[], None] = lambda: None,
     keyed: bool = True,
-) -> tuple[dict[str, str], set[str]]:
+    also: Callable[[Term, RenderedBody], object] | None = None,
+) -> tuple[dict[str, str], set[str], dict[str, object]]:
     """Render every page into ``staging`` that the previous build cannot give;
     return (relative path -> page key, the paths reused from the previous
-    build without rendering).
+    build without rendering, slug -> ``also(term, body)`` for each page
+    rendered: see ``render.pages.write_term_pages``).
 
     The pages left to render get their body HTML from ``fill_html`` first,
     then go to the render stage (``render.pages.write_term_pages`` and
@@ -88,8 +90,9 @@ def write_pages(
         pages.write_site_pages(staging, renderer, render)
         meanwhile()
 
-    pages.write_term_pages(staging, renderer, todo, bodies, backlinks, explainers, jobs=jobs, meanwhile=site_pages)
-    return keys, kept
+    beside = pages.write_term_pages(staging, renderer, todo, bodies, backlinks, explainers, jobs=jobs,
+                                    meanwhile=site_pages, also=also)
+    return keys, kept, beside
 
 
 def shared_page_key(renderer: PageRenderer) -> str:

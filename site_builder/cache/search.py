@@ -105,39 +105,98 @@ def index_files(store: cache.BuildCache, config: SiteConfig, terms: list[Term], 
                 body_keys: Mapping[str, str], fill_html: Callable[[list[str]], None], jobs: int = 1) -> dict[str, bytes]:
     """Every file under ``search/`` for a full build (none when ``search = false``);
     the pages not in the cache are indexed by ``jobs`` forked workers when there are many."""
-    if not enabled(config):
-        return {}
-    ordered = sorted(terms, key=lambda t: t.slug)
-    settings = _settings(config)
-    keys = {t.slug: entry_key(settings, t, body_keys.get(t.slug, "")) for t in ordered}
-    live = set(keys.values())
-    blobs = cache.BlobStore(store.folder / BLOBS if store.enabled else None, store.fail)
-    stored = blobs.get_many(sorted(live)) if store.enabled else {}
-    previous = store.table(TABLE) if store.enabled else {}
-    pending = {k: v for k, v in previous.get("pending", {}).items() if k in live}
-    stored.update(pending)  # what fast paths indexed since: moved into the store below
-    missing = [t.slug for t in ordered if keys[t.slug] not in stored]
-    fill_html(missing)
-    stem = Stemmer(config.language, dict(previous.get("stems", {})) if previous.get("settings") == settings else {})
-    made = _records(config, [t for t in ordered if keys[t.slug] not in stored], bodies, jobs, stem)
-    fresh = {keys[slug]: data for slug, data in made.items()}
+    return Indexer(store, config, terms, body_keys).files(bodies, fill_html, jobs)
 
-    def records() -> Iterator[search_index.Record]:
-        """Each page's entries in doc order, decoded one at a time (not all held at once)."""
-        for term in ordered:
-            key = keys[term.slug]
-            yield _decode(stored[key] if key in stored else fresh[key])
 
-    shards, words, pairs = search_index.assemble(records())
-    files = search_index.files(shards, [display(config, t, bodies[t.slug]) for t in ordered], pairs)
-    if store.enabled:
-        blobs.put_many({**pending, **fresh}, live=live)
-        blobs.close()
-        table = {"settings": settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,
-                 "stems": stem.stems}  # every word the stemmer was asked about (never a guess)
-        if store.table(TABLE) != table:
-            store.save_table(TABLE, table)
-    return files
+class _NoteNewStems(Stemmer):
+    """A stemmer that also keeps the words its memo lacked (``fresh``): a
+    forked page worker hands them back with each page's entries."""
+
+    def __init__(self, language: str, stems: dict[str, str]):
+        super().__init__(language, stems)
+        self.fresh: dict[str, str] = {}
+
+    def __call__(self, word: str) -> str:
+        known = self.stems.get(word)
+        if known is not None:
+            return known
+        self.fresh[word] = stem = super().__call__(word)
+        return stem
+
+
+class Indexer:
+    """A full build's search index in two steps: ``entries`` of each page the
+    render stage renders, where it renders it (the page workers: so indexing
+    is no stage of its own after them), then ``files`` from those and the cache.
+
+    Made before the page workers fork, it holds only keys (the cached entries
+    are read in ``files``): the workers carry none of the index's memory."""
+
+    def __init__(self, store: cache.BuildCache, config: SiteConfig, terms: list[Term],
+                 body_keys: Mapping[str, str]):
+        self.store, self.config = store, config
+        self.on = enabled(config)
+        self.ordered = sorted(terms, key=lambda t: t.slug)
+        self.settings = _settings(config)
+        self.keys = {t.slug: entry_key(self.settings, t, body_keys.get(t.slug, "")) for t in self.ordered}
+        self.live = set(self.keys.values())
+        previous = store.table(TABLE) if store.enabled and self.on else {}
+        self.pending = {k: v for k, v in previous.get("pending", {}).items() if k in self.live}
+        self.stored: set[str] = set()
+        if store.enabled and self.on:
+            blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
+            self.stored = blobs.present(sorted(self.live))
+            blobs.close()  # never shared with forked workers
+        self.stored |= self.pending.keys()  # what fast paths indexed since: moved into the store in files()
+        self.stem = _NoteNewStems(config.language, dict(previous.get("stems", {}))
+                                  if previous.get("settings") == self.settings else {})
+
+    def entries(self, term: Term, body: RenderedBody) -> tuple[bytes, dict[str, str]] | None:
+        """A page's encoded entries and the words stemmed for them that the memo
+        lacked; None when the cache has its entries (or search is off)."""
+        if not self.on or self.keys[term.slug] in self.stored:
+            return None
+        data = _encode(page_record(self.config, self.stem, term, body))
+        fresh, self.stem.fresh = self.stem.fresh, {}
+        return data, fresh
+
+    def files(self, bodies: Mapping[str, RenderedBody], fill_html: Callable[[list[str]], None], jobs: int = 1,
+              made: Mapping[str, object] = {}) -> dict[str, bytes]:
+        """Every file under ``search/`` (none when ``search = false``). ``made``:
+        slug -> ``entries(...)`` of the pages indexed already; the others not in
+        the cache are indexed here, by ``jobs`` forked workers when there are many."""
+        if not self.on:
+            return {}
+        store, config, ordered, keys, stem = self.store, self.config, self.ordered, self.keys, self.stem
+        fresh: dict[str, bytes] = {}
+        for slug, found in made.items():
+            if found is not None:
+                data, stems = found
+                fresh[keys[slug]] = data
+                stem.stems.update(stems)
+        blobs = cache.BlobStore(store.folder / BLOBS if store.enabled else None, store.fail)
+        stored = blobs.get_many(sorted(self.stored - self.pending.keys())) if store.enabled else {}
+        stored.update(self.pending)
+        todo = [t for t in ordered if keys[t.slug] not in stored and keys[t.slug] not in fresh]
+        fill_html([t.slug for t in todo])
+        fresh.update((keys[slug], data) for slug, data in _records(config, todo, bodies, jobs, stem).items())
+
+        def records() -> Iterator[search_index.Record]:
+            """Each page's entries in doc order, decoded one at a time (not all held at once)."""
+            for term in ordered:
+                key = keys[term.slug]
+                yield _decode(stored[key] if key in stored else fresh[key])
+
+        shards, words, pairs = search_index.assemble(records())
+        files = search_index.files(shards, [display(config, t, bodies[t.slug]) for t in ordered], pairs)
+        if store.enabled:
+            blobs.put_many({**self.pending, **fresh}, live=self.live)
+            blobs.close()
+            table = {"settings": self.settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,
+                     "stems": stem.stems}  # every word the stemmer was asked about (never a guess)
+            if store.table(TABLE) != table:
+                store.save_table(TABLE, table)
+        return files
 
 
 def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term],

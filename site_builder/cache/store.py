@@ -353,6 +353,21 @@ class BlobStore:
             return {}
         return found
 
+    def present(self, keys: list[str]) -> set[str]:
+        """Those of ``keys`` that are stored (their texts not read)."""
+        db = self._connect()
+        if db is None or not keys:
+            return set()
+        found: set[str] = set()
+        try:
+            for start in range(0, len(keys), 500):
+                part = keys[start:start + 500]
+                marks = ",".join("?" * len(part))
+                found.update(key for (key,) in db.execute(f"SELECT key FROM blobs WHERE key IN ({marks})", part))
+        except sqlite3.DatabaseError:
+            return set()
+        return found
+
     def put_many(self, items: dict[str, str], live: set[str] | None = None) -> None:
         """Store ``items``; with ``live``, also drop entries whose key is not in it."""
         db = self._connect()

@@ -223,19 +223,26 @@ def write_term_pages(
     explainers: Mapping[str, ExplainerBuild],
     jobs: int = 1,
     meanwhile: Callable[[], None] = lambda: None,
-) -> None:
+    also: Callable[[Term, RenderedBody], object] | None = None,
+) -> dict[str, object]:
     """Render the term pages of ``todo`` and the explainers' files into ``staging``.
 
     With ``jobs`` > 1 and many pages, forked workers render and write the term
     pages (each into its own folders of the same staging tree) while this
     process runs ``meanwhile()`` (the site pages, say); otherwise
     ``meanwhile()`` runs after them.
+
+    ``also(term, body)``, when given, runs beside each page where it is
+    rendered (in the workers, shared as the pages are): slug -> its result is
+    returned, in ``todo``'s order (the search index's entries of each page:
+    they need the body alone, and so cost the build no stage of their own).
     """
     global _shared_state
     for slug, explainer in sorted(explainers.items()):
         for name, data in explainer.files.items():
             staging.add(f"{slug}/{name}", data)
-    _shared_state = (staging, renderer, todo, bodies, backlinks, explainers)
+    _shared_state = (staging, renderer, todo, bodies, backlinks, explainers, also)
+    results: dict[str, object] = {}
     try:
         if jobs > 1 and len(todo) >= PARALLEL_PAGES and parallel.can_pool():
             step = max(1, -(-len(todo) // (jobs * 4)))
@@ -243,28 +250,36 @@ def write_term_pages(
             with parallel.pool(jobs) as pool:
                 reports = pool.map(_worker_pages, bounds)  # submitted now; collected below
                 meanwhile()
-                for report in reports:
+                for report, beside in reports:
                     staging.merge(*report)
+                    results.update(beside)
         else:
-            _term_pages(0, len(todo))
+            results.update(_term_pages(0, len(todo)))
             meanwhile()
     finally:
         _shared_state = None
+    return results
 
 
 def _worker_pages(bounds: tuple[int, int]):
-    """In a forked worker: render one slice of the pages to render; report what was written."""
+    """In a forked worker: render one slice of the pages to render; report what
+    was written, and what ``also`` gave for each page."""
     if parallel.orphaned():  # the build is gone (killed): nobody will swap these pages in
         os._exit(1)
     staging = _shared_state[0]
     # A worker runs several slices: report only what this one added.
     since = staging.checkpoint()
-    _term_pages(*bounds)
-    return staging.worker_report(since)
+    beside = _term_pages(*bounds)
+    return staging.worker_report(since), beside
 
 
-def _term_pages(start: int, end: int) -> None:
-    staging, renderer, todo, bodies, backlinks, explainers = _shared_state
+def _term_pages(start: int, end: int) -> list[tuple[str, object]]:
+    staging, renderer, todo, bodies, backlinks, explainers, also = _shared_state
+    beside = []
     for term in todo[start:end]:
-        page = renderer.term_page(term, bodies[term.slug], backlinks[term.slug], explainers.get(term.slug))
+        body = bodies[term.slug]
+        page = renderer.term_page(term, body, backlinks[term.slug], explainers.get(term.slug))
         staging.add(f"{term.slug}/index.html", page)
+        if also is not None:
+            beside.append((term.slug, also(term, body)))
+    return beside

@@ -23,8 +23,17 @@ RESERVED = frozenset({"assets", "embed"})
 """Top-level folders the build writes itself; no redirect may take their place."""
 
 
+_ASCII_RUN = re.compile(r"[a-z0-9]+")
+
+
 def alias_slug(name: str) -> str:
     """The URL slug of an alias: ASCII lowercase letters and digits joined by single hyphens."""
+    if name.isascii():
+        # What the general case gives ASCII (NFKD leaves it as it is, casefold() is
+        # lower(), no combining marks), at a fraction of the cost: every build and
+        # every edit's fast path slugs every alias (15,000 on the 10,000-term
+        # realistic mix; this repository's aliases are ASCII too).
+        return "-".join(_ASCII_RUN.findall(name.lower()))
     folded = unicodedata.normalize("NFKD", name.casefold())
     ascii_only = "".join(c for c in folded if not unicodedata.combining(c)).encode("ascii", "ignore").decode()
     return "-".join(re.findall(r"[a-z0-9]+", ascii_only))

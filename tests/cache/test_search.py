@@ -183,3 +183,36 @@ def test_edits_in_a_row_keep_their_entries_in_the_table_until_a_full_build_store
     log = build(content, output)
     assert any("fast path" in line for line in log), log
     assert search_files(output) == search_files(clean(content, tmp_path))
+
+
+def test_the_page_workers_make_the_entries_and_the_files_are_a_single_process_builds(tmp_path, monkeypatch):
+    """With forked page workers, each page's entries are made beside the page
+    (issue 40: no indexing stage after the render stage), so the search step
+    indexes nothing itself; the files are byte for byte those of a build
+    in one process; and a full rebuild that renders every page again (the
+    site's title changed) reads their unchanged entries from the cache."""
+    from site_builder.render import pages
+
+    count = pages.PARALLEL_PAGES
+    content = write_tree(tmp_path / "content", {
+        **{f"terms/t{i:03d}.md": term(f"Term {i}", f"Summary {i}.", f"Body {i} about drafts and tokens {i % 7}.\n")
+           for i in range(count)},
+        "site.toml": 'title = "Workers index"\n'})
+    asked: list[int] = []
+    original = search_cache._records
+    monkeypatch.setattr(search_cache, "_records",
+                        lambda config, todo, *rest: (asked.append(len(todo)), original(config, todo, *rest))[1])
+    build_site(BuildOptions(content=content, output=tmp_path / "two" / "out", jobs=2))
+    assert asked == [0]  # every page's entries came from the workers
+    build(content, tmp_path / "one" / "out", cache=False)
+    assert search_files(tmp_path / "two" / "out") == search_files(tmp_path / "one" / "out") != {}
+    indexed: list[str] = []
+    monkeypatch.setattr(search_cache, "page_record",
+                        lambda config, stem, t, body: indexed.append(t.slug) or search_text.record(t.title, [], "", [], stem))
+    (content / "site.toml").write_text('title = "Workers index, renamed"\n')  # every page again, no entry changed
+    log: list[str] = []
+    report = build_site(BuildOptions(content=content, output=tmp_path / "two" / "out", jobs=2), log.append)
+    assert any(line.split()[0] == "render" for line in log), log  # a full build, not the fast path
+    assert report.written >= count  # every term page rendered again (the title is in each)
+    assert indexed == []
+    assert search_files(tmp_path / "two" / "out") == search_files(tmp_path / "one" / "out")

@@ -125,8 +125,9 @@ def test_a_failed_build_leaves_nothing_started(tmp_path):
 def test_a_fresh_explainer_build_indexes_search_while_its_charts_convert(tmp_path):
     """With the explainer to build afresh, the search stage comes before the
     explainers stage (it needs nothing from it, and the explainers stage mostly waits
-    for the converter); otherwise after the render stage, as always. Either way
-    the same search files."""
+    for the converter); otherwise inside the render stage (made while the page
+    workers render: its line comes before the render stage's). Either way the
+    same search files."""
     content = tmp_path / "content"
     shutil.copytree(REPO / "content", content)
 
@@ -140,7 +141,7 @@ def test_a_fresh_explainer_build_indexes_search_while_its_charts_convert(tmp_pat
     # a new term: a full build, with the explainer's build cached (no wait to fill)
     (content / "terms" / "zz-extra.md").write_text("---\ntitle: Zz extra\nsummary: One more term.\n---\nA body.\n", encoding="utf-8")
     warm = build(tmp_path / "a", True)
-    assert "prepare" not in warm and warm.index("render") < warm.index("search"), warm
+    assert "prepare" not in warm and warm.index("explainers") < warm.index("search") < warm.index("render"), warm
     again = build(tmp_path / "b")  # no cache: the explainer fresh again, the same terms
     assert again.index("search") < again.index("explainers")
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a" / "search").rglob("*") if p.is_file())
