@@ -55,9 +55,10 @@ class Renders:
             return render_bodies(terms, *args, **kwargs)
 
         def counting_pages(*args, **kwargs):
-            keys, kept = write_pages(*args, **kwargs)
+            result = write_pages(*args, **kwargs)
+            keys, kept = result[0], result[1]  # (page keys, reused paths, search entries)
             self.pages.update(p.split("/")[0] for p in keys if p.endswith("/index.html") and p not in kept)
-            return keys, kept
+            return result
 
         monkeypatch.setattr(body_cache, "render_bodies", counting_bodies)
         monkeypatch.setattr(page_cache, "write_pages", counting_pages)
