@@ -2,10 +2,9 @@
 
 At load, every local path a body writes as a link or image destination is
 resolved against the term file's folder, checked (inside the content folder,
-symlinks included; a regular file; an SVG without script, handlers or
-external references) and described: its published name (content hash), size,
-pixel size and dark variant (``x.dark.svg`` beside ``x.svg``). Nothing is
-reported here: the markup stage reports a problem at the line where the file
+symlinks included; a regular file; an SVG on ``svg_check``'s allow-list) and
+described: its published name (content hash), size, pixel size and dark
+variant (``x.dark.svg`` beside ``x.svg``). Nothing is reported here: the markup stage reports a problem at the line where the file
 is used (a path only written inside a code block is never reported), and the
 record is part of the term, so the cache and the fast path see a changed
 image as a changed term (``current`` says when a record's files changed).
@@ -20,13 +19,13 @@ import os
 import posixpath
 import re
 import time
-import xml.etree.ElementTree as etree
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from ..errors import BuildFailed, Problem, display_path as _display_path
 from ..files import RefusedPath, read_regular
+from .svg_check import svg_problem
 
 IMAGE_TYPES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".svg"})
 """What ``![alt](file)`` may show."""
@@ -175,10 +174,15 @@ def read_published(path: str, name: str) -> bytes:
     """The bytes of ``path`` to publish as ``name``; ``BuildFailed`` when they are
     no longer those the load hashed (the file changed during the build)."""
     problem, data = _read(path)
-    if problem or hashlib.sha256(data).hexdigest()[:10] not in name:
+    if problem or _hash_part(name) != hashlib.sha256(data).hexdigest()[:10]:
         raise BuildFailed([Problem(display_path(path), None, problem or "changed while the site was being "
                                    "built; build again")])
     return data
+
+
+def _hash_part(name: str) -> str:
+    """The hash ``published_name`` put in ``name`` (``stem.<hash>[-dark].ext``)."""
+    return name.rsplit(".", 2)[-2].removesuffix("-dark") if name.count(".") >= 2 else ""
 
 
 def published_preview(term) -> bytes | None:
@@ -246,37 +250,15 @@ def _size(data: bytes, ext: str) -> tuple[int, int, str]:
 
 _UNITS = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}
 _LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(px|pt|pc|mm|cm|in)?\s*")
-_FORBIDDEN = frozenset({"script", "foreignObject", "iframe", "embed", "object", "handler", "listener"})
 
 
 def svg_size(data: bytes) -> tuple[int, int, str]:
     """(width, height, problem) of an SVG: its width and height, else its viewBox;
-    a problem when it holds script, event handlers or external references
-    (refused, not sanitised: a rewritten file is not the one its author checked)."""
-    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        return 0, 0, "SVG with a DOCTYPE or entities is refused (entities can expand or fetch)"
-    try:
-        root = etree.fromstring(data)
-    except etree.ParseError as error:
-        return 0, 0, f"not a well-formed SVG ({error})"
-    if _local(root.tag) != "svg":
-        return 0, 0, "not an SVG (its root element is not <svg>)"
-    for element in root.iter():
-        tag = _local(element.tag) if isinstance(element.tag, str) else ""
-        if tag in _FORBIDDEN:
-            return 0, 0, f"SVG holds <{tag}>: refused (SVGs with script, event handlers or external references are not published)"
-        for name, value in element.attrib.items():
-            local = _local(name).lower()
-            if local.startswith("on"):
-                return 0, 0, f"SVG has an event handler ({local}=): refused"
-            if local == "href" and not value.strip().startswith("#"):
-                return 0, 0, f"SVG refers outside itself (href={value[:60]!r}): refused; inline or remove it"
-            if tag in ("set", "animate") and local == "attributename" and "href" in value.lower():
-                return 0, 0, "SVG animates a link (href): refused"
-            if "url(" in value and _external_url(value):
-                return 0, 0, f"SVG refers outside itself ({local}={value[:60]!r}): refused"
-        if tag == "style" and element.text and ("@import" in element.text or _external_url(element.text)):
-            return 0, 0, "SVG style sheet refers outside itself (@import or url()): refused"
+    a problem when it holds anything off ``svg_check``'s allow-list (refused, not
+    sanitised: a rewritten file is not the one its author checked)."""
+    root, problem = svg_problem(data)
+    if root is None:
+        return 0, 0, problem
     width, height = _length(root.get("width")), _length(root.get("height"))
     box = re.split(r"[\s,]+", (root.get("viewBox") or "").strip())
     try:
@@ -295,17 +277,9 @@ def svg_size(data: bytes) -> tuple[int, int, str]:
     return max(1, round(width)), max(1, round(height)), ""
 
 
-def _local(name: str) -> str:
-    return name.rsplit("}", 1)[-1]
-
-
 def _length(value: str | None) -> float:
     match = _LENGTH.fullmatch(value or "")
     return float(match.group(1)) * _UNITS[match.group(2) or ""] if match else 0.0
-
-
-def _external_url(text: str) -> bool:
-    return any(not target.strip(" '\"").startswith("#") for target in re.findall(r"url\(([^)]*)\)", text))
 
 
 def display_path(path: str) -> str:

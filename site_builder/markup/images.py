@@ -19,6 +19,7 @@ under any sub-path and on any host.
 from __future__ import annotations
 
 import posixpath
+import re
 from urllib.parse import unquote, urlsplit
 
 import xml.etree.ElementTree as etree
@@ -74,7 +75,9 @@ def place_image(element: etree.Element, state) -> None:
         del element.attrib["src"]
         return
     element.set("src", PREFIX + found.name)
-    _size(element, found)
+    problem = _size(element, found)
+    if problem:
+        state.result.problems.append((line, f"image {src}: {problem}"))
     if not found.name.endswith(".svg") and found.size > LAZY_BYTES:
         element.set("loading", "lazy")
         element.set("decoding", "async")
@@ -82,17 +85,26 @@ def place_image(element: etree.Element, state) -> None:
         _picture(element, found, context)
 
 
-def _size(element: etree.Element, found: Media) -> None:
+def _size(element: etree.Element, found: Media) -> str:
     """Width and height from the file; one given in an attribute list is kept and
-    the other follows the file's proportions (so the box is still reserved)."""
+    the other follows the file's proportions (so the box is still reserved).
+    Why a given one is refused, or "": only ASCII digits, at most 5 of them
+    (``"²".isdigit()`` is true, and a 350-digit number overflows a float)."""
     width, height = element.get("width"), element.get("height")
+    for name, value in (("width", width), ("height", height)):
+        if value is not None and not _PIXELS.fullmatch(value):
+            return f"{name}={value[:20]!r} must be a whole number of pixels (1 to 5 digits 0-9)"
     if width is None and height is None:
         element.set("width", str(found.width))
         element.set("height", str(found.height))
-    elif height is None and width.isdigit():
+    elif height is None:
         element.set("height", str(max(1, round(int(width) * found.height / found.width))))
-    elif width is None and height.isdigit():
+    elif width is None:
         element.set("width", str(max(1, round(int(height) * found.width / found.height))))
+    return ""
+
+
+_PIXELS = re.compile(r"[0-9]{1,5}")
 
 
 def link_file(element: etree.Element, href: str, state) -> bool:

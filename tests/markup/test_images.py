@@ -14,13 +14,18 @@ from PIL import Image
 
 from site_builder.build import BuildOptions, build_site
 from site_builder.errors import BuildFailed
-from site_builder.load.media import svg_size
+from site_builder.load.media import published_name, read_published, svg_size
 from site_builder.outputs.search_text import body_sections
 
 from helpers import manifest, term, write_tree
 
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100"><rect width="200" height="100"/></svg>'
 DARK_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100"><rect width="200" height="100" fill="#fff"/></svg>'
+
+
+FRAME_SVG = (b'<svg xmlns="http://www.w3.org/2000/svg" xmlns:h="http://www.w3.org/1999/xhtml" width="10" '
+             b'height="10"><h:frame src="javascript:parent.document.title=\'X\'"/></svg>')
+"""Confirmed in Chromium to run script when opened directly (the old deny-list passed it)."""
 
 
 def png(width: int, height: int, noise: bool = False) -> bytes:
@@ -123,6 +128,11 @@ HOSTILE = {
     "handler": ("![Handled](handler.svg)", "event handler (onload=)"),
     "external": ("![External](external.svg)", "refers outside itself"),
     "entity": ("![Entity](entity.svg)", "DOCTYPE"),
+    "xhtml frame": ("![Frame](frame.svg)", "SVG holds <frame> from namespace 'http://www.w3.org/1999/xhtml'"),
+    "stylesheet pi": ("![Styled](styled.svg)", "processing instruction"),
+    "utf-16 entity": ("![Wide](wide.svg)", "DOCTYPE"),
+    "unicode width": ('![Flow](flow.svg){: width="\u00b2"}', "image flow.svg: width='\u00b2' must be a whole number"),
+    "huge width": ("![Flow](flow.svg){: width=" + "9" * 350 + "}", "must be a whole number of pixels"),
     "too big": ("![Huge](huge.png)", "huge.png: 0.19 MB is over the limit of 0.1 MB (media_max_mb"),
     "remote": ("![Remote](https://example.org/cat.png)", "remote image https://example.org/cat.png: the site makes "
                "no outside requests; download it beside the term (curl -o cat.png"),
@@ -149,8 +159,11 @@ def test_hostile_files_are_refused_at_their_line_and_the_output_is_untouched(tmp
     files = {
         "script.svg": SVG.replace(b"<rect", b"<script>alert(1)</script><rect"),
         "handler.svg": SVG.replace(b"<svg ", b'<svg onload="alert(1)" '),
-        "external.svg": SVG.replace(b"<rect", b'<image href="https://example.org/x.png"/><rect'),
+        "external.svg": SVG.replace(b"<rect", b'<use href="https://example.org/x.svg#a"/><rect'),
         "entity.svg": b'<!DOCTYPE svg [<!ENTITY x "y">]>' + SVG,
+        "frame.svg": FRAME_SVG,
+        "styled.svg": b'<?xml-stylesheet href="https://example.org/x.css"?>' + SVG,
+        "wide.svg": ('<!DOCTYPE svg [<!ENTITY x "y">]>' + SVG.decode()).encode("utf-16"),
         "huge.png": png(10, 10) + b"\0" * 200_000,
         "page.html": "<script>alert(1)</script>",
         "broken.png": b"not a png",
@@ -205,6 +218,85 @@ def test_an_svg_that_could_run_or_fetch_anything_is_refused(svg):
     assert svg_size(svg)[2]
 
 
+def _svg(inner: str, attributes: str = "") -> bytes:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:h="http://www.w3.org/1999/xhtml" '
+            f'xmlns:x="http://www.w3.org/1999/xlink" viewBox="0 0 1 1"{attributes}>{inner}</svg>').encode()
+
+
+OFF_THE_ALLOW_LIST = {
+    "xhtml frame": (FRAME_SVG, "<frame>"),
+    "xhtml img": (_svg('<h:img src="http://evil.example/x.png"/>'), "<img>"),
+    "xhtml meta refresh": (_svg('<h:meta http-equiv="refresh" content="0;url=http://evil.example"/>'), "<meta>"),
+    "svg image": (_svg('<image href="#a"/>'), "<image>"),
+    "feImage": (_svg('<filter><feImage href="#a"/></filter>'), "<feImage>"),
+    "no namespace element": (_svg('<g xmlns=""><frame/></g>'), "<g>"),
+    "script in metadata": (_svg('<metadata><h:script>alert(1)</h:script></metadata>'), "<script>"),
+    "svg script in inkscape element": (
+        _svg('<i:x xmlns:i="http://www.inkscape.org/namespaces/inkscape"><script>alert(1)</script></i:x>'),
+        "<script>"),
+    "srcset": (_svg('<rect srcset="http://evil.example/x.png"/>'), "srcset="),
+    "poster": (_svg('<rect poster="http://evil.example/x.png"/>'), "poster="),
+    "data": (_svg('<rect data="http://evil.example/x"/>'), "data="),
+    "background": (_svg('<rect background="http://evil.example/x.png"/>'), "background="),
+    "formaction": (_svg('<a formaction="javascript:x"/>'), "formaction="),
+    "action": (_svg('<g action="http://evil.example/"/>'), "action="),
+    "target": (_svg('<a href="#a" target="_top"/>'), "target="),
+    "xml:base": (_svg('<g xml:base="http://evil.example/"/>'), "xml:base"),
+    "xlink:show": (_svg('<a x:href="#a" x:show="new"/>'), "xlink:show"),
+    "xlink href outside": (_svg('<use x:href="other.svg#a"/>'), "refers outside itself"),
+    "handler in any case": (_svg('<rect ONCLICK="alert(1)"/>'), "event handler"),
+    "animated href": (_svg('<a href="#a"><set attributeName="x:href" to="javascript:x"/></a>'), "animates"),
+    "animated unknown": (_svg('<set attributeName="formaction" to="javascript:x"/>'), "animates"),
+    "root outside the svg namespace": (b'<svg viewBox="0 0 1 1"/>', "SVG namespace"),
+    "xml-stylesheet": (b'<?xml-stylesheet type="text/css" href="https://evil.example/x.css"?>' + _svg(""),
+                       "processing instruction"),
+    "pi inside": (_svg('<?xml-stylesheet href="x.css"?>'), "processing instruction"),
+    "utf-16 doctype": (('<!DOCTYPE svg [<!ENTITY e SYSTEM "http://evil.example/">]>' + _svg("").decode())
+                       .encode("utf-16"), "DOCTYPE"),
+    "utf-16 plain doctype": (("<!DOCTYPE svg>" + _svg("").decode()).encode("utf-16-le").join([b"\xff\xfe", b""]),
+                             "DOCTYPE"),
+    "uppercase URL(": (_svg('<rect fill="URL(https://evil.example/a#b)"/>'), "url()"),
+    "unclosed url(": (_svg('<rect fill="url(https://evil.example/a"/>'), "url()"),
+    "src(": (_svg('<rect fill="src(\'https://evil.example/a\')"/>'), "url()"),
+    "css escape": (_svg('<rect style="fill:\\75rl(https://evil.example/a)"/>'), "backslash"),
+    "css escape in style sheet": (_svg('<style>rect { fill: \\75rl(https://evil.example/a) }</style>'), "backslash"),
+    "image-set": (_svg('<rect style="fill: image-set(\'https://evil.example/a\' 1x)"/>'), "image-set"),
+    "uppercase @IMPORT": (_svg('<style>@IMPORT "https://evil.example/x.css";</style>'), "@import"),
+    "url in style sheet": (_svg('<style>rect { fill: url( "https://evil.example/a" ) }</style>'), "url()"),
+    "url split by a child": (_svg('<style>rect { fill: u<tspan/>rl(https://evil.example/a) }</style>'), "url()"),
+}
+
+
+@pytest.mark.parametrize("case", list(OFF_THE_ALLOW_LIST))
+def test_an_svg_off_the_allow_list_is_refused(case):
+    svg, message = OFF_THE_ALLOW_LIST[case]
+    width, height, problem = svg_size(svg)
+    assert message.lower() in problem.lower(), problem
+    assert (width, height) == (0, 0)
+
+
+def test_an_editors_svg_with_metadata_and_inert_namespaces_is_accepted():
+    svg = (b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<!-- made by hand -->\n'
+           b'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+           b'xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape" '
+           b'xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd" '
+           b'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:dc="http://purl.org/dc/elements/1.1/" '
+           b'xmlns:cc="http://creativecommons.org/ns#" width="40" height="20" xml:space="preserve" '
+           b'sodipodi:docname="d.svg" inkscape:version="1.2">'
+           b'<sodipodi:namedview id="nv" pagecolor="#ffffff" inkscape:zoom="1"/>'
+           b'<metadata><rdf:RDF><cc:Work rdf:about=""><dc:title>D</dc:title>'
+           b'<cc:license rdf:resource="http://creativecommons.org/licenses/by/4.0/"/></cc:Work></rdf:RDF></metadata>'
+           b'<defs><linearGradient id="g"><stop offset="0" stop-color="#000"/></linearGradient>'
+           b'<filter id="f"><feGaussianBlur stdDeviation="1"/></filter></defs>'
+           b'<style>.a { fill: url(#g); stroke: url( \'#g\' ) }</style>'
+           b'<g inkscape:label="Layer" inkscape:groupmode="layer" class="a" aria-label="x">'
+           b'<rect width="10" height="10" fill="url(#g)" filter="url(#f)" style="stroke-width:2"/>'
+           b'<use x:href="#g" xmlns:x="http://www.w3.org/1999/xlink"/><a href="#g"><text>t</text></a>'
+           b'<animate attributeName="opacity" from="0" to="1" dur="1s"/></g></svg>')
+    assert svg_size(svg) == (40, 20, "")
+    assert svg_size(svg.replace(b"UTF-8", b"UTF-16").decode().encode("utf-16")) == (40, 20, "")
+
+
 def test_an_svg_referring_only_inside_itself_is_accepted():
     svg = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><defs><linearGradient id="g"/></defs>'
            b'<rect fill="url(#g)"/><use href="#g"/></svg>')
@@ -242,3 +334,15 @@ def test_a_folder_term_and_a_file_term_of_one_name_are_a_duplicate_slug(tmp_path
         build(content)
     [problem] = failed.value.problems
     assert problem.path.endswith("terms/api/index.md") and problem.message.startswith("duplicate slug 'api'")
+
+
+def test_a_published_file_is_read_only_under_its_exact_hash(tmp_path):
+    path = tmp_path / "flow.svg"
+    path.write_bytes(SVG)
+    name = published_name("flow.svg", SVG)
+    digest = name.split(".")[1]
+    assert read_published(str(path), name) == SVG
+    assert read_published(str(path), published_name("flow.svg", SVG, "-dark")) == SVG
+    for wrong in (f"{digest}.0000000000.svg", f"flow.{digest}0.svg", f"flow.x{digest}.svg"):  # the hash as a substring
+        with pytest.raises(BuildFailed):
+            read_published(str(path), wrong)
