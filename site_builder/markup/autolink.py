@@ -13,7 +13,8 @@ names to look for and a function that makes the link; the rules are here:
   not linked again there;
 - never touched: code, headings, existing links, maths (``$...$``,
   ``\\(...\\)``, MathML, arithmatex), image alt text (an attribute), raw HTML,
-  and the term's own page;
+  and the term's own page; nor the text between inline raw HTML tags that
+  hold code, links or maths, or that autolinks do not know (``_RawTags``);
 - ``<!--no-autolink-->`` right before a mention leaves that one mention as
   text (the next one is linked): an HTML comment, invisible in any markdown
   renderer. ``markup.mentions`` finds the same mentions in markdown source,
@@ -54,6 +55,18 @@ leaves the escaped brackets: placeholders of ``(`` and ``[``)."""
 _SKIP_TAGS = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "math", "svg", "textarea",
                         "h1", "h2", "h3", "h4", "h5", "h6"})
 _SKIP_CLASSES = frozenset({"arithmatex", "math", "katex", "no-autolink"})
+_LINKABLE_TAGS = frozenset({
+    "span", "em", "strong", "b", "i", "u", "s", "mark", "small", "sub", "sup", "del", "ins", "q", "cite",
+    "abbr", "bdi", "bdo", "time", "data", "div", "p", "blockquote", "ul", "ol", "li", "dl", "dt", "dd",
+    "figure", "figcaption", "table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "section",
+    "article", "aside", "header", "footer", "details"})
+"""Raw HTML elements a link may go in. Any other (``button``, ``summary``, a custom
+element...) is skipped like code: a link there may be invalid or change what it does."""
+_VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+                        "track", "wbr"})
+_RAW_TAG_RE = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][\w:.-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.DOTALL)
+_CLASS_RE = re.compile(r"""\sclass\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE)
+_PLACEHOLDER_RE = re.compile(r"\x02wzxhzdk:(\d+)\x03")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -71,7 +84,7 @@ def _plurals(word: str) -> set[str]:
     return {word, word + "s", word + "es"} | ({word[:-1] + "ies"} if word.endswith("y") and len(word) > 1 else set())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=65536)  # bounded: a long `serve` sees many glossaries
 def _name_pattern(name: str) -> re.Pattern | None:
     """A whole-word, any-case pattern for ``name`` and its simple plurals."""
     parts = [p for p in _SEPARATOR_RE.split(name.strip()) if p]
@@ -142,11 +155,12 @@ class TermMatcher:
 
 
 def _masked(text: str) -> str:
-    """``text`` with placeholders and maths blanked (same length), so nothing there matches."""
+    """``text`` with maths and placeholders blanked (same length), so nothing there matches.
+    Maths first: Python-Markdown leaves ``\\(...\\)`` as placeholders of the brackets."""
+    if "$" in text or "\\" in text or "\x02" in text:
+        text = _MATH_RE.sub(lambda m: " " * len(m.group()), text)
     if "\x02" in text:
         text = _STASHED_RE.sub(lambda m: " " * len(m.group()), text)
-    if "$" in text or "\\" in text:
-        text = _MATH_RE.sub(lambda m: " " * len(m.group()), text)
     return text
 
 
@@ -155,6 +169,59 @@ def _skipped(element: etree.Element) -> bool:
         return True
     classes = element.get("class")
     return bool(classes) and not _SKIP_CLASSES.isdisjoint(classes.split())
+
+
+def _raw_skipped(name: str, attributes: str) -> bool:
+    """Whether autolinks stay out of a raw HTML element opened as ``<name attributes>``."""
+    if name in _SKIP_TAGS or name not in _LINKABLE_TAGS:
+        return True
+    classes = _CLASS_RE.search(attributes)
+    return bool(classes) and not _SKIP_CLASSES.isdisjoint("".join(g or "" for g in classes.groups()).split())
+
+
+class _RawTags:
+    """The raw HTML elements open at a point of a document, followed in document order.
+
+    Python-Markdown stashes each inline raw tag alone, so ``<code>Model</code>``
+    reaches the tree as text between two placeholders; the text is only known to
+    be inside the code by following the tags. ``open`` holds the skipped elements
+    open and what opened inside them (a closing tag closes up to its opening one;
+    one never closed keeps the rest of the document unlinked: the safe side)."""
+
+    def __init__(self, stash):
+        self.stash, self.open = stash, []
+
+    def blank(self, text: str) -> str:
+        """``text`` (same length, NULs kept) with what lies inside a skipped raw element as spaces."""
+        if not self.open and "\x02" not in text:
+            return text
+        pieces, at = [], 0
+        for placeholder in _PLACEHOLDER_RE.finditer(text):
+            pieces += [self._hide(text[at:placeholder.start()]), placeholder.group()]
+            self._follow(int(placeholder.group(1)))
+            at = placeholder.end()
+        pieces.append(self._hide(text[at:]))
+        return "".join(pieces)
+
+    def _hide(self, text: str) -> str:
+        return re.sub(r"[^\x00]", " ", text) if self.open else text
+
+    def _follow(self, index: int) -> None:
+        blocks = self.stash.rawHtmlBlocks
+        raw = blocks[index] if index < len(blocks) else None
+        if not isinstance(raw, str):  # an element stashed whole opens nothing
+            return
+        for tag in _RAW_TAG_RE.finditer(raw):
+            closing, name, attributes = tag.groups()
+            if name is None:  # a comment
+                continue
+            name = name.lower()
+            if closing:
+                if name in self.open:
+                    del self.open[len(self.open) - 1 - self.open[::-1].index(name):]
+            # "/>" is ignored, as HTML does on a non-void element.
+            elif name not in _VOID_TAGS and (self.open or _raw_skipped(name, attributes)):
+                self.open.append(name)
 
 
 @dataclass
@@ -203,6 +270,7 @@ class AutolinkProcessor(Treeprocessor):
             return None
         self.find = matcher.find
         own = self.own()
+        self.raw_tags = _RawTags(self.md.htmlStash)  # followed across units: an element may span them
         for unit in self._units(root):
             linked = {self.target_of(a) for element in unit for a in element.iter("a")}
             state = UnitCount({s for s in linked if s} | ({own} if own else set()))
@@ -237,7 +305,7 @@ class AutolinkProcessor(Treeprocessor):
         """(text before the first link, the links made, each holding the text after it as tail)."""
         raw = self._take_markers(text)
         pieces: list[tuple[int, int, etree.Element]] = []
-        for start, end, slug in unmarked(raw, self.find, state):
+        for start, end, slug in unmarked(self.raw_tags.blank(raw), self.find, state):
             if slug in state.done:
                 continue
             link = self.make_link(slug, raw[start:end])

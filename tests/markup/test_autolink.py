@@ -129,3 +129,33 @@ def test_matcher_whole_words_plurals_longest_first(text, found):
     matcher = TermMatcher([("Model", "model"), ("Policy", "policy"), ("Box", "box"), ("key value cache", "kv"),
                            ("KV cache", "kv"), ("C++", "cpp"), ("Speculative decoding", "sd"), ("decoding", "d")])
     assert [(slug, text[start:end]) for start, end, slug in matcher.find(text)] == found
+
+
+RAW_INLINE = ('See <a href="https://x.example/">the Model page</a> and <code>Box</code>, <kbd>Policy</kbd>,'
+              ' <span class="math">Decoding <em>box</em></span> and <button>policy</button>.\n\n'
+              'Then <span>model</span>, <code>a</code> box, <button>x</button> policy and \\(decoding\\).\n')
+
+
+def test_glossary_with_raw_html_links_nothing_inside_raw_code_links_or_maths(tmp_path):
+    out = build(tmp_path, 'allow_raw_html = true\nautolink = "first"\n',
+                {"terms/tricky.md": term("Tricky", "The corpus.", RAW_INLINE)})
+    # Each first mention inside a raw <a>, <code>, <kbd>, maths span or unknown <button>
+    # stays text; the next one, after the element closes, is linked ("\(...\)" is maths).
+    assert TermLinks(prose(out / "tricky/index.html")).found == [("model", "model"), ("box", "box"),
+                                                                 ("policy", "policy")]
+
+
+def test_markdown_extension_links_nothing_inside_inline_raw_html(glossaries):
+    assert TermLinks(render(RAW_INLINE, glossaries["off"], autolink="first")).found == [
+        ("model", "model"), ("box", "box"), ("policy", "policy")]
+    assert "<kbd>Box</kbd>" in render("Press <kbd>Box</kbd>", glossaries["off"], autolink="first")
+    # Tags split across a code span and nested alike still close where they should.
+    html = render('<span class="math"><span>box</span> box</span> model', glossaries["off"], autolink="first")
+    assert TermLinks(html).found == [("model", "model")]
+
+
+def test_matcher_skips_maths_written_with_escaped_brackets():
+    # Python-Markdown leaves "\(" and "\)" as placeholders of "(" and ")".
+    matcher = TermMatcher([("Alpha", "a")])
+    assert list(matcher.find("\x0240\x03Alpha\x0241\x03 and \x0291\x03Alpha\x0293\x03")) == []
+    assert [slug for _s, _e, slug in matcher.find("\x0240\x03x\x0241\x03 Alpha")] == ["a"]
