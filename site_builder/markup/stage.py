@@ -24,11 +24,15 @@ _items: Sequence[tuple[str, str, int, dict]] = ()
 """What forked workers inherit to render: (slug, body, first line, files); see ``render_bodies``."""
 
 
-def _init_worker(names: NameIndex, pretty_urls: bool, allow_raw_html: bool, reserved_ids: frozenset[str],
-                 media_mb: float, autolink_unit: str | None) -> None:
+def _renderer(names: NameIndex, config: SiteConfig, reserved_ids: frozenset[str]) -> BodyRenderer:
+    """The body renderer ``config`` asks for (here, or in a worker)."""
+    return BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids,
+                        media_mb=config.media_max_mb, autolink_unit=config.autolink_unit_or_none)
+
+
+def _init_worker(names: NameIndex, config: SiteConfig, reserved_ids: frozenset[str]) -> None:
     global _worker
-    _worker = BodyRenderer(names, pretty_urls, allow_raw_html, reserved_ids=reserved_ids, media_mb=media_mb,
-                           autolink_unit=autolink_unit)
+    _worker = _renderer(names, config, reserved_ids)
 
 
 def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
@@ -41,9 +45,7 @@ def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
 def render_one(term: Term, names: NameIndex, config: SiteConfig,
                reserved_ids: frozenset[str] = frozenset()) -> RenderedBody:
     """Render one term's body (in this process)."""
-    renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids,
-                            media_mb=config.media_max_mb, autolink_unit=config.autolink_unit_or_none)
-    return renderer.render(term.body, term.body_line, term.media, term.slug)
+    return _renderer(names, config, reserved_ids).render(term.body, term.body_line, term.media, term.slug)
 
 
 def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs: int = 1,
@@ -61,9 +63,7 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     # Without fork (Windows) workers would get every body pickled: render here.
     if jobs <= 1 or len(items) < PARALLEL_THRESHOLD or not parallel.can_pool():
         meanwhile()
-        renderer = BodyRenderer(names, config.pretty_urls, config.allow_raw_html, reserved_ids=reserved_ids,
-                                media_mb=config.media_max_mb,
-                                autolink_unit=config.autolink_unit_or_none)
+        renderer = _renderer(names, config, reserved_ids)
         return {slug: renderer.render(body, line, media, slug) for slug, body, line, media in items}
     if any("$" in body for _slug, body, _line, _media in items):
         import latex2mathml.converter  # noqa: F401 - once, before forking, not once per worker
@@ -76,9 +76,7 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     # bounds of each chunk are sent.
     _items = items
     try:
-        settings = (names, config.pretty_urls, config.allow_raw_html, reserved_ids, config.media_max_mb,
-                    config.autolink_unit_or_none)
-        with parallel.pool(jobs, _init_worker, settings) as pool:
+        with parallel.pool(jobs, _init_worker, (names, config, reserved_ids)) as pool:
             done = pool.map(_render_chunk, bounds)  # submitted now; collected below
             meanwhile()
             for rendered in done:
