@@ -227,18 +227,27 @@ def _carried(output: Path, paths: set[str], written: set[str], now: int, staged:
     # Written (replaced), added or removed, or linked again: the files the spare
     # record says the spare lacks or holds another version of (Staging._in_sync).
     touched = written | (paths ^ staged.paths) | (record.stale & paths) | (paths - record.output_paths)
-    folders = _folders_of(paths)
-    fresh = _survey(str(output), paths, now, only=_folders_of(touched) & folders)
+    before = staged.snapshot
+    ctimes, listed = dict(before.ctimes), dict(before.listed)
+    if paths != staged.paths:  # files added or removed: folders may be too
+        folders = _folders_of(paths)
+        for gone in [folder for folder in ctimes if folder not in folders]:
+            del ctimes[gone]
+        for gone in [folder for folder in listed if folder not in folders]:
+            del listed[gone]
+        only = _folders_of(touched) & folders
+    else:  # (an edit's case) the same folders as the snapshot the claim checked
+        only = _folders_of(touched)
+    fresh = _survey(str(output), paths, now, only=only)
     if fresh is None:
         return None
-    before = staged.snapshot
-    ctimes = {folder: ctime for folder, ctime in before.ctimes.items()
-              if folder in folders and folder not in fresh.listed}
+    for folder in fresh.listed:
+        ctimes.pop(folder, None)
+    for folder in fresh.ctimes:
+        listed.pop(folder, None)
     ctimes.update(fresh.ctimes)
-    listed = {folder: inodes for folder, inodes in before.listed.items()
-              if folder in folders and folder not in fresh.ctimes}
     listed.update(fresh.listed)
-    if set(ctimes) | set(listed) != folders:
+    if paths != staged.paths and set(ctimes) | set(listed) != folders:
         return None  # a folder neither snapshot saw (cannot be, but then: survey it all)
     return _Snapshot(ctimes, listed)
 
