@@ -31,62 +31,29 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, manifest, term
+from helpers import REPO, copy_sources, make_venv, manifest, run_clean, term
 
 import site_builder
 
 pytestmark = pytest.mark.timeout(600)
 
-IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-
-
 def sh(*command, cwd: Path, timeout: float = 300) -> str:
     """Run ``command`` without this checkout on the path; its stdout, or fail with its output."""
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    done = subprocess.run([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
-    assert done.returncode == 0, f"{command} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-    return done.stdout
-
-
-def copy_sources(source: Path) -> Path:
-    """What a checkout holds for packaging: pyproject.toml, the README and the package."""
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(REPO / name, source / name)
-    shutil.copytree(REPO / "site_builder", source / "site_builder", ignore=IGNORED)
-    return source
-
-
-def make_venv(where: Path) -> Path:
-    """A virtual environment seeing this machine's packages; its python.
-
-    ``--without-pip``: the machine's pip, seen through the system site-packages,
-    installs into the environment (pip installs into the running interpreter's
-    prefix), which spares ensurepip's few seconds per environment.
-    """
-    sh(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", where, cwd=where.parent)
-    python = where / "bin" / "python"
-    assert Path(sh(python, "-c", "import sys; print(sys.prefix)", cwd=where.parent).strip()).resolve() == where.resolve()
-    return python
+    return run_clean(*command, cwd=cwd, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
-def packaged(tmp_path_factory) -> dict[str, Path]:
-    """Sources copied, a wheel and an sdist built, the wheel installed in a venv.
+def packaged(tmp_path_factory, request) -> dict[str, Path]:
+    """The session's wheel (tests/conftest.py ``package_wheel``: ``pip wheel . -w
+    dist`` from a copy of the sources), an sdist built from another copy and a
+    wheel built from the sdist, the first wheel installed in a fresh venv.
 
-    The wheel from the sources and the sdist's chain (an environment, ``build``
-    in it, the sdist, a wheel from the sdist) do not depend on each other: they
-    run side by side, as most of their time is spent waiting on pip.
+    The sdist's chain (an environment, ``build`` in it, the sdist, a wheel from
+    the sdist) runs beside the first wheel's build when that is not built yet:
+    they share nothing, and most of their time is spent waiting on pip.
     """
     root = tmp_path_factory.mktemp("packaging")
-    # Two copies: setuptools writes its egg-info and build/ into the tree it builds from.
-    source, sdist_source = copy_sources(root / "src"), copy_sources(root / "src-for-sdist")
-    dist, from_sdist, venv = root / "dist", root / "from-sdist", root / "venv"
-
-    def wheel_from_the_sources() -> Path:
-        sh(sys.executable, "-m", "pip", "wheel", ".", "-w", dist, "--no-deps", "--quiet", cwd=source)
-        return next(dist.glob("site_builder-*.whl"))
+    sdist_source, from_sdist, venv = copy_sources(root / "src-for-sdist"), root / "from-sdist", root / "venv"
 
     def sdist_and_its_wheel() -> tuple[Path, Path]:
         python = make_venv(venv)
@@ -96,11 +63,13 @@ def packaged(tmp_path_factory) -> dict[str, Path]:
         sh(python, "-m", "pip", "wheel", sdist, "-w", from_sdist, "--no-deps", "--quiet", cwd=root)
         return sdist, next(from_sdist.glob("site_builder-*.whl"))
 
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        wheel_job, sdist_job = pool.submit(wheel_from_the_sources), pool.submit(sdist_and_its_wheel)
-        wheel, (sdist, sdist_wheel) = wheel_job.result(), sdist_job.result()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        sdist_job = pool.submit(sdist_and_its_wheel)
+        built = request.getfixturevalue("package_wheel")
+        sdist, sdist_wheel = sdist_job.result()
+    wheel = built["wheel"]
     sh(venv / "bin" / "python", "-m", "pip", "install", "--no-deps", "--force-reinstall", "--quiet", wheel, cwd=root)
-    return {"root": root, "source": source, "wheel": wheel, "sdist": sdist, "venv": venv,
+    return {"root": root, "source": built["source"], "wheel": wheel, "sdist": sdist, "venv": venv,
             "sdist_wheel": sdist_wheel}
 
 
