@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from conftest_explainer import need
+from conftest_explainer import axe_violations, need
 
 try:
-    from axe_playwright_python.sync_playwright import DEFAULT_OPTIONS, Axe
+    from axe_playwright_python.sync_playwright import Axe
 except ImportError:  # pragma: no cover - reported by need()
-    Axe = DEFAULT_OPTIONS = None
+    Axe = None
 
 PAGES = ["index.html", "404.html", "inference/index.html", "model/index.html", "llm/index.html",
          "speculative-decoding/index.html"]
@@ -19,22 +19,13 @@ PAGES = ["index.html", "404.html", "inference/index.html", "model/index.html", "
 alias's page (its refresh is held back so that axe sees it), the explainer."""
 
 
-# axe's own options, as Axe.run passes them (the default: report violations only).
-AXE_RUN = "() => { window.__axe_result = axe.run(%s); }"
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [320, 1280])
 def test_no_axe_violation_on_any_page(browser, http_server, scheme, width):
     need(Axe is not None, "axe-playwright-python is not installed")
-    axe = Axe()
     context = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
-    found = {}
     try:
-        # Every page loaded in a tab of its own, then axe started in all of them
-        # before any result is read: each tab's renderer runs its audit beside
-        # the others' (the explainer's takes most of the time), the same audit
-        # axe-playwright-python's Axe.run makes on each page.
+        # Every page loaded in a tab of its own, then audited in all of them at once (axe_violations).
         pages = {}
         for name in PAGES:
             page = context.new_page()
@@ -49,15 +40,7 @@ def test_no_axe_violation_on_any_page(browser, http_server, scheme, width):
                 page.focus("#sd-alpha")
                 page.wait_for_selector('[data-charts="live"]', timeout=30_000)
             pages[name] = page
-        run = AXE_RUN % axe._format_script_args(context=None, options=DEFAULT_OPTIONS)
-        for page in pages.values():
-            page.evaluate(axe.axe_script)
-            page.evaluate(run)
-        for name, page in pages.items():
-            violations = page.evaluate("() => window.__axe_result")["violations"]
-            if violations:
-                found[name] = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in violations]
-            page.close()
+        found = axe_violations(pages)
     finally:
         context.close()
     assert found == {}
