@@ -11,7 +11,7 @@ from hypothesis import settings
 
 from site_builder.cli import main
 
-from helpers import REPO, manifest, term, write_tree  # noqa: F401  (re-exported for tests)
+from helpers import REPO, copy_sources, manifest, run_clean, term, write_tree  # noqa: F401  (re-exported for tests)
 
 # Property tests assert behaviour, never speed: Hypothesis's default 200 ms
 # deadline per example fails them on a loaded 2-core machine (seen: a serving
@@ -45,6 +45,18 @@ def themed_site(tmp_path_factory) -> Path:
     )
     assert result.returncode == 0, f"themed site build failed:\n{result.stdout}\n{result.stderr}"
     return out
+
+
+@pytest.fixture(scope="session")
+def package_wheel(tmp_path_factory) -> dict[str, Path]:
+    """The package's wheel, built once per session as the README says
+    (``pip wheel . -w dist``, build isolation and all) from a copy of the
+    sources: {"source": the copy, "wheel": the wheel}. Installed into fresh
+    environments by the packaging and MkDocs-plugin tests."""
+    root = tmp_path_factory.mktemp("wheel")
+    source = copy_sources(root / "src")
+    run_clean(sys.executable, "-m", "pip", "wheel", ".", "-w", root / "dist", "--no-deps", "--quiet", cwd=source)
+    return {"source": source, "wheel": next((root / "dist").glob("site_builder-*.whl"))}
 
 
 @pytest.fixture

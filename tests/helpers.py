@@ -157,3 +157,47 @@ def output_lock_held(lock_file: Path) -> bool:
     run = subprocess.run([sys.executable, "-c", _LOCK_PROBE, str(lock_file)], capture_output=True, timeout=30)
     assert run.returncode in (0, 3), run.stderr.decode()
     return run.returncode == 3
+
+
+# --- packaging: the wheel and virtual environments ------------------------------
+
+def run_clean(*command, cwd: Path, timeout: float = 300) -> str:
+    """Run ``command`` without this checkout on the path (no PYTHONPATH, no
+    VIRTUAL_ENV); its stdout, or fail with its output."""
+    import subprocess
+
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, f"{command} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def copy_sources(source: Path) -> Path:
+    """What a checkout holds for packaging (pyproject.toml, the README, the
+    package without caches) copied into ``source``: setuptools writes its
+    egg-info and build/ into the tree it builds from, never into this checkout."""
+    import shutil
+
+    source.mkdir(parents=True)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, source / name)
+    shutil.copytree(REPO / "site_builder", source / "site_builder",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    return source
+
+
+def make_venv(where: Path) -> Path:
+    """A fresh virtual environment that sees this machine's packages; its python.
+
+    ``--without-pip``: the machine's pip, seen through the system site-packages,
+    installs into the environment (pip installs into the running interpreter's
+    prefix, checked here), which spares ensurepip's seconds per environment.
+    """
+    import sys
+
+    run_clean(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", where, cwd=where.parent)
+    python = where / "bin" / "python"
+    prefix = run_clean(python, "-c", "import sys; print(sys.prefix)", cwd=where.parent).strip()
+    assert Path(prefix).resolve() == where.resolve(), prefix
+    return python

@@ -174,3 +174,26 @@ def step_round(page):
     at once, as a second press does: for tests that read a decided round."""
     page.click("[data-action=step]")
     page.evaluate(_FINISH)
+
+
+def axe_violations(pages: dict) -> dict:
+    """axe-core's violations on each loaded page ({name: page}), as
+    ``{name: [(rule, first targets)]}`` for the pages that have any.
+
+    The same audit axe-playwright-python's ``Axe.run`` makes (its script, its
+    default options: violations only), but started in every page before any
+    result is read: each tab's renderer audits beside the others'.
+    """
+    from axe_playwright_python.sync_playwright import DEFAULT_OPTIONS, Axe
+
+    axe = Axe()
+    start = "() => { window.__axe_result = axe.run(%s); }" % axe._format_script_args(context=None, options=DEFAULT_OPTIONS)
+    for page in pages.values():
+        page.evaluate(axe.axe_script)
+        page.evaluate(start)
+    found = {}
+    for name, page in pages.items():
+        violations = page.evaluate("() => window.__axe_result")["violations"]
+        if violations:
+            found[name] = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in violations]
+    return found

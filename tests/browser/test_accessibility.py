@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest_explainer import need
+from conftest_explainer import axe_violations, need
 
 try:
     from axe_playwright_python.sync_playwright import Axe
@@ -23,10 +23,10 @@ alias's page (its refresh is held back so that axe sees it), the explainer."""
 @pytest.mark.parametrize("width", [320, 1280])
 def test_no_axe_violation_on_any_page(browser, http_server, scheme, width):
     need(Axe is not None, "axe-playwright-python is not installed")
-    axe = Axe()
     context = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
-    found = {}
     try:
+        # Every page loaded in a tab of its own, then audited in all of them at once (axe_violations).
+        pages = {}
         for name in PAGES:
             page = context.new_page()
             # An alias's page sends the browser on at once: serve it without the refresh.
@@ -39,10 +39,8 @@ def test_no_axe_violation_on_any_page(browser, http_server, scheme, width):
                 # narrow screen no chart is near the viewport at load: a control's use loads them).
                 page.focus("#sd-alpha")
                 page.wait_for_selector('[data-charts="live"]', timeout=30_000)
-            violations = axe.run(page).response["violations"]
-            if violations:
-                found[name] = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in violations]
-            page.close()
+            pages[name] = page
+        found = axe_violations(pages)
     finally:
         context.close()
     assert found == {}

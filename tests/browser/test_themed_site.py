@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest_explainer import SCENE_ITEMS, Server, Watch, bring_charts_near, need
+from conftest_explainer import SCENE_ITEMS, Server, Watch, axe_violations, bring_charts_near, need
 from helpers import term, write_tree
 
 try:
@@ -169,21 +169,18 @@ def test_the_chart_pictures_follow_the_toggle_before_their_live_views(browser, h
 @pytest.mark.parametrize("system, chosen", [("light", "dark"), ("dark", "light")])
 def test_no_axe_violation_with_the_toggle_against_the_system(browser, http_server, themed_server, system, chosen):
     need(Axe is not None, "axe-playwright-python is not installed")
-    axe = Axe()
     context = browser.new_context(color_scheme=system)
     context.add_init_script(f"localStorage.setItem('site_builder.scheme', '{chosen}')")
-    found = {}
     try:
+        pages = {}  # each in a tab of its own, audited at once (axe_violations)
         for url in (f"{http_server.url}/index.html", f"{http_server.url}/inference/index.html",
                     f"{http_server.url}/speculative-decoding/index.html",
                     f"{themed_server.url}/index.html", f"{themed_server.url}/alpha/index.html"):
             page = context.new_page()
             page.goto(url, wait_until="load")
             assert page.evaluate("() => document.documentElement.getAttribute('data-scheme')") == chosen
-            violations = axe.run(page).response["violations"]
-            if violations:
-                found[url] = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in violations]
-            page.close()
+            pages[url] = page
+        found = axe_violations(pages)
     finally:
         context.close()
     assert found == {}

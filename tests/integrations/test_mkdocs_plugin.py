@@ -262,31 +262,23 @@ def test_mkdocs_serve_rereads_the_glossary_on_each_rebuild(tmp_path):
 
 
 @pytest.mark.timeout(600)
-def test_from_a_wheel_in_a_fresh_venv_outside_the_repository(glossary_dir, tmp_path):
+def test_from_a_wheel_in_a_fresh_venv_outside_the_repository(glossary_dir, package_wheel, tmp_path):
     # What a docs team does: install the wheel into the docs' environment and list
     # the plugin; mkdocs finds it through the entry point, not through this checkout.
     # (--system-site-packages and --no-deps: mkdocs, material and the package's
-    # dependencies are this machine's, the plugin's own files only the wheel's.)
-    import shutil
-
-    from helpers import REPO
+    # dependencies are this machine's, the plugin's own files only the wheel's.
+    # The wheel is the session's, tests/conftest.py's package_wheel: built once
+    # with the README's command, also for tests/site/test_packaging.py.)
+    from helpers import make_venv
 
     env = {k: v for k, v in ENV.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
 
     def run(*command, cwd: Path) -> subprocess.CompletedProcess:
         return subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
-    source = tmp_path / "src"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(REPO / name, source / name)
-    shutil.copytree(REPO / "site_builder", source / "site_builder", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    done = run(sys.executable, "-m", "pip", "wheel", ".", "-w", tmp_path / "dist", "--no-deps", "--quiet", cwd=source)
-    assert done.returncode == 0, done.stderr
-    python = tmp_path / "venv" / "bin" / "python"
-    assert run(sys.executable, "-m", "venv", "--system-site-packages", tmp_path / "venv", cwd=tmp_path).returncode == 0
-    wheel = next((tmp_path / "dist").glob("site_builder-*.whl"))
-    done = run(python, "-m", "pip", "install", "--no-deps", "--force-reinstall", "--quiet", wheel, cwd=tmp_path)
+    python = make_venv(tmp_path / "venv")
+    done = run(python, "-m", "pip", "install", "--no-deps", "--force-reinstall", "--quiet", package_wheel["wheel"],
+               cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     where = run(python, "-c", "import site_builder.integrations.mkdocs_plugin as m; print(m.__file__)", cwd=tmp_path).stdout
     assert where.startswith(str(tmp_path / "venv")), where

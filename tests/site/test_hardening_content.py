@@ -13,6 +13,7 @@ hand-made pathological ones also run through the real CLI in a subprocess.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import os
@@ -44,6 +45,13 @@ SUMMARY_RE = re.compile(r"^error: \d+ problem\(s\); nothing was written$")
 GOOD = "---\ntitle: Good\nsummary: A valid term.\n---\nA body with a [[Good]] link.\n"
 CONFIG = "previews = false\n"
 
+SCRATCH = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else None
+"""Where the generated cases' sites are made: a memory file system when there is
+one. A case is a copy, a two-term build and a removal; on ext4 the folders'
+creation and removal took three quarters of its time (0.215 s a case against
+0.06 s on tmpfs, ~700 cases). The contract checked is the same on both (the
+staging folder, the swap and the old tree are all on the one file system)."""
+
 FUZZ = settings(max_examples=100, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -66,7 +74,8 @@ class Site:
     def template(cls) -> Path:
         """The good site, built once per session and copied for each case (fast)."""
         if cls._template is None:
-            root = Path(tempfile.mkdtemp(prefix="hardening-template-"))
+            root = Path(tempfile.mkdtemp(prefix="hardening-template-", dir=SCRATCH))
+            atexit.register(shutil.rmtree, root, True)  # in memory: not left behind
             write_tree(root / "content", {"site.toml": CONFIG, "terms/good.md": GOOD})
             status, _, err = build_in_process(root / "content", root / "site" / "output")
             assert status == 0, err
@@ -134,7 +143,7 @@ def whole_path_problem(line: str) -> bool:
 
 
 def run_case(files: dict[str, str | bytes], slugs: set[str] | None = None) -> tuple[int, str]:
-    with tempfile.TemporaryDirectory(prefix="hardening-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="hardening-", dir=SCRATCH) as tmp:
         site = Site(Path(tmp))
         site.replace_terms(files)
         status, _, err = build_in_process(site.content, site.output)

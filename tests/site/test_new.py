@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO
+from helpers import REPO, make_venv
 
 from site_builder import CACHE_FOLDER, scaffold
 from site_builder.load.config import SITE_FIELDS, SiteConfig, load_config
@@ -109,7 +109,7 @@ def test_new_after_an_editable_install_pins_the_clone_s_origin_at_its_commit(clo
     editable install in a fresh environment (the dependencies are this
     machine's; building needs setuptools from the index, as any install)."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    make_venv(venv)  # without ensurepip: the machine's pip installs into it
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     installed = subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "-q", "--no-deps", "-e", str(clone)],
                                env=env, capture_output=True, text=True, timeout=300)

@@ -17,6 +17,7 @@ setuptools from the package index, as any ``pip wheel`` does.
 
 from __future__ import annotations
 
+import concurrent.futures
 import email
 import json
 import os
@@ -30,47 +31,46 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, manifest, term
+from helpers import REPO, copy_sources, make_venv, manifest, run_clean, term
 
 import site_builder
 
 pytestmark = pytest.mark.timeout(600)
 
-IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-
-
 def sh(*command, cwd: Path, timeout: float = 300) -> str:
     """Run ``command`` without this checkout on the path; its stdout, or fail with its output."""
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    done = subprocess.run([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
-    assert done.returncode == 0, f"{command} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+    return run_clean(*command, cwd=cwd, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
-def packaged(tmp_path_factory) -> dict[str, Path]:
-    """Sources copied, a wheel and an sdist built, the wheel installed in a venv."""
+def packaged(tmp_path_factory, request) -> dict[str, Path]:
+    """The session's wheel (tests/conftest.py ``package_wheel``: ``pip wheel . -w
+    dist`` from a copy of the sources), an sdist built from another copy and a
+    wheel built from the sdist, the first wheel installed in a fresh venv.
+
+    The sdist's chain (an environment, ``build`` in it, the sdist, a wheel from
+    the sdist) runs beside the first wheel's build when that is not built yet:
+    they share nothing, and most of their time is spent waiting on pip.
+    """
     root = tmp_path_factory.mktemp("packaging")
-    source = root / "src"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(REPO / name, source / name)
-    shutil.copytree(REPO / "site_builder", source / "site_builder", ignore=IGNORED)
-    dist = root / "dist"
-    sh(sys.executable, "-m", "pip", "wheel", ".", "-w", dist, "--no-deps", "--quiet", cwd=source)
-    venv = root / "venv"
-    sh(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=root)
-    python = venv / "bin" / "python"
-    wheel = next(dist.glob("site_builder-*.whl"))
-    sh(python, "-m", "pip", "install", "--no-deps", "--force-reinstall", "--quiet", wheel, cwd=root)
-    sh(python, "-m", "pip", "install", "--quiet", "build", cwd=root)
-    sh(python, "-m", "build", "--sdist", "--outdir", dist, source, cwd=root)
-    sdist = next(dist.glob("site_builder-*.tar.gz"))
-    from_sdist = root / "from-sdist"
-    sh(python, "-m", "pip", "wheel", sdist, "-w", from_sdist, "--no-deps", "--quiet", cwd=root)
-    return {"root": root, "source": source, "wheel": wheel, "sdist": sdist, "venv": venv,
-            "sdist_wheel": next(from_sdist.glob("site_builder-*.whl"))}
+    sdist_source, from_sdist, venv = copy_sources(root / "src-for-sdist"), root / "from-sdist", root / "venv"
+
+    def sdist_and_its_wheel() -> tuple[Path, Path]:
+        python = make_venv(venv)
+        sh(python, "-m", "pip", "install", "--quiet", "build", cwd=root)
+        sh(python, "-m", "build", "--sdist", "--outdir", root / "sdist", sdist_source, cwd=root)
+        sdist = next((root / "sdist").glob("site_builder-*.tar.gz"))
+        sh(python, "-m", "pip", "wheel", sdist, "-w", from_sdist, "--no-deps", "--quiet", cwd=root)
+        return sdist, next(from_sdist.glob("site_builder-*.whl"))
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        sdist_job = pool.submit(sdist_and_its_wheel)
+        built = request.getfixturevalue("package_wheel")
+        sdist, sdist_wheel = sdist_job.result()
+    wheel = built["wheel"]
+    sh(venv / "bin" / "python", "-m", "pip", "install", "--no-deps", "--force-reinstall", "--quiet", wheel, cwd=root)
+    return {"root": root, "source": built["source"], "wheel": wheel, "sdist": sdist, "venv": venv,
+            "sdist_wheel": sdist_wheel}
 
 
 def package_files(source: Path) -> set[str]:
@@ -139,11 +139,16 @@ def test_installed_from_the_wheel_it_makes_and_builds_a_glossary_outside_the_rep
     # A local wheel is no place a CI runner can install from: new says so and
     # what to pass, and refuses the wheel's file: URL given as --install.
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    for extra in ([], ["--install", f"site_builder @ file://{packaged['wheel']}"], ["--install", str(packaged["wheel"])]):
-        refused = subprocess.run([command, "new", "glossary", *extra], cwd=root, env=env, capture_output=True,
-                                 text=True, timeout=120)
-        assert refused.returncode == 1 and not (root / "glossary").exists(), refused.stderr
-        assert "no CI runner can reach" in refused.stderr and "--install SPEC" in refused.stderr, refused.stderr
+    # (The three refusals run side by side: each is mostly the interpreter starting.)
+    refusals = [subprocess.Popen([command, "new", "glossary", *extra], cwd=root, env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+                for extra in ([], ["--install", f"site_builder @ file://{packaged['wheel']}"],
+                              ["--install", str(packaged["wheel"])])]
+    for refusal in refusals:
+        _out, refused = refusal.communicate(timeout=120)
+        assert refusal.returncode == 1, refused
+        assert "no CI runner can reach" in refused and "--install SPEC" in refused, refused
+    assert not (root / "glossary").exists()
     release = "site_builder @ https://example.org/releases/site_builder-0.1.0-py3-none-any.whl"
     sh(command, "new", "glossary", "--install", release, cwd=root)
     glossary = root / "glossary"
@@ -153,19 +158,22 @@ def test_installed_from_the_wheel_it_makes_and_builds_a_glossary_outside_the_rep
     (glossary / "content/terms/speculative-decoding.md").write_text(
         term("Speculative decoding", "A draft model proposes, the target model checks.",
              explainer="speculative-decoding", related=["term"]), encoding="utf-8")
+    # The same site, byte for byte, as this checkout's sources build: nothing the
+    # build reads was left out of the wheel or differs in it. The reference is
+    # built from a copy of the content, beside the wheel's build (the two share nothing).
+    reference = root / "reference"
+    shutil.copytree(glossary / "content", reference / "content")
+    from_source = subprocess.Popen([sys.executable, "-m", "site_builder", "build", "--no-cache"], cwd=reference,
+                                   env={**env, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
     built = subprocess.run([command, "build"], cwd=glossary, env=env, capture_output=True, text=True, timeout=300)
+    _out, reference_errors = from_source.communicate(timeout=300)
     assert built.returncode == 0 and built.stderr == "", built.stderr
     assert "Built 3 terms" in built.stdout
     output = glossary / "output"
     assert "sd-explainer" in (output / "speculative-decoding/index.html").read_text(encoding="utf-8")
     assert list((output / "assets").glob("speculative-decoding.*.js")), "the explainer's script is missing"
-    # The same site, byte for byte, as this checkout's sources build: nothing the
-    # build reads was left out of the wheel or differs in it.
-    reference = root / "reference"
-    shutil.copytree(glossary / "content", reference / "content")
-    from_source = subprocess.run([sys.executable, "-m", "site_builder", "build", "--no-cache"], cwd=reference,
-                                 env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=300)
-    assert from_source.returncode == 0, from_source.stderr
+    assert from_source.returncode == 0, reference_errors
     assert manifest(output) == manifest(reference / "output")
     checked = subprocess.run([python, "-m", "site_builder", "check", "--strict"], cwd=glossary, env=env,
                              capture_output=True, text=True, timeout=300)
@@ -179,8 +187,7 @@ def test_installed_from_a_git_url_it_has_every_committed_file_and_builds(tmp_pat
     committed = subprocess.run(["git", "ls-files", "site_builder"], cwd=REPO, capture_output=True, text=True,
                                check=True).stdout.split()
     venv = tmp_path / "venv"
-    sh(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=tmp_path)
-    python = venv / "bin" / "python"
+    python = make_venv(venv)
     sh(python, "-m", "pip", "install", "--no-deps", "--force-reinstall", "--quiet",
        f"git+file://{REPO}", cwd=tmp_path)  # (pip 23 refuses "name @ git+file:///..."; https URLs take the name)
     where = Path(sh(python, "-c", "import site_builder; print(site_builder.__file__)", cwd=tmp_path).strip()).parent
