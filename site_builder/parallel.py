@@ -120,8 +120,8 @@ def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs
     guard(parent)
     # What the worker inherited it only reads: kept out of its collections, so
     # they write no collector headers into pages it shares with the build
-    # (each such write copies a 4 KiB page). ~7% fewer page faults in a
-    # render worker (docs/performance.md, "Peak memory (issue 40, third round)").
+    # (each such write copies a 4 KiB page). 3-6 % fewer page faults in a
+    # page worker at 10,000 terms (docs/performance.md, "Peak memory (issue 40, third round)").
     gc.freeze()
     if initializer is not None:
         initializer(*initargs)
