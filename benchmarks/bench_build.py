@@ -17,9 +17,17 @@ in this one process:
   when installed (Hugo: apt-get install hugo; MkDocs: pip install mkdocs);
 - rebuild after editing one term's body (warm cache), and the first such
   rebuild after a cold build, which also lays down the spare tree;
-- peak memory of the whole process tree (parent and workers), sampled
-  from /proc every 10 ms (resident memory summed: a page a forked worker
-  shares with its parent counts once per process, as for Hugo's threads once).
+- peak memory of the whole process tree (parent and workers), two ways:
+  the proportional set size summed (PSS, ``/proc/PID/smaps_rollup``: a page
+  shared by n processes counts 1/n in each, so once in the sum: the memory
+  the tree uses), and the resident memory summed (RSS, ``/proc/PID/status``:
+  every page a forked worker shares copy-on-write with its parent counts once
+  per process, so it overstates a forking build). RSS is sampled every 10 ms;
+  PSS as often as reading it leaves a core mostly to the build (reading it
+  walks the page tables, ~1 ms per 40 MiB mapped): every 50 ms or more.
+  Hugo is one process: its two figures differ only by its shared libraries.
+  The target ratio (<= 0.3x) is printed for PSS, the RSS-sum ratio beside it
+  (docs/performance.md, "Peak memory (issue 40, third round)").
 
 Each figure's CPU time (user + system of the build and its workers) and the
 load average are printed beside it, and each ratio against the issue's target
@@ -100,12 +108,13 @@ def tree_kib(pid: int, source: str = "status", field: str = "VmRSS:") -> int:
     return total
 
 
-def run(command: list[str], cwd: Path | None = None, sample: bool = True, pss: bool = False) -> tuple[float, int]:
-    """Run ``command`` (in ``cwd``); return (wall seconds, peak tree RSS in MiB).
+def run(command: list[str], cwd: Path | None = None, sample: bool = True, pss: bool = True) -> tuple[float, int]:
+    """Run ``command`` (in ``cwd``); return (wall seconds, peak tree RSS summed, in MiB).
     Its CPU time (user + system, the process and its workers) is left in
-    ``run.cpu``; with ``pss``, the peak proportional set size (pages shared with
-    forked workers counted once) in ``run.pss``. ``sample=False``: no sampler
-    thread beside a short build, and peaks of 0."""
+    ``run.cpu``; the peak proportional set size summed over the tree (a page
+    shared with forked workers counted once), in MiB, in ``run.pss`` (with
+    ``pss=False``: not sampled, 0). ``sample=False``: no sampler thread beside
+    a short build, and peaks of 0."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
@@ -113,10 +122,14 @@ def run(command: list[str], cwd: Path | None = None, sample: bool = True, pss: b
     done = threading.Event()
 
     def watch():
+        next_pss = 0.0
         while not done.is_set():
             peaks[0] = max(peaks[0], tree_kib(process.pid))
-            if pss:
+            now = time.perf_counter()
+            if pss and now >= next_pss:
                 peaks[1] = max(peaks[1], tree_kib(process.pid, "smaps_rollup", "Pss:"))
+                took = time.perf_counter() - now
+                next_pss = now + max(PSS_EVERY, 4 * took)  # the sampler takes at most a fifth of a core
             time.sleep(0.01)
 
     sampler = threading.Thread(target=watch, daemon=True)
@@ -135,16 +148,23 @@ def run(command: list[str], cwd: Path | None = None, sample: bool = True, pss: b
     return elapsed, peaks[0] // 1024
 
 
+PSS_EVERY = 0.05
+"""Seconds between two PSS samples at least (RSS: every 10 ms)."""
+
+
 def median_of(runs: int, command) -> tuple[float, int]:
-    """Median wall time and highest peak of ``runs`` runs of ``command()`` (a fresh argv each run);
-    the median CPU time (user + system, with the workers) is left in ``median_of.cpu``."""
-    times, peaks, cpus = [], [], []
+    """Median wall time and highest RSS-sum peak of ``runs`` runs of ``command()``
+    (a fresh argv each run); the median CPU time (user + system, with the
+    workers) is left in ``median_of.cpu``, the highest PSS-sum peak in ``median_of.pss``."""
+    times, peaks, cpus, psses = [], [], [], []
     for _ in range(runs):
         seconds, peak = run(command())
         times.append(seconds)
         peaks.append(peak)
         cpus.append(run.cpu)
+        psses.append(run.pss)
     median_of.cpu = statistics.median(cpus)
+    median_of.pss = max(psses)
     return statistics.median(times), max(peaks)
 
 
@@ -180,7 +200,7 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple")
                 "--content", str(corpus["plain"]), "--output", str(site / "output"), *flags]
 
     cold, cold_mem = median_of(runs, lambda: ours(fresh(work, "site"), "--no-cache"))
-    cold_cpu = median_of.cpu
+    cold_cpu, cold_pss = median_of.cpu, median_of.pss
     site = fresh(work, "site")
     run(ours(site))  # fill the cache
     target = corpus["plain"] / "terms" / "term-00042.md"
@@ -195,23 +215,29 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple")
     # next ones stage into (see site_builder/publish/staging.py); every later edit is "steady".
     first, _ = run(edit_body())
     warm, warm_mem = median_of(runs, edit_body)
-    warm_cpu = median_of.cpu
+    warm_cpu, warm_pss = median_of.cpu, median_of.pss
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\n## {n:,} terms, {mix} mix ({runs} run(s) each, median; peak = whole process tree; "
           f"load average {load})")
-    print(f"site_builder cold build     {cold:7.2f} s   CPU {cold_cpu:6.2f} s   peak {cold_mem:5d} MiB")
-    print(f"site_builder one-body edit  {warm:7.2f} s   CPU {warm_cpu:6.2f} s   peak {warm_mem:5d} MiB  "
+    print(f"site_builder cold build     {cold:7.2f} s   CPU {cold_cpu:6.2f} s   peak PSS {cold_pss:5d} MiB "
+          f"(RSS summed {cold_mem} MiB)")
+    print(f"site_builder one-body edit  {warm:7.2f} s   CPU {warm_cpu:6.2f} s   peak PSS {warm_pss:5d} MiB "
+          f"(RSS summed {warm_mem} MiB)  "
           f"(first after a cold build: {first:.2f} s)")
 
     if shutil.which("hugo"):
         hugo, hugo_mem = median_of(runs, lambda: hugo_command(corpus, fresh(work, "hugo-public")))
-        hugo_cpu = median_of.cpu
-        print(f"Hugo cold build             {hugo:7.2f} s   CPU {hugo_cpu:6.2f} s   peak {hugo_mem:5d} MiB")
+        hugo_cpu, hugo_pss = median_of.cpu, median_of.pss
+        print(f"Hugo cold build             {hugo:7.2f} s   CPU {hugo_cpu:6.2f} s   peak PSS {hugo_pss:5d} MiB "
+              f"(RSS {hugo_mem} MiB)")
         print(f"  cold / Hugo               {cold / hugo:7.2f} x   (CPU {cold_cpu / hugo_cpu:.2f} x)   target 1.4 x")
         print(f"  one-body edit / Hugo cold {warm / hugo:7.2f} x   (CPU {warm_cpu / hugo_cpu:.2f} x; "
               f"first after cold: {first / hugo:.2f} x)   target 0.1 x")
-        print(f"  peak memory / Hugo        {cold_mem / max(hugo_mem, 1):7.2f} x   "
-              f"(cold build; the edit's: {warm_mem / max(hugo_mem, 1):.2f} x)   target 0.3 x")
+        print(f"  peak memory (PSS) / Hugo  {cold_pss / max(hugo_pss, 1):7.2f} x   "
+              f"(cold build; the edit's: {warm_pss / max(hugo_pss, 1):.2f} x)   target 0.3 x")
+        print(f"  peak RSS summed / Hugo    {cold_mem / max(hugo_mem, 1):7.2f} x   "
+              f"(cold build; the edit's: {warm_mem / max(hugo_mem, 1):.2f} x; counts each page a worker "
+              f"shares with the build once per process)")
     else:
         print("Hugo not installed (apt-get install hugo): no Hugo ratios")
     if with_mkdocs and shutil.which("mkdocs"):
@@ -260,7 +286,7 @@ def against(n: int, runs: int, revision: str, other: Path, work: Path, mix: str 
         return [sys.executable, "-m", "site_builder", "build", "--quiet",
                 "--content", str(corpus["plain"]), "--output", str(site / "output"), *flags]
 
-    figures: dict[str, dict[str, list[float]]] = {v: {"cold": [], "cold_cpu": [], "cold_mem": [], "edit": [],
+    figures: dict[str, dict[str, list[float]]] = {v: {"cold": [], "cold_cpu": [], "cold_mem": [], "cold_pss": [], "edit": [],
                                                        "edit_cpu": [], "edit_mem": [], "first": []} for v in versions}
     for _ in range(runs):
         for name, checkout in versions.items():
@@ -268,6 +294,7 @@ def against(n: int, runs: int, revision: str, other: Path, work: Path, mix: str 
             figures[name]["cold"].append(seconds)
             figures[name]["cold_cpu"].append(run.cpu)
             figures[name]["cold_mem"].append(peak)
+            figures[name]["cold_pss"].append(run.pss)
     sites = {name: fresh(work, "site") for name in versions}
     target = corpus["plain"] / "terms" / "term-00042.md"
     edits = iter(range(10**6))
@@ -294,8 +321,9 @@ def against(n: int, runs: int, revision: str, other: Path, work: Path, mix: str 
                                    ("one-body edit", "edit", "s", statistics.median),
                                    ("one-body edit, CPU", "edit_cpu", "s", statistics.median),
                                    ("first edit after cold", "first", "s", statistics.median),
-                                   ("peak memory, cold", "cold_mem", "MiB", max),
-                                   ("peak memory, edit", "edit_mem", "MiB", max)):
+                                   ("peak PSS summed, cold", "cold_pss", "MiB", max),
+                                   ("peak RSS summed, cold", "cold_mem", "MiB", max),
+                                   ("peak RSS summed, edit", "edit_mem", "MiB", max)):
         mine, old = pick(this[key]), pick(theirs[key])
         print(f"{label:<28} {mine:8.2f} {old:10.2f} {mine / old:7.3f} x   ({unit})")
 
