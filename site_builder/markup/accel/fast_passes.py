@@ -7,8 +7,9 @@
     change anything.
 
 ``FastUnescapeTreeprocessor`` (unescape)
-    Its regex needs STX; without STX in any text, tail or attribute value it
-    only re-sets attributes to the values they already have.
+    Its regex is ``STX digits ETX`` (what the escape pattern leaves); without a
+    match in any text, tail or attribute value it only re-sets texts and
+    attributes to equal values.
 
 ``FastPrettifyTreeprocessor`` (prettify)
     The same recursion as stock, with ``md.is_block_level`` answered from a
@@ -49,17 +50,24 @@ class FastAttrListTreeprocessor(AttrListTreeprocessor):
 
 
 class FastUnescapeTreeprocessor(UnescapeTreeprocessor):
-    """``UnescapeTreeprocessor`` that returns at once when nothing holds STX."""
+    """``UnescapeTreeprocessor`` that returns at once when nothing holds an escape placeholder."""
 
     def run(self, root: etree.Element) -> None:
-        """Stock ``run()``, unless no text, tail or attribute value holds STX."""
-        if STX in "".join(root.itertext()):
+        """Stock ``run()``, unless no text, tail or attribute value holds a match of its regex.
+
+        The texts are searched joined: a match inside one text is a match in
+        the join (a join may also make one across two texts: then stock runs,
+        as it may). STX alone is not enough: the raw HTML stash's placeholders
+        (maths, wikilinks' HTML) hold STX but not ``STX digits ETX``.
+        """
+        search = self.RE.search
+        if STX in (text := "".join(root.itertext())) and search(text):
             return super().run(root)
         for elem in root.iter():
             attrib = elem.attrib
             if attrib:
                 for value in attrib.values():
-                    if value is not None and STX in value:
+                    if value is not None and STX in value and search(value):
                         return super().run(root)
         return None
 
