@@ -6,7 +6,7 @@ does the work whose errors must point at a line: it converts ``$...$`` and
 links to ``slug.md``, and remembers the line of every link target. Fenced code
 and inline code spans are left untouched.
 
-Most bodies have no maths and no fence, and most lines no ']': cheap
+Most bodies have no display maths and no fence, and most lines no ']' or '$': cheap
 substring tests route those around the per-line regexes (``_rewrite_links``
 instead of ``_rewrite_all``; ``_may_pass_limits`` before ``_enforce_limits``).
 Each test is a necessary condition for the skipped code to change anything,
@@ -24,6 +24,7 @@ from .mathml import LatexError, latex_to_mathml
 
 FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")
+DISPLAY_IN_LINE_RE = re.compile(r"\$\$(.+?)\$\$")
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
 INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
 LINK_TARGET_RE = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
@@ -93,7 +94,7 @@ def prepare_source(
     """
     scan = SourceScan()
     text = "\n".join(lines)
-    if "$" not in text and "```" not in text and "~~~" not in text:
+    if "$$" not in text and "```" not in text and "~~~" not in text:
         out = _rewrite_links(lines, first_line, stash, resolve, scan)
     else:
         out = _rewrite_all(lines, first_line, stash, resolve, scan)
@@ -102,14 +103,14 @@ def prepare_source(
 
 
 def _rewrite_links(lines, first_line, stash, resolve, scan) -> list[str]:
-    """``_rewrite_all`` for a body with no '$' and no fence, which only rewrites lines with a ']'.
+    """``_rewrite_all`` for a body with no fence and no '$$', which only rewrites lines with '$' or ']'.
 
     Without a fence or '$$' its loop only calls ``_rewrite_line`` on lines
     with '$' or ']' (tests/markup/accel/test_fast_tree.py compares the two).
     """
     out = list(lines)
     for offset, line in enumerate(out):
-        if "]" in line:
+        if "]" in line or "$" in line:
             out[offset] = _rewrite_line(line, first_line + offset, stash, resolve, scan)
     return out
 
@@ -268,6 +269,8 @@ def _bracket_scan_cost(text: str) -> tuple[int, int]:
 
 
 def _rewrite_line(line, number, stash, resolve, scan) -> str:
+    if "`" not in line:
+        return _rewrite_text(line, number, stash, resolve, scan)  # no code span (CODE_SPAN_RE needs '`')
     parts = []
     position = 0
     for code in CODE_SPAN_RE.finditer(line):
@@ -282,7 +285,8 @@ def _rewrite_text(text, number, stash, resolve, scan) -> str:
     if not text:
         return text
     if "$" in text:
-        text = re.sub(r"\$\$(.+?)\$\$", lambda m: _display(m.group(1), number, stash, scan, standalone=False), text)
+        if "$$" in text:
+            text = DISPLAY_IN_LINE_RE.sub(lambda m: _display(m.group(1), number, stash, scan, standalone=False), text)
         text = INLINE_MATH_RE.sub(lambda m: _inline(m.group(1), number, stash, scan), text)
     if "[[" in text:
         text = WIKILINK_RE.sub(lambda m: _wikilink(m, number, resolve, scan), text)
