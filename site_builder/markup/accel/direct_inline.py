@@ -38,7 +38,7 @@ stock patterns would do something else without it:
   must belong to such a pair, and the processor's state must be clear before
   (see ``delimiters_clear``); upstream leaves it clear after each pair.
 * Underscore emphasis: the same shape with ``_`` or ``__``, and no word
-  character (``\w``) or ``_`` right before the opener or right after the
+  character (``\\w``) or ``_`` right before the opener or right after the
   closer. The underscore delimiter is "smart": its opener must not follow a
   word character and its closer must not precede one (else no match, and the
   string would keep its ``_``), so with these conditions it classes them as
