@@ -18,7 +18,8 @@
 
 ``FastNormalizeWhitespace``, ``FastFencedBlockPreprocessor``, ``FastRawHtmlPostprocessor``
     Skip a regex that cannot match: ``(?<=\\n) +\\n`` needs " \\n"; a fenced
-    block needs "```" or "~~~"; a stash placeholder needs STX.
+    block needs "```" or "~~~"; a stash placeholder needs STX (in the page, and
+    in each stashed piece of HTML put back).
 """
 
 from __future__ import annotations
@@ -157,11 +158,40 @@ class FastFencedBlockPreprocessor(FencedBlockPreprocessor):
         return super().run(lines)
 
 
+_STASHED = util.HTML_PLACEHOLDER % r"([0-9]+)"
+_STASHED_RE = re.compile(f"<p>{_STASHED}</p>|{_STASHED}")  # stock run()'s pattern, compiled once
+
+
 class FastRawHtmlPostprocessor(RawHtmlPostprocessor):
-    """``RawHtmlPostprocessor`` that returns at once when there is no placeholder."""
+    """``RawHtmlPostprocessor`` that returns at once when there is no placeholder.
+
+    Otherwise stock ``run()`` with its pattern compiled once, and without
+    searching a stashed piece of HTML for placeholders when it holds no STX
+    (both alternatives of the pattern need one; most stashed HTML is maths).
+    """
 
     def run(self, text: str) -> str:
         """The text stock ``run()`` returns."""
         if STX not in text:
             return text  # both alternatives of its pattern contain STX
-        return super().run(text)
+        stash = self.md.htmlStash
+        counter, blocks = stash.html_counter, stash.rawHtmlBlocks
+        if not counter:
+            return text
+        pattern = _STASHED_RE
+        to_string, block_level = self.stash_to_string, self.isblocklevel
+
+        def substitute_match(m: re.Match[str]) -> str:
+            if key := m.group(1):
+                wrapped = True
+            else:
+                key = m.group(2)
+                wrapped = False
+            if (key := int(key)) >= counter:
+                return m.group(0)
+            html = to_string(blocks[key])
+            if wrapped and not block_level(html):
+                html = f"<p>{html}</p>"
+            return pattern.sub(substitute_match, html) if STX in html else html
+
+        return pattern.sub(substitute_match, text)

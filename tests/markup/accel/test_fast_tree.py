@@ -354,11 +354,17 @@ def test_fenced_code_matches_stock(lines, extra):
 
 @needs_fast
 @pytest.mark.parametrize("text", ["plain <p>x</p>", f"<p>{util.HTML_PLACEHOLDER % 0}</p> and {util.HTML_PLACEHOLDER % 1}",
-                                  f"{util.HTML_PLACEHOLDER % 5}", f"{util.STX}other{util.ETX}"])
+                                  f"{util.HTML_PLACEHOLDER % 5}", f"{util.STX}other{util.ETX}",
+                                  f"<p>{util.HTML_PLACEHOLDER % 1}</p><p>{util.HTML_PLACEHOLDER % 2}</p>",
+                                  f"{util.HTML_PLACEHOLDER % 2} <p>{util.HTML_PLACEHOLDER % 3}</p>",
+                                  f"<p>{util.HTML_PLACEHOLDER % 4}</p>{util.HTML_PLACEHOLDER % 9}"])
 def test_raw_html_postprocessor_matches_stock(text):
     md = markdown.Markdown()
     md.htmlStash.store("<div>a</div>")
     md.htmlStash.store("<b>b</b>")
+    md.htmlStash.store(f"<i>{util.HTML_PLACEHOLDER % 1}</i> and <p>{util.HTML_PLACEHOLDER % 0}</p>")  # nested
+    md.htmlStash.store(f"<div>{util.HTML_PLACEHOLDER % 2}</div>")  # nested twice, block level
+    md.htmlStash.store(f"{util.HTML_PLACEHOLDER % 7}")  # a key past the stash
     assert fast_tree.FastRawHtmlPostprocessor(md).run(text) == RawHtmlPostprocessor(md).run(text)
 
 
