@@ -143,8 +143,12 @@ def delimiter_processor(patterns: list) -> inlinepatterns.DelimiterProcessor | N
 
 def delimiters_clear(processor: inlinepatterns.DelimiterProcessor) -> bool:
     """Whether the delimiter processor holds no regions or open delimiters from earlier text."""
-    return not (processor.regions or processor.stack
-                or any(delimiter.stack for delimiter in processor.delimiters.values()))
+    if processor.regions or processor.stack:
+        return False
+    for delimiter in processor.delimiters.values():
+        if delimiter.stack:
+            return False
+    return True
 
 
 def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
