@@ -38,6 +38,10 @@ blockprocessor is exactly one of the known upstream classes, with upstream's
 from. Anything else (a subclass, another extension's processor, a changed
 regex) and the whole parse is upstream's own loop, line for line.
 
+``install`` also gives the table processor ``table_split`` for its
+``_split``: the cells of a row without escapes or code holding a pipe, cut
+directly (see there); its class, and so the fast loop, stay upstream's.
+
 Depth: how deeply markdown may nest before Python's recursion limit depends on
 the stack, and the stock renderer reports a too-deeply-nested document rather
 than crashing. The fast loop keeps upstream's frames between nested calls
