@@ -43,7 +43,7 @@ from . import outputs as output_cache
 from . import search as search_cache
 from . import store as cache
 from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, body_mentions, fill_html, stored_html
-from .pages import card_digests, page_key, shared_page_key, untouched
+from .pages import card_digests, page_key, shared_page_key
 
 STATE_TABLE = "site"
 """Cache table with what the fast path needs from the last full or fast build."""
@@ -179,13 +179,12 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     # and any file changed by hand (pages only; anything else: full build).
     output = writer.output
     redo = {f"{slug}/index.html" for slug in fresh}
-    for relative, previous in manifest.items():
-        if relative not in redo and not untouched(f"{output}/{relative}", previous):
-            slug = relative[:-len("/index.html")] if relative.endswith("/index.html") else None
-            if slug not in by_slug or previous[0] is None:
-                return None
-            redo.add(relative)
-            fresh.setdefault(slug, None)
+    for relative in _changed_by_hand(output, manifest, redo):
+        slug = relative[:-len("/index.html")] if relative.endswith("/index.html") else None
+        if slug not in by_slug or manifest[relative][0] is None:
+            return None
+        redo.add(relative)
+        fresh.setdefault(slug, None)
 
     if not all(key in markdown for slug, key in body_keys.items() if fresh.get(slug) is None):
         return None
@@ -250,6 +249,29 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
     log(f"  fast path: {len(changed)} body edit(s), {len(redo_slugs)} page(s) rendered")
     return stats, warnings
+
+
+def _changed_by_hand(output, manifest: dict[str, tuple], skip: set[str]) -> list[str]:
+    """The files of ``manifest`` (but ``skip``) whose size or mtime is not the one
+    recorded, or that are gone: as ``cache.pages.untouched`` says of each, but
+    each looked up from one open descriptor of the output folder (at 25,000
+    files, two parts of a path to resolve each time instead of the whole path)."""
+    found = []
+    folder = os.open(output, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for relative, previous in manifest.items():
+            if relative in skip:
+                continue
+            try:
+                info = os.stat(relative, dir_fd=folder)
+            except OSError:
+                found.append(relative)
+                continue
+            if (info.st_size, info.st_mtime_ns) != tuple(previous[1:3]):
+                found.append(relative)
+    finally:
+        os.close(folder)
+    return found
 
 
 def _reader(output) -> Callable[[str], bytes]:

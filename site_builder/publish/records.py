@@ -16,7 +16,7 @@ from typing import Callable
 
 from ..files import RefusedPath, read_owned, write_owned
 from .guard import MARKER
-from .snapshot import _Snapshot, _clock, _survey
+from .snapshot import _Snapshot, _clock, _folders_of, _survey
 from .trees import _remove_paths, _sweep, _unlink_quietly
 
 
@@ -178,18 +178,23 @@ def _read_spare_record(staging: Path, spare: Path, output: Path, paths: set[str]
 
 
 def _write_records(spare: Path | None, output: Path, output_paths: set[str], written: set[str],
-                   old: _Side | None) -> None:
+                   old: _Side | None, staged: _Side | None = None, record: _SpareRecord | None = None) -> None:
     """Describe the site just swapped in and the spare just swapped out (the old site).
 
     Files the build did not write are hard links shared by both trees; the rest
     (written, or new) differ. ``old`` is what the record said of the old site
-    when it went live (see ``_describe_spare``). Best effort: without records
-    the next build checks every file, so a failure here (a full disk) only
-    costs time.
+    when it went live (see ``_describe_spare``). ``staged`` and ``record``: the
+    spare's side of the tree record and the spare record, when the build that
+    staged into the spare found it to hold (``_Side.holds``, at its claim); then
+    only the folders that build changed are looked at again (``_carried``).
+    Best effort: without records the next build checks every file, so a
+    failure here (a full disk) only costs time.
     """
     try:
         now = _clock(output)
-        snapshot = _survey(str(output), output_paths, now)
+        snapshot = _carried(output, output_paths, written, now, staged, record)
+        if snapshot is None:
+            snapshot = _survey(str(output), output_paths, now)
         identity = _identity(output, True)
         if snapshot is None or identity is None:
             _unlink_quietly(_trees_path(output))
@@ -203,6 +208,48 @@ def _write_records(spare: Path | None, output: Path, output_paths: set[str], wri
         _unlink_quietly(_trees_path(output))
         if spare is not None:
             _unlink_quietly(_record_path(spare))
+
+
+def _carried(output: Path, paths: set[str], written: set[str], now: int, staged: _Side | None,
+             record: _SpareRecord | None) -> _Snapshot | None:
+    """The snapshot of the tree just swapped in (``output``, holding ``paths``), from
+    the one its claim checked it against (``staged``): the folders where the build
+    added, removed, replaced or linked a file are looked at again; every other
+    folder keeps the ctime (or the listing) the claim found. None when that is
+    not known (no spare record to tell which files were linked): survey it all.
+
+    Safe even if a folder changed that this does not look at: a ctime kept is one
+    the claim found, older than the clock of the snapshot it came from, so any
+    later change to that folder leaves another ctime, and the next check of this
+    snapshot fails (the next build then lists the tree)."""
+    if staged is None or record is None or record.spare_paths != staged.paths:
+        return None
+    # Written (replaced), added or removed, or linked again: the files the spare
+    # record says the spare lacks or holds another version of (Staging._in_sync).
+    touched = written | (paths ^ staged.paths) | (record.stale & paths) | (paths - record.output_paths)
+    before = staged.snapshot
+    ctimes, listed = dict(before.ctimes), dict(before.listed)
+    if paths != staged.paths:  # files added or removed: folders may be too
+        folders = _folders_of(paths)
+        for gone in [folder for folder in ctimes if folder not in folders]:
+            del ctimes[gone]
+        for gone in [folder for folder in listed if folder not in folders]:
+            del listed[gone]
+        only = _folders_of(touched) & folders
+    else:  # (an edit's case) the same folders as the snapshot the claim checked
+        only = _folders_of(touched)
+    fresh = _survey(str(output), paths, now, only=only)
+    if fresh is None:
+        return None
+    for folder in fresh.listed:
+        ctimes.pop(folder, None)
+    for folder in fresh.ctimes:
+        listed.pop(folder, None)
+    ctimes.update(fresh.ctimes)
+    listed.update(fresh.listed)
+    if paths != staged.paths and set(ctimes) | set(listed) != folders:
+        return None  # a folder neither snapshot saw (cannot be, but then: survey it all)
+    return _Snapshot(ctimes, listed)
 
 
 def _describe_spare(spare: Path, output: Path, output_paths: set[str], old: _Side | None, now: int,

@@ -85,6 +85,7 @@ class Staging(_Tree):
         # The live site as it went live (or as serve's in-place writes left it): checked at commit().
         self._live = live if live is not None and live.identity == _identity(self.output, True) else None
         known = spare.paths if self.recycled and spare is not None and spare.holds(self.path, False) else None
+        self._checked = spare if known is not None else None  # as the claim found it: see records._carried
         self._record = _read_spare_record(self.path, self.spare, self.output, known, self._live)
         if self.recycled and known is None:
             # Unknown or changed since: list it, removing what a build never makes, before writing into it.
@@ -252,7 +253,8 @@ class Staging(_Tree):
                 except OSError:
                     remove_tree(self.path)
                 else:
-                    _write_records(self.spare, self.output, self._paths, self._written, self._live)
+                    _write_records(self.spare, self.output, self._paths, self._written, self._live,
+                                   self._checked, self._record)
             else:
                 os.rename(self.path, self.output)
                 _write_records(None, self.output, self._paths, self._written, None)

@@ -48,9 +48,30 @@ class Redirect:
     alias: str
 
 
+_last_plan: tuple[tuple, list[Redirect], list[Problem]] | None = None
+"""(``plan_key`` of the terms, their redirects, their problems) of the last plan made:
+a build asks twice (the validate stage's problems, the outputs stage's redirects),
+and at 10,000 terms with 15,000 aliases a plan takes ~0.1 s, a key ~10 ms."""
+
+
+def plan_key(terms: list[Term]) -> tuple:
+    """Every field of ``terms`` that ``plan_redirects`` reads, in order: two lists of
+    terms with equal keys get the same plan."""
+    return tuple((term.slug, term.title, term.path, term.field_lines.get("aliases", 2), tuple(term.aliases))
+                 for term in terms)
+
+
 def plan_redirects(terms: Iterable[Term]) -> tuple[list[Redirect], list[Problem]]:
     """The redirects to write, sorted by source, and the problems that stop others."""
+    global _last_plan
     terms = list(terms)
+    key = plan_key(terms)
+    if _last_plan is None or _last_plan[0] != key:
+        _last_plan = (key, *_plan(terms))
+    return list(_last_plan[1]), list(_last_plan[2])  # lists of their own: a caller may add to them
+
+
+def _plan(terms: list[Term]) -> tuple[list[Redirect], list[Problem]]:
     slugs = {term.slug: term for term in terms}
     claims: dict[str, list[tuple[Term, str]]] = {}
     problems: list[Problem] = []

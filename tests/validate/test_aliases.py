@@ -69,3 +69,37 @@ def test_plan_redirects_as_data():
         *[("terms/odd.md", 4, "warning", f"alias {name!r}") for name in sorted(RESERVED)],
     ])
     assert check_aliases(terms) == problems
+
+
+def test_a_plan_is_made_once_for_the_same_terms_and_again_when_a_field_it_reads_changes(monkeypatch):
+    """A build asks for the plan twice (the validate stage's problems, the outputs'
+    redirects): the second time, for terms with the same slugs, titles, paths,
+    aliases and alias lines, it is the first plan; any of those changed, a new one."""
+    from dataclasses import replace
+
+    from site_builder.validate import aliases
+
+    made = []
+    real = aliases._plan
+    monkeypatch.setattr(aliases, "_plan", lambda terms: made.append(len(terms)) or real(terms))
+    terms = [_term("model", "LLM"), _term("inference"), _term("cpp", "C++"), _term("csharp", "C#")]
+    first = plan_redirects(terms)
+    again = plan_redirects([replace(t, body="Edited prose.", summary="Other.") for t in terms])
+    assert again == first and len(made) == 1
+    again[0].clear()
+    again[1].append("not the plan's")
+    assert plan_redirects(terms) == first and len(made) == 1  # callers get lists of their own
+    changes = [
+        lambda t: replace(t, aliases=["Big model"]) if t.slug == "model" else t,
+        lambda t: replace(t, aliases=["C#"]) if t.slug == "cpp" else t,  # now shared: a warning, no redirect
+        lambda t: replace(t, slug="llm") if t.slug == "inference" else t,  # now the alias's own page
+        lambda t: replace(t, title="LLM") if t.slug == "inference" else t,
+        lambda t: replace(t, path="terms/elsewhere.md") if t.slug == "cpp" else t,
+        lambda t: replace(t, field_lines={"aliases": 7}) if t.slug == "cpp" else t,
+    ]
+    for change in changes:
+        changed = [change(t) for t in terms]
+        before = len(made)
+        assert plan_redirects(changed) == aliases._plan(changed)
+        assert len(made) == before + 2, "a field plan_redirects reads changed: the plan is made again"
+    assert plan_redirects(list(reversed(terms))) == aliases._plan(list(reversed(terms)))
