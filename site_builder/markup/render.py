@@ -123,7 +123,7 @@ class _SourcePass(Preprocessor):
         state.source = lines
         out, scan = prepare_source(lines, state.first_line, self.md.htmlStash.store, state.names.resolve)
         state.result.problems.extend(scan.problems)
-        if any(placement.has_marker(line) for line in out):
+        if "explainer" in "\n".join(out) and any(placement.has_marker(line) for line in out):  # join: one scan
             state.result.marker_line, found = placement.mark(out, state.first_line)
             state.result.problems.extend(found)
         state.link_lines = scan.link_lines

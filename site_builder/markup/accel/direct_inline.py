@@ -1,7 +1,7 @@
 """The commonest inline markup, turned into elements without the pattern machinery.
 
 Most text that holds any inline markup at all holds only the simplest kinds:
-`` `code` ``, ``*em*``, ``**strong**`` and ``[text](target)`` with plain words
+`` `code` ``, ``*em*``, ``**strong**``, ``_em_``, ``__strong__`` and ``[text](target)`` with plain words
 around and inside them. For such a string Python-Markdown's inline stage runs
 every candidate pattern over it, stashes each element it builds behind a
 placeholder, re-scans for the next one, and for emphasis runs its delimiter
@@ -13,8 +13,8 @@ stock patterns would do something else without it:
 
 * Nothing at all that another pattern keys on, outside code spans: no ``\\``
   (escape; also the code span regex's look-behind), ``<`` (autolink, automail,
-  raw HTML), ``&`` (entity), ``_`` (the underscore delimiter, with its
-  intra-word rules), two spaces before a newline (line break), ``![`` (image)
+  raw HTML), ``&`` (entity), ``_`` outside the emphasis below (the
+  underscore delimiter, with its intra-word rules), two spaces before a newline (line break), ``![`` (image)
   and ``[^`` (footnote). No inline placeholder anywhere, code spans
   included: the stock stage expands stashed text even there.
 * Code spans: every backtick is a single one (no runs, so ``find_code_spans``
@@ -37,6 +37,14 @@ stock patterns would do something else without it:
   ``em`` (one star) or ``strong`` (two) holding the text between. Every ``*``
   must belong to such a pair, and the processor's state must be clear before
   (see ``delimiters_clear``); upstream leaves it clear after each pair.
+* Underscore emphasis: the same shape with ``_`` or ``__``, and no word
+  character (``\\w``) or ``_`` right before the opener or right after the
+  closer. The underscore delimiter is "smart": its opener must not follow a
+  word character and its closer must not precede one (else no match, and the
+  string would keep its ``_``), so with these conditions it classes them as
+  a start and an end as above. Every ``_`` must belong to such a pair. A code
+  span's placeholder or a link's, which the stock stage puts beside them, is
+  no word character either, like the backtick or ')' seen here.
 
 Upstream stashes every element it builds under the next free id, and those
 ids can show: an image whose alt text holds a link prints the link's
@@ -67,6 +75,8 @@ _TOKEN = re.compile(
     r"(?<!!)\[(?P<text>[^\[\]\\*_<&^][^\[\]\\*_<&]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\)"
     # *em* or **strong**: the run touches no other '*', the text starts and ends with a non-space
     rf"|(?<!\*)(?P<run>\*\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)(?P=run)(?!\*)"
+    # _em_ or __strong__: the same, and (smart underscores) no word character before or after
+    rf"|(?<![\w_])(?P<urun>__?)(?P<uinner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)(?P=urun)(?![\w_])"
 )
 
 # The stock patterns (class, regex) this reasoning is about. Any other pattern in
@@ -133,8 +143,12 @@ def delimiter_processor(patterns: list) -> inlinepatterns.DelimiterProcessor | N
 
 def delimiters_clear(processor: inlinepatterns.DelimiterProcessor) -> bool:
     """Whether the delimiter processor holds no regions or open delimiters from earlier text."""
-    return not (processor.regions or processor.stack
-                or any(delimiter.stack for delimiter in processor.delimiters.values()))
+    if processor.regions or processor.stack:
+        return False
+    for delimiter in processor.delimiters.values():
+        if delimiter.stack:
+            return False
+    return True
 
 
 def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
@@ -179,18 +193,20 @@ def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
         for match in _TOKEN.finditer(part):
             if not text(part[position:match.start()]):
                 return None
-            words = match.group("text")
-            if words is not None:
+            kind = match.lastgroup  # the last group of the alternative that matched
+            if kind == "href":
+                words = match.group("text")
                 if "  \n" in words:
                     return None
                 element = etree.Element("a")
                 element.text = words
                 element.set("href", match.group("href"))
             else:
-                inner = match.group("inner")
+                star = kind == "inner"
+                inner = match.group(kind)
                 if "  \n" in inner:
                     return None
-                element = etree.Element("em" if len(match.group("run")) == 1 else "strong")
+                element = etree.Element("em" if len(match.group("run" if star else "urun")) == 1 else "strong")
                 element.text = inner
             elements.append(element)
             position = match.end()

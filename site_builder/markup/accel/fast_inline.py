@@ -101,6 +101,9 @@ class FastInlineProcessor(PlaceholderSteps):
         delimiters = snapshot.delimiters
         spans = direct_inline.spans
         clear = direct_inline.delimiters_clear
+        # Whether the delimiter processor's state is clear (None: ask): only the
+        # stock patterns change it, so an answer holds until they next run.
+        clean: bool | None = None
 
         # From here on upstream's run(), with the "leave it alone" short cuts.
         self.stashed_nodes: dict[str, etree.Element | str] = {}
@@ -124,10 +127,15 @@ class FastInlineProcessor(PlaceholderSteps):
                 if text and not isinstance(text, _AtomicString) and (type(text) is not str or busy(text)):
                     self.ancestors.append(child.tag.lower())
                     child.text = None
-                    built = (spans(text) if delimiters is not None and type(text) is str and clear(delimiters)
-                             else None)
+                    if delimiters is not None and type(text) is str:
+                        if clean is None:
+                            clean = clear(delimiters)
+                        built = spans(text) if clean else None
+                    else:
+                        built = None
                     if built is None:
                         lst = process_placeholders(handle_inline(text), child)
+                        clean = None  # the stock patterns ran: ask again
                     else:
                         # What __processPlaceholders would return: each element with
                         # its own copy of the ancestors, the leading text on child.
@@ -144,8 +152,12 @@ class FastInlineProcessor(PlaceholderSteps):
                     self.ancestors.pop()
                 tail = child.tail
                 if tail and (type(tail) is not str or busy(tail)):
-                    built = (spans(tail) if delimiters is not None and type(tail) is str and clear(delimiters)
-                             else None)
+                    if delimiters is not None and type(tail) is str:
+                        if clean is None:
+                            clean = clear(delimiters)
+                        built = spans(tail) if clean else None
+                    else:
+                        built = None
                     if built is not None:
                         lead, elements = built
                         direct_inline.stash(self.stashed_nodes, elements)
@@ -157,6 +169,7 @@ class FastInlineProcessor(PlaceholderSteps):
                     else:
                         # An AtomicString tail takes this path too: rare, and upstream's
                         # handling of one (placeholders expanded, type kept) stays its own.
+                        clean = None
                         tail = handle_inline(tail)
                         dumby = etree.Element('d')
                         child.tail = None

@@ -7,8 +7,9 @@
     change anything.
 
 ``FastUnescapeTreeprocessor`` (unescape)
-    Its regex needs STX; without STX in any text, tail or attribute value it
-    only re-sets attributes to the values they already have.
+    Its regex is ``STX digits ETX`` (what the escape pattern leaves); without a
+    match in any text, tail or attribute value it only re-sets texts and
+    attributes to equal values.
 
 ``FastPrettifyTreeprocessor`` (prettify)
     The same recursion as stock, with ``md.is_block_level`` answered from a
@@ -17,7 +18,8 @@
 
 ``FastNormalizeWhitespace``, ``FastFencedBlockPreprocessor``, ``FastRawHtmlPostprocessor``
     Skip a regex that cannot match: ``(?<=\\n) +\\n`` needs " \\n"; a fenced
-    block needs "```" or "~~~"; a stash placeholder needs STX.
+    block needs "```" or "~~~"; a stash placeholder needs STX (in the page, and
+    in each stashed piece of HTML put back).
 """
 
 from __future__ import annotations
@@ -49,17 +51,24 @@ class FastAttrListTreeprocessor(AttrListTreeprocessor):
 
 
 class FastUnescapeTreeprocessor(UnescapeTreeprocessor):
-    """``UnescapeTreeprocessor`` that returns at once when nothing holds STX."""
+    """``UnescapeTreeprocessor`` that returns at once when nothing holds an escape placeholder."""
 
     def run(self, root: etree.Element) -> None:
-        """Stock ``run()``, unless no text, tail or attribute value holds STX."""
-        if STX in "".join(root.itertext()):
+        """Stock ``run()``, unless no text, tail or attribute value holds a match of its regex.
+
+        The texts are searched joined: a match inside one text is a match in
+        the join (a join may also make one across two texts: then stock runs,
+        as it may). STX alone is not enough: the raw HTML stash's placeholders
+        (maths, wikilinks' HTML) hold STX but not ``STX digits ETX``.
+        """
+        search = self.RE.search
+        if STX in (text := "".join(root.itertext())) and search(text):
             return super().run(root)
         for elem in root.iter():
             attrib = elem.attrib
             if attrib:
                 for value in attrib.values():
-                    if value is not None and STX in value:
+                    if value is not None and STX in value and search(value):
                         return super().run(root)
         return None
 
@@ -149,11 +158,40 @@ class FastFencedBlockPreprocessor(FencedBlockPreprocessor):
         return super().run(lines)
 
 
+_STASHED = util.HTML_PLACEHOLDER % r"([0-9]+)"
+_STASHED_RE = re.compile(f"<p>{_STASHED}</p>|{_STASHED}")  # stock run()'s pattern, compiled once
+
+
 class FastRawHtmlPostprocessor(RawHtmlPostprocessor):
-    """``RawHtmlPostprocessor`` that returns at once when there is no placeholder."""
+    """``RawHtmlPostprocessor`` that returns at once when there is no placeholder.
+
+    Otherwise stock ``run()`` with its pattern compiled once, and without
+    searching a stashed piece of HTML for placeholders when it holds no STX
+    (both alternatives of the pattern need one; most stashed HTML is maths).
+    """
 
     def run(self, text: str) -> str:
         """The text stock ``run()`` returns."""
         if STX not in text:
             return text  # both alternatives of its pattern contain STX
-        return super().run(text)
+        stash = self.md.htmlStash
+        counter, blocks = stash.html_counter, stash.rawHtmlBlocks
+        if not counter:
+            return text
+        pattern = _STASHED_RE
+        to_string, block_level = self.stash_to_string, self.isblocklevel
+
+        def substitute_match(m: re.Match[str]) -> str:
+            if key := m.group(1):
+                wrapped = True
+            else:
+                key = m.group(2)
+                wrapped = False
+            if (key := int(key)) >= counter:
+                return m.group(0)
+            html = to_string(blocks[key])
+            if wrapped and not block_level(html):
+                html = f"<p>{html}</p>"
+            return pattern.sub(substitute_match, html) if STX in html else html
+
+        return pattern.sub(substitute_match, text)

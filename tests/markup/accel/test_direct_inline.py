@@ -1,7 +1,7 @@
 """Simple inline markup built directly (markup/direct_inline.py): exactly what the stock stage builds.
 
 The direct path stands in for Python-Markdown's inline patterns on strings of
-code spans, links, *em* and **strong** among plain words. These tests feed it
+code spans, links, *em*, **strong**, _em_ and __strong__ among plain words. These tests feed it
 strings made mostly of those shapes and of near misses (a stray delimiter, a
 space inside a delimiter, a footnote or image bracket, an escape, a line break
 ...), and compare the HTML and the whole inline-stage state (tree, stash ids,
@@ -32,6 +32,7 @@ SIMPLE = st.sampled_from([
     "[t](inference.md)", "[a b](https://e.org/x_y?a=1&b=2#top)", "[Inference](inference.md#section)",
     "[(x)](output-tokens.md)", "[t!](nowhere.md)", "[ spaced ](y)",
     "*a*", "**b c**", "*x, y!*", "**(s)**", "*\u00e9*", "*a]b*",
+    "_a_", "__b c__", "_x, y!_", "__(s)__", "_\u00e9_", "_a]b_", "(_p_)",
 ])
 NEAR_MISS = st.sampled_from([
     "*", "**", "***", "_", "[", "`", "``", "\\", "&", "<", "  \n", "\n", " ", "* a*", "*a *", "***a***", "`x``x`", "``",
@@ -39,6 +40,9 @@ NEAR_MISS = st.sampled_from([
     "[t](a[b])", "[t](a(b))", "[t][ref]", "[t] (x)", "[]", "[](x)", "[t](<x>)", "[t](x \"title\")",
     "[*e*](x)", "[`c`](x)", "*`c`*", "*[l](x)*", "**a *b* c**", "`a\\`", "&amp;", "<b>x</b>", "a_b",
     "\x02klzzwxh:0000\x03", "$x^2$", "[[Inference]]", "{: .c }",
+    "__", "___", "_ a_", "_a _", "__a_", "_a__", "___a___", "a_b_c", "_a_b", "b_a_", "\u00e9_a_", "_a_\u00e9",
+    "_a\nb_", "_a  \nb_", "*a*_b_", "_a_*b*", "_*a*_", "*_a_*", "__a *b* c__", "_`c`_", "_[l](x)_", "[_e_](x)",
+    "_a_1", "1_a_", "_1_", "\u00b2_a_", "_a_\u0660", "\u200d_a_",
 ])
 SEPARATOR = st.sampled_from(["", " ", " ", "\n"])
 STRING = st.lists(st.tuples(st.one_of(SIMPLE, SIMPLE, SIMPLE, NEAR_MISS), SEPARATOR), min_size=1, max_size=10).map(
@@ -68,6 +72,8 @@ DIRECT = [
     ("a*b*c **d**e", "a", [("em", "b", "c "), ("strong", "d", "e")]),
     ("`<x> & y` then `z`", None, [("code", "&lt;x&gt; &amp; y", " then "), ("code", "z", None)]),
     ("*(x)*: [a b](https://e.org/?a=1&b=2)", None, [("em", "(x)", ": "), ("a", "a b", None)]),
+    ("**inference** then _greedy_", None, [("strong", "inference", " then "), ("em", "greedy", None)]),
+    ("(__a b__) and [t](x_y)", "(", [("strong", "a b", ") and "), ("a", "t", None)]),
 ]
 
 
@@ -81,7 +87,7 @@ def test_simple_strings_are_built_directly(text, lead, expected):
 
 
 @pytest.mark.parametrize("text", [
-    "* a*", "*a *", "***a***", "`x``x`", "``", "*a**", "_a_", "a_b", "`x", "``x``", "a\\*", "[^1](x)", "![t](i.png)", "[t](a b)",
+    "* a*", "*a *", "***a***", "`x``x`", "``", "*a**", "_a", "a_b", "a_b_", "_a_b", "_ a_", "___a___", "_a__", "`x", "``x``", "a\\*", "[^1](x)", "![t](i.png)", "[t](a b)",
     "[t](a[b])", "[*e*](x)", "*`c`*", "*[l](x)*", "**a *b* c**", "&amp;", "<b>", "a  \nb", "[t][ref]", "[t]",
     "x " + util.INLINE_PLACEHOLDER_PREFIX + "0000\x03",
 ])

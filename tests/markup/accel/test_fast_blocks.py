@@ -373,3 +373,21 @@ def test_paragraph_only_is_taken_on_the_corpus_shapes():
     assert fast_blocks.paragraph_only("Output inference beam batch model token.")
     assert not fast_blocks.paragraph_only("Two\nlines")
     assert not fast_blocks.paragraph_only("- item")
+
+
+@FUZZ
+@given(row=st.lists(st.sampled_from(list("|`\\ a-:") + ["``", "`a|b`", "\\|", "\\`"]), max_size=16).map("".join))
+@example(row="| `compute` | draft context | 60 |")
+@example(row="`a|b` | `c` | `")
+@example(row="a | `b | c")
+def test_table_rows_split_as_upstream_splits_them(row):
+    """The table processor's cells: the short cut (no backslash, single backticks) or upstream's own _split."""
+    renderer = BodyRenderer(NAMES)
+    table = renderer.md.parser.blockprocessors["table"]
+    assert "_split" in vars(table)  # installed: the comparison below is not vacuous
+    assert table._split(row) == type(table)._split(table, row)
+
+
+def test_a_table_renders_as_stock_with_code_and_pipes():
+    pair = Pair(NAMES)
+    pair.check("| a | `b|c` | d |\n|---|---|--:|\n| `x` | y `|` z | `p`q` |\n| \\| | `` `|` `` | ` |")

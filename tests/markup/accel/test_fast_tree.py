@@ -354,11 +354,17 @@ def test_fenced_code_matches_stock(lines, extra):
 
 @needs_fast
 @pytest.mark.parametrize("text", ["plain <p>x</p>", f"<p>{util.HTML_PLACEHOLDER % 0}</p> and {util.HTML_PLACEHOLDER % 1}",
-                                  f"{util.HTML_PLACEHOLDER % 5}", f"{util.STX}other{util.ETX}"])
+                                  f"{util.HTML_PLACEHOLDER % 5}", f"{util.STX}other{util.ETX}",
+                                  f"<p>{util.HTML_PLACEHOLDER % 1}</p><p>{util.HTML_PLACEHOLDER % 2}</p>",
+                                  f"{util.HTML_PLACEHOLDER % 2} <p>{util.HTML_PLACEHOLDER % 3}</p>",
+                                  f"<p>{util.HTML_PLACEHOLDER % 4}</p>{util.HTML_PLACEHOLDER % 9}"])
 def test_raw_html_postprocessor_matches_stock(text):
     md = markdown.Markdown()
     md.htmlStash.store("<div>a</div>")
     md.htmlStash.store("<b>b</b>")
+    md.htmlStash.store(f"<i>{util.HTML_PLACEHOLDER % 1}</i> and <p>{util.HTML_PLACEHOLDER % 0}</p>")  # nested
+    md.htmlStash.store(f"<div>{util.HTML_PLACEHOLDER % 2}</div>")  # nested twice, block level
+    md.htmlStash.store(f"{util.HTML_PLACEHOLDER % 7}")  # a key past the stash
     assert fast_tree.FastRawHtmlPostprocessor(md).run(text) == RawHtmlPostprocessor(md).run(text)
 
 
@@ -372,7 +378,10 @@ SOURCE_LINE = st.one_of(
     LINE.map(lambda s: s.replace("\n", " ")),
     st.sampled_from(["- [a](inference.md)", "[ref]: output-tokens.md", "  [r2]: <inference.md#x> \"t\"",
                      "`[x](code.md)` and [y](inference.md)", "[[Inference]] [[Nobody|n]] [[inference#top]]",
-                     "a ] b ( c ) [", "\\[x](y.md)", "[x]( y.md )", ""]),
+                     "a ] b ( c ) [", "\\[x](y.md)", "[x]( y.md )", "",
+                     "with $x^2$ in it, see [[Inference]]", "costs $5 and $6", "`$x$` and $y$ [a](inference.md)",
+                     "\\$x$ and $a\\$b$", "$\\frac{a}{b}$ `[[Inference]]`", "$\\badcommand{$ [[inference]]",
+                     "$x$$y$", "$ x$ and $x $", "$ $ $"]),
 )
 
 
@@ -383,8 +392,10 @@ def _stash(html: str) -> str:
 @FUZZ
 @given(lines=st.lists(SOURCE_LINE, max_size=10), first=st.integers(1, 50))
 def test_link_only_rewrite_matches_the_general_one(lines, first):
-    """Without '$' and fences, prepare_source takes _rewrite_links: the same as _rewrite_all."""
-    lines = [line for line in lines if "$" not in line and "```" not in line and "~~~" not in line]
+    """Without '$$' and fences, prepare_source takes _rewrite_links: the same as _rewrite_all."""
+    lines = [line for line in lines if "```" not in line and "~~~" not in line]
+    if "$$" in "\n".join(lines):
+        lines = [line.replace("$", "") for line in lines]
     fast_scan, general_scan = source.SourceScan(), source.SourceScan()
     fast = source._rewrite_links(lines, first, _stash, NAMES.resolve, fast_scan)
     general = source._rewrite_all(lines, first, _stash, NAMES.resolve, general_scan)
