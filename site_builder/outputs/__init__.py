@@ -56,6 +56,7 @@ class LinkingOutputs:
         self.redirects, _ = plan_redirects(terms)
         self._sources = redirect_sources(self.redirects)
         self._entries: dict[str, Entry] = {}
+        self._card_items: dict[str, str] = {}
         self.index_page = "" if config.pretty_urls else "index.html"
         self.card_script = assets.add_packaged(cards.SCRIPT)
         self.card_stylesheet = assets.add_packaged(cards.STYLESHEET)
@@ -114,10 +115,17 @@ class LinkingOutputs:
         }
         linked = self.linked_slugs(term.slug)
         if linked:
-            extras["card_data"] = cards.data_json(self.entry(s) for s in linked)
+            extras["card_data"] = cards.join_items(map(self._card_item, linked))
             extras["card_scripts"] = [self.card_script]
             extras["card_stylesheets"] = [self.card_stylesheet]
         return extras
+
+    def _card_item(self, slug: str) -> str:
+        """``cards.card_item`` of a term, made once (each page that links to it has it)."""
+        found = self._card_items.get(slug)
+        if found is None:
+            found = self._card_items[slug] = cards.card_item(self.entry(slug))
+        return found
 
     def files(self) -> dict[str, bytes]:
         """glossary.json, objects.inv, _headers, redirects, embed files, and (with a base URL) sitemap and robots.txt."""

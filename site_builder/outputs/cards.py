@@ -21,8 +21,24 @@ STYLESHEET = "glossary-cards.css"
 def data_json(entries: Iterable[Entry]) -> str:
     """``{slug: [title, summary], ...}`` for ``entries``, safe inside a script element
     (``<``, ``>`` and ``&`` are escaped, so no ``</script>`` can appear)."""
-    data = {entry.slug: [entry.title, entry.summary] for entry in sorted(entries, key=lambda e: e.slug)}
-    return dumps_inert(data)
+    items = {entry.slug: card_item(entry) for entry in sorted(entries, key=lambda e: e.slug)}
+    return join_items(items.values())
+
+
+def card_item(entry: Entry) -> str:
+    """One term's member of ``data_json``: ``"slug":["title","summary"]``.
+
+    What ``dumps_inert`` writes of a one-term object, less its braces: the
+    compact JSON of an object is its members' joined by commas, and the inert
+    escapes replace single characters, so pieces made once per term and joined
+    (``join_items``) are the bytes of the whole dumped at once. A term is
+    linked from many pages: its piece is made once, not on each of them."""
+    return dumps_inert({entry.slug: [entry.title, entry.summary]})[1:-1]
+
+
+def join_items(items: Iterable[str]) -> str:
+    """The ``data_json`` of the ``card_item`` pieces ``items`` (in slug order, no slug twice)."""
+    return "{" + ",".join(items) + "}"
 
 
 def embed_files() -> Mapping[str, bytes]:

@@ -9,6 +9,7 @@ Which aliases get one is decided in the validate stage (``validate.aliases``).
 
 from __future__ import annotations
 
+import functools
 from html import escape
 
 from ..policy import meta_policy
@@ -23,10 +24,7 @@ def redirect_page(title: str, alias: str, language: str, target_href: str, canon
     name (LLM) and an old slug after a rename: nothing claims the entry moved."""
     href, title_html, alias_html = escape(target_href), escape(title), escape(alias)
     return (
-        "<!DOCTYPE html>\n"
-        f'<html lang="{escape(language)}">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{meta_policy()}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        _head(language) +
         f"<title>{alias_html}: see {title_html}</title>\n"
         '<meta name="robots" content="noindex">\n'
         f'<link rel="canonical" href="{escape(canonical)}">\n'
@@ -36,3 +34,12 @@ def redirect_page(title: str, alias: str, language: str, target_href: str, canon
         f'<p>In this glossary, \u201c{alias_html}\u201d is under <a href="{href}">{title_html}</a>.</p>\n'
         "</main>\n</body>\n</html>\n"
     ).encode("utf-8")
+
+
+@functools.lru_cache(maxsize=4)
+def _head(language: str) -> str:
+    """The start of every redirect page of a site (its language and the policy): ~15,000 of them at 10,000 terms."""
+    return ("<!DOCTYPE html>\n"
+            f'<html lang="{escape(language)}">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{meta_policy()}">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n')

@@ -50,6 +50,11 @@ def compile_templates() -> None:
         environment.get_template(name)
 
 
+_LIST_VALUES = ("stylesheets", "scripts", "meta_tags", "card_scripts", "card_stylesheets", "theme_stylesheets",
+                "theme_scripts", "header_links", "footer_links")
+"""The values of ``PageRenderer._common`` that are lists: each page gets its own."""
+
+
 class PageRenderer:
     """Renders every page of one site from already validated inputs."""
 
@@ -72,21 +77,39 @@ class PageRenderer:
         self.page_extras = page_extras
         """Extra template values for a term page (None: the index): social meta tags,
         JSON-LD, hover-card scripts (``site_builder.outputs.LinkingOutputs.page_extras``)."""
+        self._links: dict[str, PageLink] = {}
+        self._site_wide: dict[str, dict] = {}
 
     def term_href(self, slug: str) -> str:
         """Root-relative URL of a term page."""
         return f"{slug}/{self.index_page}"
 
     def link(self, slug: str) -> PageLink:
-        """A template-ready link to ``slug``."""
-        term = self.terms[slug]
-        return PageLink(slug, term.title, term.summary, self.term_href(slug))
+        """A template-ready link to ``slug`` (one per slug: a term is linked
+        from many pages, and ``PageLink`` is immutable)."""
+        found = self._links.get(slug)
+        if found is None:
+            term = self.terms[slug]
+            found = self._links[slug] = PageLink(slug, term.title, term.summary, self.term_href(slug))
+        return found
 
     def absolute(self, path: str) -> str:
         """Absolute URL of a root-relative path, or "" when no base URL is set."""
         return self.config.base_url + path if self.config.base_url else ""
 
     def _common(self, root: str) -> dict:
+        """The template values every page at ``root`` shares, as a new dict:
+        worked out once per ``root`` (each term page has the same), with new
+        lists each time (a template may change what it is given)."""
+        shared = self._site_wide.get(root)
+        if shared is None:
+            shared = self._site_wide[root] = self._site_values(root)
+        context = dict(shared)
+        for name in _LIST_VALUES:
+            context[name] = list(shared[name])
+        return context
+
+    def _site_values(self, root: str) -> dict:
         return {
             "site": self.config,
             "root": root,

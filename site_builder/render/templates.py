@@ -38,6 +38,38 @@ PACKAGE_PREFIX = "site_builder"
 TEMPLATES = ("term.html", "base.html", "index.html", "404.html")
 """The templates the render stage renders or extends."""
 
+try:
+    from markupsafe._speedups import _escape_inner as _escape_text  # what markupsafe.escape runs on a str
+except ImportError:  # markupsafe without its C extension
+    from markupsafe._native import _escape_inner as _escape_text
+
+
+def output_escape(value) -> str:
+    """``markupsafe.escape(value)`` as a plain string: what a template's
+    ``{{ value }}`` writes. ``escape`` wraps every result in a ``Markup``
+    (a Python-level ``__new__``): ~90 of them a term page, a third of its
+    rendering. What a template writes is only joined (``"".join``), never
+    escaped again, so the wrapper bought nothing; the text is the same."""
+    if type(value) is str:
+        return _escape_text(value)
+    if hasattr(value, "__html__"):
+        return value.__html__()
+    return _escape_text(str(value))
+
+
+class _Template(jinja2.Template):
+    """A template whose output expressions escape with ``output_escape``.
+
+    Jinja compiles ``{{ x }}`` under autoescaping to ``escape(x)``, ``escape``
+    being a name of the compiled module; the module's namespace passes here
+    (``Template.from_code`` and ``from_module_dict``) before any code of it runs."""
+
+    @classmethod
+    def _from_namespace(cls, environment, namespace, globals):
+        namespace["escape"] = output_escape
+        return super()._from_namespace(environment, namespace, globals)
+
+
 _OPTIONS = dict(autoescape=True, auto_reload=False, trim_blocks=False, keep_trailing_newline=True,
                 undefined=jinja2.StrictUndefined)
 
@@ -67,7 +99,9 @@ def package_environment() -> jinja2.Environment:
     (``cache.code_version`` hashes them), so a process renders the templates
     it started with. ``serve`` restarts its build process when one changes.
     Without auto-reload Jinja does not stat ``base.html`` for every page."""
-    return jinja2.Environment(loader=jinja2.PackageLoader("site_builder", "templates"), **_OPTIONS)
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("site_builder", "templates"), **_OPTIONS)
+    environment.template_class = _Template
+    return environment
 
 
 _themed: dict[str, jinja2.Environment] = {}
@@ -92,6 +126,7 @@ def theme_environment(overrides: Mapping[str, tuple[str, str]], digest: str) -> 
             package,
         ]), **_OPTIONS)
         environment.overrides = frozenset(sources)
+        environment.template_class = _Template
         _themed.clear()  # one site per process at a time (serve rebuilds in the same one)
         _themed[digest] = environment
     return _themed[digest]

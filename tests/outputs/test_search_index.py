@@ -90,6 +90,20 @@ def test_a_record_scores_title_over_alias_over_summary_over_body():
     assert body_only["word"] == 2 + 64 * 2  # twice, first in section 2
 
 
+def test_body_words_sharing_a_stem_add_up_and_the_first_section_they_are_in_counts():
+    # "methods", "method" and "methodical" may stem alike; whichever do share a
+    # stem count together, from the earliest section any of them is in.
+    stem = Stemmer("en")
+    sections = ["intro", "the methods here " + "methods " * 12, "a method " * 10 + "generously generous"]
+    codes, surface, _ = record("T", [], "S.", sections, stem)
+    assert stem("methods") == stem("method") == "method"
+    assert codes["method"] == 20 + 64 * 1        # 13 + 10 times: capped at the body's maximum, first in section 1
+    assert surface["methods"] == "method" and "method" not in surface
+    assert codes[stem("generously")] == 2 + 64 * 2 and stem("generously") == stem("generous")
+    assert list(codes)[:4] == ["intro", "the", "method", "here"]  # stems in the order their words first appear
+    assert record("T", [], "S.", ["a " * 3, "b", "c", "a"], Stemmer("en"))[0]["a"] == 4
+
+
 def test_phrase_pairs_are_adjacent_stems_in_order_within_each_of_title_aliases_summary():
     _, _, found = record("Draft model", ["drafting models", "assistant"], "Proposes tokens for the verifier.",
                          ["memory bound body words"], Stemmer("en"))

@@ -195,3 +195,28 @@ def test_a_style_sheets_relative_urls_are_copied_hashed_and_rewritten(themed_sit
     assert f"acme.css:{lines - 2}: url(../../site.toml) leads outside assets/" in err
     assert re.search(rf"acme.css:{lines - 1}: url\(gone.png\) names .*gone.png, which is not there", err)
     assert "in-a-comment" not in err and "data:" not in err
+
+
+def test_templates_escape_what_markupsafe_escapes_overrides_and_package_alike():
+    # The compiled templates escape with output_escape (markupsafe's text, no Markup wrapper):
+    # the same text for plain and safe strings, subclasses, numbers and objects with __html__.
+    import markupsafe
+
+    from site_builder.render.templates import output_escape, package_environment, theme_environment
+
+    class Html:
+        def __html__(self):
+            return "<b>kept</b>"
+
+    class Text(str):
+        pass
+
+    values = ["Tom & Jerry's \"<tag>\"", markupsafe.Markup("<i>safe</i>"), Text("a<b"), 3, None, Html(), ""]
+    assert [output_escape(v) for v in values] == [str(markupsafe.escape(v)) for v in values]
+    source = "{{ a }}|{{ b }}|{{ c | safe }}|{% set d %}<{{ a }}>{% endset %}{{ d }}"
+    themed = theme_environment({"x.html": (source, "templates/x.html")}, "digest-of-this-test")
+    for environment, template in ((package_environment(), package_environment().from_string(source)),
+                                  (themed, themed.get_template("x.html"))):
+        assert template.render(a="<&>", b=markupsafe.Markup("<em>"), c="<br>") == \
+            "&lt;&amp;&gt;|<em>|<br>|<&lt;&amp;&gt;>", environment
+        assert template.root_render_func.__globals__["escape"] is output_escape
