@@ -22,6 +22,7 @@ paths give the same bytes.
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass
 from typing import Callable
@@ -120,8 +121,14 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     It chooses the pages to render again; the markup stage renders the edited
     bodies and the render stage (``render.pages.write_term_pages``) those pages, as
     in a full build. ``reserved_ids``: as for ``markup.stage.render_bodies``."""
-    state = store.table(STATE_TABLE)
-    manifest = store.table("pages")
+    with cache.collector_paused():
+        state = store.table(STATE_TABLE)
+        manifest = store.table("pages")
+        markdown = store.table(MARKDOWN_TABLE)
+        # As the build does with what it loaded: frozen before the collector is
+        # back on, or its first collection walks every object of these tables
+        # (~0.05-0.08 s at 10,000 terms) to find no garbage (plain values).
+        gc.freeze()
     if (not state or state.get("config") != repr(config) or state.get("code") != cache.code_version()
             or state.get("theme") != theme.digest
             or state.get("reserved_ids") != sorted(reserved_ids) or not manifest
@@ -135,7 +142,6 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     previews = output_cache.recorded_preview_warnings(store, config, state.get("previews"))
     if previews is None or (strict and previews):
         return None
-    markdown = store.table(MARKDOWN_TABLE)
     body_keys: dict[str, str] = dict(state["body_keys"])
     backlinks: dict[str, list[str]] = dict(state["backlinks"])  # entries are replaced, never changed in place
     if set(body_keys) != {t.slug for t in terms}:
