@@ -47,8 +47,29 @@ def _clock(output: Path) -> int:
         _unlink_quietly(probe)
 
 
+_MEMO_FROM = 1000
+"""``_folders_of`` and ``_children`` keep their last answer for this many paths or
+more: an edit asks both about the same 25,000 paths (the spare's, the live
+site's: equal sets) three or four times, ~25 ms each time to make again and
+~1 ms to compare. Pure functions of their arguments: an equal set, the same answer."""
+
+_last_folders: tuple[frozenset, frozenset] | None = None
+_last_children: tuple[frozenset, dict[str, tuple[set[str], set[str]]]] | None = None
+
+
 def _folders_of(paths) -> set[str]:
     """Every folder holding one of ``paths``, with its parents up to the root ("")."""
+    global _last_folders
+    if len(paths) < _MEMO_FROM:
+        return _make_folders_of(paths)
+    if _last_folders is not None and len(_last_folders[0]) == len(paths) and _last_folders[0] == paths:
+        return set(_last_folders[1])
+    folders = _make_folders_of(paths)
+    _last_folders = frozenset(paths), frozenset(folders)
+    return folders
+
+
+def _make_folders_of(paths) -> set[str]:
     direct = {path.rpartition("/")[0] for path in paths}  # at 10,000 pages: one comprehension, not a loop
     folders = direct | {""}
     for folder in direct:
@@ -63,9 +84,17 @@ def _folders_of(paths) -> set[str]:
 def _children(paths, folders: set[str]) -> dict[str, tuple[set[str], set[str]]]:
     """For each of ``folders``: the entries a tree holding exactly ``paths`` has
     there, as (names of folders, names of files)."""
+    global _last_children
     if folders == {""}:  # the common case, and 10,000 entries: comprehensions
+        if len(paths) >= _MEMO_FROM and _last_children is not None and \
+                len(_last_children[0]) == len(paths) and _last_children[0] == paths:
+            subfolders, files = _last_children[1][""]
+            return {"": (set(subfolders), set(files))}
         files = {path for path in paths if "/" not in path}
-        return {"": ({path.partition("/")[0] for path in paths} - files, files)}
+        found = {"": ({path.partition("/")[0] for path in paths} - files, files)}
+        if len(paths) >= _MEMO_FROM:
+            _last_children = frozenset(paths), {"": (set(found[""][0]), set(files))}
+        return found
     found: dict[str, tuple[set[str], set[str]]] = {folder: (set(), set()) for folder in folders}
     for path in paths:
         parent, _, name = path.rpartition("/")

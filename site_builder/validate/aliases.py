@@ -10,6 +10,8 @@ build writes itself is a warning. The validate stage reports these
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -69,6 +71,36 @@ def plan_redirects(terms: Iterable[Term]) -> tuple[list[Redirect], list[Problem]
     if _last_plan is None or _last_plan[0] != key:
         _last_plan = (key, *_plan(terms))
     return list(_last_plan[1]), list(_last_plan[2])  # lists of their own: a caller may add to them
+
+
+def plan_record(terms: Iterable[Term]) -> tuple[str, list[tuple], list[tuple]]:
+    """The plan of ``terms`` as plain values (their key's digest, the redirects, the
+    problems), for a later process to take up with ``adopt_plan``."""
+    terms = list(terms)
+    redirects, problems = plan_redirects(terms)
+    return (_digest(plan_key(terms)), [(r.source, r.target, r.alias) for r in redirects],
+            [(p.path, p.line, p.message, p.severity) for p in problems])
+
+
+def adopt_plan(terms: Iterable[Term], record: tuple | None) -> bool:
+    """Take up ``record`` (``plan_record``'s) as the plan of ``terms`` when it was
+    made from the same values of every field a plan reads (its key's digest), so
+    the next ``plan_redirects`` of these terms does not plan again: a one-body
+    edit's process would otherwise plan once (~0.1-0.2 s at 10,000 terms with
+    15,000 aliases) to find what the last build found. True when taken up."""
+    global _last_plan
+    if not record or len(record) != 3:
+        return False
+    terms = list(terms)
+    key = plan_key(terms)
+    if _digest(key) != record[0]:
+        return False
+    _last_plan = (key, [Redirect(*r) for r in record[1]], [Problem(*p) for p in record[2]])
+    return True
+
+
+def _digest(key: tuple) -> str:
+    return hashlib.sha256(marshal.dumps(key)).hexdigest()
 
 
 def _plan(terms: list[Term]) -> tuple[list[Redirect], list[Problem]]:
