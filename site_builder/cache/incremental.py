@@ -268,7 +268,10 @@ def _changed_by_hand(output, manifest: dict[str, tuple], skip: set[str]) -> list
     each looked up from one open descriptor of the output folder (at 25,000
     files, two parts of a path to resolve each time instead of the whole path)."""
     found = []
-    folder = os.open(output, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        folder = os.open(output, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:  # the output folder itself is gone or replaced: every file counts as changed
+        return [relative for relative in manifest if relative not in skip]
     try:
         for relative, previous in manifest.items():
             if relative in skip:

@@ -100,8 +100,17 @@ def _previous(store: cache.BuildCache) -> tuple[dict, str | None, dict]:
     table = store.table(TABLE)
     base = table.get(_BASE)
     previous = {shown: entry for shown, entry in table.items() if shown != _BASE}
+    if base is None:
+        return previous, None, {}
     over = store.table(RECENT)
-    recent = over.get("entries", {}) if base is not None and over.get("base") == base else {}
+    recent = over.get("entries")
+    if over.get("base") != base or not isinstance(recent, dict):
+        # No recent table over this base (missing, damaged, or over another
+        # one: a build stopped between the two saves of ``_save``): the base
+        # alone may be older than the last finished build, and the fast path
+        # would compare against it (a reverted edit would look like none).
+        # Start cold, as a missing cache does: never stale.
+        return {}, None, {}
     previous.update(recent)
     return previous, base, recent
 
@@ -109,8 +118,9 @@ def _previous(store: cache.BuildCache) -> tuple[dict, str | None, dict]:
 def _save(store: cache.BuildCache, known: dict, base: str | None, recent: dict, same_files: bool) -> None:
     """Save ``known`` as the last finished build's entries: as ``RECENT`` over the
     same base when the files are the same and few changed since the base; else
-    as a new ``TABLE`` (then ``RECENT`` over it, empty). A ``RECENT`` that names
-    another base (a build stopped between the two saves) is not read."""
+    as a new ``TABLE`` (then ``RECENT`` over it, empty). Without a ``RECENT``
+    over its base (a build stopped between the two saves, a file lost or
+    damaged) the ``TABLE`` is not read either: the next build starts cold."""
     if base is not None and same_files and len(recent) <= max(RECENT_MOST, len(known) // 100):
         store.save_table(RECENT, {"base": base, "entries": recent})
         return

@@ -89,7 +89,8 @@ def test_files_added_or_many_edits_save_the_whole_table_again(tmp_path, monkeypa
 
 def test_recent_entries_over_another_base_are_not_read(tmp_path):
     """A build stopped between saving a new whole table and its (empty) recent
-    table leaves recent entries naming the old base: they are not laid over the new."""
+    table leaves recent entries naming the old base: they are not laid over the
+    new, and the next build starts cold (the new table alone could be stale)."""
     content = _content(tmp_path / "content")
     output = tmp_path / "site" / "out"
     _build(content, output)
@@ -101,10 +102,36 @@ def test_recent_entries_over_another_base_are_not_read(tmp_path):
     _build(content, output)  # a new base
     (folder / f"{term_cache.RECENT}.table").write_bytes(stale)
     store = cache.BuildCache(folder)
-    previous, base, recent = term_cache._previous(store)
-    assert recent == {} and any(shown.endswith("terms/new.md") for shown in previous)
+    assert term_cache._previous(store) == ({}, None, {})  # cold: neither table is read
     _edit(content, "t01", "A second edit.")
     _build(content, output)
     clean = tmp_path / "clean" / "out"
     _build(content, clean, cache=False)
     assert manifest(output) == manifest(clean)
+
+
+def test_a_lost_or_damaged_recent_table_starts_cold_not_stale(tmp_path):
+    """Without the recent table over its base, the whole table is older than the
+    last finished build: read alone, a reverted edit would look like no change
+    and the pages it reached would keep the edit. The build starts cold instead."""
+    for damage in ("missing", "garbage"):
+        content = _content(tmp_path / damage / "content")
+        # Search off: its own cache would notice the summary and hide the stale load cache.
+        (content / "site.toml").write_text('title = "Recent"\npreviews = false\nsearch = false\n')
+        output = tmp_path / damage / "site" / "out"
+        _build(content, output)
+        path = content / "terms" / "t02.md"
+        original = path.read_text()
+        path.write_text(original.replace("Term t02.", "Term t02 EDITED."))
+        _build(content, output)  # the summary edit: its entry goes to the recent table
+        recent = output.parent / ".site_builder_cache" / f"{term_cache.RECENT}.table"
+        if damage == "missing":
+            recent.unlink()
+        else:
+            recent.write_bytes(b"not a table")
+        path.write_text(original + "\nA body edit.\n")  # the summary reverted, and a body edit
+        _build(content, output)
+        clean = tmp_path / damage / "clean" / "out"
+        _build(content, clean, cache=False)
+        assert manifest(output) == manifest(clean), damage
+        assert "EDITED" not in (output / "index.html").read_text()
