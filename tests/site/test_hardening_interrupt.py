@@ -20,6 +20,14 @@ def _terms(content, count: int, edit: str) -> None:
                          for i in range(count)})
 
 
+def _as_from_a_terminal() -> None:
+    """In the child before exec: Ctrl-C's default disposition, as a terminal's
+    command starts with. A suite started in the background by a shell without
+    job control (``cmd &`` in a script) runs with SIGINT ignored, every child
+    inherits that, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("stage", ["Building", "load", "markup"])
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path, stage):
     """Interrupted right after the build log names ``stage``: in the next one."""
@@ -32,7 +40,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path, stage):
     before = manifest(output)
     _terms(content, 600, "second")
     build = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=_as_from_a_terminal)
     while not build.stdout.readline().strip().startswith(stage):  # (past the imports: the build runs)
         assert build.poll() is None, "the build ended before the stage"
     try:
