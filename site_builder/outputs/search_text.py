@@ -19,7 +19,7 @@ import html
 import re
 from collections import Counter
 from itertools import repeat
-from operator import add, mul
+from operator import add
 from typing import Iterable
 
 MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
@@ -167,10 +167,10 @@ def record(title: str, aliases: list[str], summary: str, sections: list[str],
     # lists at C speed (map, zip, dict); a Python step per distinct word only for the
     # memo's misses and the words that share a stem.
     counts: Counter = Counter()
-    firsts: list[int] = []
+    firsts: list[int] = []  # 64 * the section of each counted word's first sighting
     for position, text in enumerate(sections):
         counts.update(words(text))
-        firsts += repeat(position, len(counts) - len(firsts))
+        firsts += repeat(64 * position, len(counts) - len(firsts))
     if not stems.keys() >= counts.keys():
         for word in counts:
             if word not in stems:
@@ -182,12 +182,16 @@ def record(title: str, aliases: list[str], summary: str, sections: list[str],
     if len(tally) != len(body_roots):  # words sharing a stem: counts add up, the first section wins
         shared = {root for root, n in Counter(body_roots).items() if n > 1}
         for root in shared:
-            tally[root], where[root] = 0, len(sections)
-        for word, root, position in zip(counts, body_roots, firsts):
+            tally[root], where[root] = 0, 64 * len(sections)
+        for word, root, at in zip(counts, body_roots, firsts):
             if root in shared:
                 tally[root] += counts[word]
-                where[root] = min(where[root], position)
-    best.update(zip(tally, map(add, map(min, tally.values(), repeat(BODY_MAX)), map(mul, where.values(), repeat(64)))))
+                where[root] = min(where[root], at)
+    best.update(zip(tally, map(add, tally.values(), where.values())))
+    if tally and max(tally.values()) > BODY_MAX:  # a body's count scores at most BODY_MAX
+        for root, count in tally.items():
+            if count > BODY_MAX:
+                best[root] = BODY_MAX + where[root]
     title_words, alias_words, summary_words = words(title), [words(alias) for alias in aliases], words(summary)
     for root, count in roots(Counter(summary_words)).items():
         best[root] = SUMMARY + min(count, 5)
