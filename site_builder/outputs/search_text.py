@@ -75,7 +75,10 @@ def words(text: str) -> list[str]:
     if text.isascii():
         found = text.encode().translate(_ASCII_WORDS).decode().split()
     else:
-        found = [piece for word in WORD.findall(fold(text)) for piece in _split_ideographs(word)]
+        folded = fold(text)
+        found = WORD.findall(folded)
+        if IDEOGRAPHS.search(folded):  # else no word has a piece to split off: one call per word saved
+            found = [piece for word in found for piece in _split_ideographs(word)]
     if found and max(map(len, found)) > MAX_WORD:
         found = [word for word in found if len(word) <= MAX_WORD]
     return found
