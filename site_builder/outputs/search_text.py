@@ -18,7 +18,8 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from itertools import chain
+from itertools import repeat
+from operator import add
 from typing import Iterable
 
 MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
@@ -31,6 +32,10 @@ WORD = re.compile(r"[^\W_]+")
 
 ASCII_WORD = re.compile(r"[a-z0-9]+")
 """``WORD`` on lower-case ASCII text (the same runs, found faster)."""
+
+_ASCII_WORDS = bytes(c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c <= 57 else 32 for c in range(256))
+"""ASCII bytes lowered, anything but a letter or digit a space: ``split()`` then gives
+``ASCII_WORD``'s runs of the lowered text, at C speed with no regex (~25 % less)."""
 
 IDEOGRAPHS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 """Kana and Han: written without spaces, so each character is a word of its own."""
@@ -68,9 +73,12 @@ def fold(text: str) -> str:
 def words(text: str) -> list[str]:
     """The folded words of ``text``, in order; a kana or Han character is a word alone."""
     if text.isascii():
-        found = ASCII_WORD.findall(text.lower())
+        found = text.encode().translate(_ASCII_WORDS).decode().split()
     else:
-        found = [piece for word in WORD.findall(fold(text)) for piece in _split_ideographs(word)]
+        folded = fold(text)
+        found = WORD.findall(folded)
+        if IDEOGRAPHS.search(folded):  # else no word has a piece to split off: one call per word saved
+            found = [piece for word in found for piece in _split_ideographs(word)]
     if found and max(map(len, found)) > MAX_WORD:
         found = [word for word in found if len(word) <= MAX_WORD]
     return found
@@ -145,7 +153,6 @@ def record(title: str, aliases: list[str], summary: str, sections: list[str],
     body the section of its first occurrence (0: before the first heading),
     else 0."""
     stems = stem.stems
-    surface: dict[str, str] = {}
     best: dict[str, int] = {}
 
     def roots(counts: dict[str, int]) -> dict[str, int]:
@@ -157,25 +164,37 @@ def record(title: str, aliases: list[str], summary: str, sections: list[str],
             found[root] = found.get(root, 0) + count
         return found
 
-    # The body: words counted and first seen per section at C speed, then one step per distinct word.
-    per_section = [words(text) for text in sections]
-    first: dict[str, int] = {}
-    for position in range(len(per_section) - 1, -1, -1):
-        first.update(dict.fromkeys(per_section[position], position))
-    tally: dict[str, int] = {}
-    where: dict[str, int] = {}
-    for word, count in Counter(chain.from_iterable(per_section)).items():
-        root = stems.get(word) or stem(word)
-        if root != word:
-            surface[word] = root
-        if root in tally:  # another word with this stem: counts add up, the first section wins
-            tally[root] += count
-            where[root] = min(where[root], first[word])
-        else:
-            tally[root] = count
-            where[root] = first[word]
-    for root, count in tally.items():
-        best[root] = (count if count < BODY_MAX else BODY_MAX) + 64 * where[root]
+    # The body: words counted section by section (a Counter keeps first sightings in
+    # order, so the words a section adds are the last ones counted: their section
+    # comes as one ``repeat``), their stems looked up and the codes made over whole
+    # lists at C speed (map, zip, dict); a Python step per distinct word only for the
+    # memo's misses and the words that share a stem.
+    counts: Counter = Counter()
+    firsts: list[int] = []  # 64 * the section of each counted word's first sighting
+    for position, text in enumerate(sections):
+        counts.update(words(text))
+        firsts += repeat(64 * position, len(counts) - len(firsts))
+    if not stems.keys() >= counts.keys():
+        for word in counts:
+            if word not in stems:
+                stem(word)
+    body_roots = list(map(stems.__getitem__, counts))
+    surface = {word: root for word, root in zip(counts, body_roots) if word != root}
+    tally = dict(zip(body_roots, counts.values()))
+    where = dict(zip(body_roots, firsts))
+    if len(tally) != len(body_roots):  # words sharing a stem: counts add up, the first section wins
+        shared = {root for root, n in Counter(body_roots).items() if n > 1}
+        for root in shared:
+            tally[root], where[root] = 0, 64 * len(sections)
+        for word, root, at in zip(counts, body_roots, firsts):
+            if root in shared:
+                tally[root] += counts[word]
+                where[root] = min(where[root], at)
+    best.update(zip(tally, map(add, tally.values(), where.values())))
+    if tally and max(tally.values()) > BODY_MAX:  # a body's count scores at most BODY_MAX
+        for root, count in tally.items():
+            if count > BODY_MAX:
+                best[root] = BODY_MAX + where[root]
     title_words, alias_words, summary_words = words(title), [words(alias) for alias in aliases], words(summary)
     for root, count in roots(Counter(summary_words)).items():
         best[root] = SUMMARY + min(count, 5)

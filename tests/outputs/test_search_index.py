@@ -183,3 +183,15 @@ def test_the_hover_card_embed_files_load_no_search(tmp_path):
     for name in ("glossary-cards.js", "glossary-cards.css"):
         assert "search" not in (out / "embed" / name).read_text().lower()
     shutil.rmtree(tmp_path / "content")
+
+
+def test_a_body_count_is_capped_and_assemble_gap_encodes_docs_and_pairs():
+    codes = record("T", [], "S.", ["", "x " * 25, "x y"], Stemmer("en"))[0]
+    assert codes["x"] == 20 + 64 * 1 and codes["y"] == 1 + 64 * 2
+    records = [({"a": 5, "b": 7}, {"as": "a"}, ["a b"]), ({"b": 2}, {}, []), ({"a": 1}, {"as": "a"}, ["a b"]),
+               ({"a": 3}, {}, ["a b"])]
+    shards, counts, pairs = search_index.assemble(iter(records))
+    assert shards["a"]["p"]["a"] == [0, 5, 2, 1, 1, 3] and shards["b"]["p"]["b"] == [0, 7, 1, 2]
+    assert shards["as"]["w"] == {"as": "a"} and counts == {"as": 2} and pairs == {"a b": [0, 2, 3]}
+    bucket = f"search/p/{search_index.pair_bucket('a b')}.json"
+    assert json.loads(search_index.pair_files(pairs)[bucket]) == {"a b": [0, 2, 1]}
