@@ -144,10 +144,46 @@ def _load_yaml(front: str, lines: dict[str, int]) -> tuple[object, dict[str, int
                     for option, _ in _value.value:
                         if isinstance(option, yaml.ScalarNode):
                             found.setdefault(f"explainer.{option.value}", option.start_mark.line + 2)
-        data = loader.construct_document(node) if node is not None else None
+        data = _plain_data(node) if node is not None else None
+        if data is _NOT_PLAIN:
+            data = loader.construct_document(node)
     finally:
         loader.dispose()
     return data, {**found, **lines}, repeated
+
+
+_STR_TAG, _SEQ_TAG, _MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_NOT_PLAIN = object()
+
+
+def _plain_data(node: yaml.Node, depth: int = 0, seen: set[int] | None = None) -> object:
+    """What PyYAML's safe constructor builds from ``node``, built here straight from
+    the nodes when the document is plain: text (tagged ``str``), lists and mappings
+    with text keys, three levels deep at most, no list or mapping used twice (an
+    alias); ``_NOT_PLAIN`` for anything else (a number, a null, a tag, a merge key),
+    which the constructor then builds. The constructor calls a dozen Python
+    functions per value (~40% of loading a term); front matter is almost always
+    plain, and a plain document gives the same values either way."""
+    kind = type(node)
+    if kind is yaml.ScalarNode:
+        return node.value if node.tag == _STR_TAG else _NOT_PLAIN
+    seen = set() if seen is None else seen
+    if depth > 2 or id(node) in seen:  # (a shared node is one object there, built once: left to it)
+        return _NOT_PLAIN
+    seen.add(id(node))
+    if kind is yaml.SequenceNode and node.tag == _SEQ_TAG:
+        items = [_plain_data(item, depth + 1, seen) for item in node.value]
+        return _NOT_PLAIN if _NOT_PLAIN in items else items
+    if kind is not yaml.MappingNode or node.tag != _MAP_TAG:
+        return _NOT_PLAIN
+    data = {}
+    for key, value in node.value:
+        if type(key) is not yaml.ScalarNode or key.tag != _STR_TAG:
+            return _NOT_PLAIN
+        data[key.value] = value = _plain_data(value, depth + 1, seen)
+        if value is _NOT_PLAIN:
+            return _NOT_PLAIN
+    return data
 
 
 def _long_number_line(front: str) -> tuple[int, int]:
