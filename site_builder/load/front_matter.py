@@ -21,6 +21,24 @@ try:  # the C loader is ~10x faster; fall back where libyaml is missing
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Loader = yaml.SafeLoader
 
+_STR_TAG = "tag:yaml.org,2002:str"
+_IMPLICIT_STARTS = frozenset(_Loader.yaml_implicit_resolvers)
+"""First characters of the plain scalars an implicit resolver may tag otherwise than as
+text (a number, a bool, a null, a date); ``None`` among them: one for every scalar."""
+
+
+class _FrontMatterLoader(_Loader):
+    """The safe loader, told a scalar is text at once when it is quoted or its first
+    character starts no implicit resolver: libyaml asks ``resolve`` for every node,
+    and PyYAML's answers the same after building and walking a list of resolvers."""
+
+    def resolve(self, kind, value, implicit):
+        if kind is yaml.ScalarNode and (not implicit[0] or (value and value[0] not in _IMPLICIT_STARTS)) \
+                and None not in _IMPLICIT_STARTS and not self.yaml_path_resolvers:
+            return _STR_TAG
+        return super().resolve(kind, value, implicit)
+
+
 class ExplainerUse(Kind):
     """``explainer: <name>``, or a mapping of its name and its options
     (``explainer: {name: doubling, start: 3}``): a name, or ``{"name": ...,
@@ -126,7 +144,7 @@ def _load_yaml(front: str, lines: dict[str, int]) -> tuple[object, dict[str, int
     found on the nodes, so every spelling of a key counts (``title:``,
     ``"title":``, ``? title``, ``{title: ..., title: ...}``): PyYAML itself keeps
     the last one silently."""
-    loader = _Loader(front)
+    loader = _FrontMatterLoader(front)
     try:
         node = loader.get_single_node()
         found: dict[str, int] = {}
@@ -152,7 +170,7 @@ def _load_yaml(front: str, lines: dict[str, int]) -> tuple[object, dict[str, int
     return data, {**found, **lines}, repeated
 
 
-_STR_TAG, _SEQ_TAG, _MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_SEQ_TAG, _MAP_TAG = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _NOT_PLAIN = object()
 
 
@@ -193,10 +211,17 @@ def _long_number_line(front: str) -> tuple[int, int]:
     return (front.count("\n", 0, match.start()) + 2 if match else 2), limit
 
 
+_KEY_LINE_RE = re.compile(r"^([A-Za-z_][\w-]*)[^\S\n]*:", re.MULTILINE)
+"""A line starting with a plain key and its colon (spaces but no line break between)."""
+
+
 def _key_lines(front: str) -> dict[str, int]:
-    lines = {}
-    for number, text in enumerate(front.split("\n"), 2):
-        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", text)
-        if match and match.group(1) not in lines:
-            lines[match.group(1)] = number
+    """Each plain key -> the line (of the file) where a line first starts with it."""
+    lines: dict[str, int] = {}
+    line, counted = 2, 0
+    for match in _KEY_LINE_RE.finditer(front):
+        if match.group(1) not in lines:
+            line += front.count("\n", counted, match.start())
+            counted = match.start()
+            lines[match.group(1)] = line
     return lines
