@@ -88,15 +88,20 @@ TERM_SCHEMA = Schema(TERM_FIELDS, noun="front matter key", default_line=2, sugge
 
 
 def split_front_matter(text: str, shown: str) -> tuple[str, str, int, Problem | None]:
-    """Split ``---``-fenced front matter from the body; returns (front, body, body_line, problem)."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != "---":
+    """Split ``---``-fenced front matter from the body; returns (front, body, body_line, problem).
+    Lines are found one by one up to the closing fence (the body is never split into lines)."""
+    end = text.find("\n")
+    if (text if end < 0 else text[:end]).strip() != "---":
         return "", "", 1, Problem(shown, 1, "missing front matter: the file must start with a '---' line, then YAML with at least title and summary, then '---'")
-    for index in range(1, len(lines)):
-        if lines[index].strip() in ("---", "..."):
-            front = "\n".join(lines[1:index])
-            body = "\n".join(lines[index + 1:])
+    front_start, index = end + 1, 1
+    while end >= 0:
+        start = end + 1
+        end = text.find("\n", start)
+        if (text[start:] if end < 0 else text[start:end]).strip() in ("---", "..."):
+            front = text[front_start:start - 1] if start > front_start else ""
+            body = text[end + 1:] if end >= 0 else ""
             return front, body, index + 2, None
+        index += 1
     return "", "", 1, Problem(shown, 1, "front matter is not closed: add a '---' line after the YAML")
 
 
