@@ -29,14 +29,27 @@ text (a number, a bool, a null, a date); ``None`` among them: one for every scal
 
 class _FrontMatterLoader(_Loader):
     """The safe loader, told a scalar is text at once when it is quoted or its first
-    character starts no implicit resolver: libyaml asks ``resolve`` for every node,
-    and PyYAML's answers the same after building and walking a list of resolvers."""
+    character starts no implicit resolver, and a plain scalar's tag remembered
+    (keys and slugs recur from file to file): libyaml asks ``resolve`` for every
+    node, and PyYAML's answers after building and walking a list of resolvers.
+    Without path resolvers its answer for a scalar depends on the value alone."""
 
     def resolve(self, kind, value, implicit):
-        if kind is yaml.ScalarNode and (not implicit[0] or (value and value[0] not in _IMPLICIT_STARTS)) \
-                and None not in _IMPLICIT_STARTS and not self.yaml_path_resolvers:
+        if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
+            return super().resolve(kind, value, implicit)
+        if not implicit[0] or (value and value[0] not in _IMPLICIT_STARTS and None not in _IMPLICIT_STARTS):
             return _STR_TAG
-        return super().resolve(kind, value, implicit)
+        tag = _RESOLVED.get(value)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_RESOLVED) >= 4096:  # bounded: a long run of distinct values starts it afresh
+                _RESOLVED.clear()
+            _RESOLVED[value] = tag
+        return tag
+
+
+_RESOLVED: dict[str, str] = {}
+"""Plain scalar -> the tag PyYAML's resolver gives it (``_FrontMatterLoader.resolve``)."""
 
 
 class ExplainerUse(Kind):

@@ -266,8 +266,11 @@ class Schema:
     """The severity of an unknown key: "error" where a typo must stop the build
     (an explainer's options)."""
 
+    def __post_init__(self):
+        object.__setattr__(self, "_names", tuple(f.name for f in self.fields))  # asked once a file
+
     def names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.fields)
+        return self._names
 
     def __getitem__(self, name: str) -> Field:
         for field in self.fields:
