@@ -21,6 +21,37 @@ try:  # the C loader is ~10x faster; fall back where libyaml is missing
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Loader = yaml.SafeLoader
 
+_STR_TAG = "tag:yaml.org,2002:str"
+_IMPLICIT_STARTS = frozenset(_Loader.yaml_implicit_resolvers)
+"""First characters of the plain scalars an implicit resolver may tag otherwise than as
+text (a number, a bool, a null, a date); ``None`` among them: one for every scalar."""
+
+
+class _FrontMatterLoader(_Loader):
+    """The safe loader, told a scalar is text at once when it is quoted or its first
+    character starts no implicit resolver, and a plain scalar's tag remembered
+    (keys and slugs recur from file to file): libyaml asks ``resolve`` for every
+    node, and PyYAML's answers after building and walking a list of resolvers.
+    Without path resolvers its answer for a scalar depends on the value alone."""
+
+    def resolve(self, kind, value, implicit):
+        if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
+            return super().resolve(kind, value, implicit)
+        if not implicit[0] or (value and value[0] not in _IMPLICIT_STARTS and None not in _IMPLICIT_STARTS):
+            return _STR_TAG
+        tag = _RESOLVED.get(value)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_RESOLVED) >= 4096:  # bounded: a long run of distinct values starts it afresh
+                _RESOLVED.clear()
+            _RESOLVED[value] = tag
+        return tag
+
+
+_RESOLVED: dict[str, str] = {}
+"""Plain scalar -> the tag PyYAML's resolver gives it (``_FrontMatterLoader.resolve``)."""
+
+
 class ExplainerUse(Kind):
     """``explainer: <name>``, or a mapping of its name and its options
     (``explainer: {name: doubling, start: 3}``): a name, or ``{"name": ...,
@@ -70,15 +101,20 @@ TERM_SCHEMA = Schema(TERM_FIELDS, noun="front matter key", default_line=2, sugge
 
 
 def split_front_matter(text: str, shown: str) -> tuple[str, str, int, Problem | None]:
-    """Split ``---``-fenced front matter from the body; returns (front, body, body_line, problem)."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != "---":
+    """Split ``---``-fenced front matter from the body; returns (front, body, body_line, problem).
+    Lines are found one by one up to the closing fence (the body is never split into lines)."""
+    end = text.find("\n")
+    if (text if end < 0 else text[:end]).strip() != "---":
         return "", "", 1, Problem(shown, 1, "missing front matter: the file must start with a '---' line, then YAML with at least title and summary, then '---'")
-    for index in range(1, len(lines)):
-        if lines[index].strip() in ("---", "..."):
-            front = "\n".join(lines[1:index])
-            body = "\n".join(lines[index + 1:])
+    front_start, index = end + 1, 1
+    while end >= 0:
+        start = end + 1
+        end = text.find("\n", start)
+        if (text[start:] if end < 0 else text[start:end]).strip() in ("---", "..."):
+            front = text[front_start:start - 1] if start > front_start else ""
+            body = text[end + 1:] if end >= 0 else ""
             return front, body, index + 2, None
+        index += 1
     return "", "", 1, Problem(shown, 1, "front matter is not closed: add a '---' line after the YAML")
 
 
@@ -126,7 +162,7 @@ def _load_yaml(front: str, lines: dict[str, int]) -> tuple[object, dict[str, int
     found on the nodes, so every spelling of a key counts (``title:``,
     ``"title":``, ``? title``, ``{title: ..., title: ...}``): PyYAML itself keeps
     the last one silently."""
-    loader = _Loader(front)
+    loader = _FrontMatterLoader(front)
     try:
         node = loader.get_single_node()
         found: dict[str, int] = {}
@@ -144,10 +180,46 @@ def _load_yaml(front: str, lines: dict[str, int]) -> tuple[object, dict[str, int
                     for option, _ in _value.value:
                         if isinstance(option, yaml.ScalarNode):
                             found.setdefault(f"explainer.{option.value}", option.start_mark.line + 2)
-        data = loader.construct_document(node) if node is not None else None
+        data = _plain_data(node) if node is not None else None
+        if data is _NOT_PLAIN:
+            data = loader.construct_document(node)
     finally:
         loader.dispose()
     return data, {**found, **lines}, repeated
+
+
+_SEQ_TAG, _MAP_TAG = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_NOT_PLAIN = object()
+
+
+def _plain_data(node: yaml.Node, depth: int = 0, seen: set[int] | None = None) -> object:
+    """What PyYAML's safe constructor builds from ``node``, built here straight from
+    the nodes when the document is plain: text (tagged ``str``), lists and mappings
+    with text keys, three levels deep at most, no list or mapping used twice (an
+    alias); ``_NOT_PLAIN`` for anything else (a number, a null, a tag, a merge key),
+    which the constructor then builds. The constructor calls a dozen Python
+    functions per value (~40% of loading a term); front matter is almost always
+    plain, and a plain document gives the same values either way."""
+    kind = type(node)
+    if kind is yaml.ScalarNode:
+        return node.value if node.tag == _STR_TAG else _NOT_PLAIN
+    seen = set() if seen is None else seen
+    if depth > 2 or id(node) in seen:  # (a shared node is one object there, built once: left to it)
+        return _NOT_PLAIN
+    seen.add(id(node))
+    if kind is yaml.SequenceNode and node.tag == _SEQ_TAG:
+        items = [_plain_data(item, depth + 1, seen) for item in node.value]
+        return _NOT_PLAIN if _NOT_PLAIN in items else items
+    if kind is not yaml.MappingNode or node.tag != _MAP_TAG:
+        return _NOT_PLAIN
+    data = {}
+    for key, value in node.value:
+        if type(key) is not yaml.ScalarNode or key.tag != _STR_TAG:
+            return _NOT_PLAIN
+        data[key.value] = value = _plain_data(value, depth + 1, seen)
+        if value is _NOT_PLAIN:
+            return _NOT_PLAIN
+    return data
 
 
 def _long_number_line(front: str) -> tuple[int, int]:
@@ -157,10 +229,17 @@ def _long_number_line(front: str) -> tuple[int, int]:
     return (front.count("\n", 0, match.start()) + 2 if match else 2), limit
 
 
+_KEY_LINE_RE = re.compile(r"^([A-Za-z_][\w-]*)[^\S\n]*:", re.MULTILINE)
+"""A line starting with a plain key and its colon (spaces but no line break between)."""
+
+
 def _key_lines(front: str) -> dict[str, int]:
-    lines = {}
-    for number, text in enumerate(front.split("\n"), 2):
-        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", text)
-        if match and match.group(1) not in lines:
-            lines[match.group(1)] = number
+    """Each plain key -> the line (of the file) where a line first starts with it."""
+    lines: dict[str, int] = {}
+    line, counted = 2, 0
+    for match in _KEY_LINE_RE.finditer(front):
+        if match.group(1) not in lines:
+            line += front.count("\n", counted, match.start())
+            counted = match.start()
+            lines[match.group(1)] = line
     return lines

@@ -171,11 +171,12 @@ class TextList(Kind):
         earlier: dict[str, str | None] = {same(title): None} if title else {}
         kept, problems = [], []
         for entry in (" ".join(v.split()) for v in value):
-            if same(entry) not in earlier:
-                earlier[same(entry)] = entry
+            key_of_entry = same(entry)
+            first = earlier.get(key_of_entry, earlier)  # (``earlier`` itself: not seen yet)
+            if first is earlier:
+                earlier[key_of_entry] = entry
                 kept.append(entry)
                 continue
-            first = earlier[same(entry)]
             if first is None:
                 problems.append((f"alias {entry!r} is the term's own title; it is ignored", "warning"))
             else:
@@ -265,8 +266,11 @@ class Schema:
     """The severity of an unknown key: "error" where a typo must stop the build
     (an explainer's options)."""
 
+    def __post_init__(self):
+        object.__setattr__(self, "_names", tuple(f.name for f in self.fields))  # asked once a file
+
     def names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.fields)
+        return self._names
 
     def __getitem__(self, name: str) -> Field:
         for field in self.fields:
@@ -291,7 +295,9 @@ def check(values: Mapping, schema: Schema, shown: str, key_lines: Mapping[str, i
     for key, first, again in repeated:
         problems.append(Problem(shown, again, f"{key!r} is given twice (first on line {first}); YAML would keep only the last"))
     refused = set()
-    for key, value in values.items():
+    texts = _joined_texts(values)  # one search over them all; a key at a time only to say where
+    suspect = values.items() if texts is None or CONTROL_RE.search(texts) is not None else ()
+    for key, value in suspect:
         # YAML and TOML write any character from an escape ("\u0000"); none may reach a page.
         found = control_character(key, f"{schema.noun} {str(key)!r}") or control_character(value, repr(str(key)))
         if found is not None:
@@ -344,6 +350,27 @@ def control_character(value: object, where: str) -> str | None:
             for name, item in reversed(list(value.items())):
                 todo += [(item, f"{where} key {str(name)!r}"), (name, f"{where} key {str(name)!r}")]
     return None
+
+
+def _joined_texts(values: Mapping) -> str | None:
+    """The text keys and values of ``values`` (a value: text, a list of texts, or a
+    number, bool or null, which hold no text) joined by line feeds, which
+    ``CONTROL_RE`` does not match; None when a key or value is anything else
+    (then ``control_character`` walks it)."""
+    texts = []
+    for key, value in values.items():
+        if type(key) is not str:
+            return None
+        texts.append(key)
+        if type(value) is str:
+            texts.append(value)
+        elif type(value) is list:
+            if not all(type(item) is str for item in value):
+                return None
+            texts += value
+        elif value is not None and type(value) not in (bool, int, float):
+            return None
+    return "\n".join(texts)
 
 
 def settings_class(name: str, schema: Schema, module: str):
