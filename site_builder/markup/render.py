@@ -31,7 +31,7 @@ from markdown.util import AMP_SUBSTITUTE
 from ..names import NameIndex
 from ..urls import is_safe_url
 from . import autolink, images, placement
-from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
+from .accel import fast_blocks, fast_inline, fast_tree, registries  # here: forked workers inherit them imported
 from .attributes import check_attribute_lists, check_url_attribute, guard_fences, id_line, off_prefix, record_attribute_lists
 from .reserved import reserved
 from .locate import SourceLocator
@@ -356,10 +356,10 @@ class BodyRenderer:
             output_format="html",
         )
         if self.fast:
-            # The same HTML for less CPU; each falls back to stock on another Markdown.
-            fast_inline.install(md)
-            fast_tree.install(md)
-            fast_blocks.install(md)
+            # The same HTML for less CPU; each falls back to stock on another Markdown (registries:
+            # iterating reuses the sorted items until something registers or deregisters).
+            for accel in (fast_inline, fast_tree, fast_blocks, registries):
+                accel.install(md)
         if not self.allow_raw_html:
             # On the processors in use, stock or fast: what attribute lists set is checked.
             record_attribute_lists(md, lambda: self.state)
