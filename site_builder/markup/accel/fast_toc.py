@@ -60,6 +60,11 @@ def _pure_slug(name: str, sep: str, slugify) -> str:
 class FastTocTreeprocessor(TocTreeprocessor):
     """``TocTreeprocessor`` that skips the table itself when there is no marker to replace."""
 
+    fixed_subtree: tuple[etree.Element, frozenset[str], int] | None = None
+    """(holder, its children's ids, its number of children): a holder the caller appends as
+    the tree's last child just before this runs (``markup.page_ids``): no id of its own, one
+    childless child per id, no heading tag. When it is there its ids are taken, not walked."""
+
     def run(self, doc: etree.Element) -> None:
         """Set heading ids exactly as stock; build the table only for a ``[TOC]`` marker."""
         if not self._shortcut_holds():
@@ -74,7 +79,18 @@ class FastTocTreeprocessor(TocTreeprocessor):
         used_ids = set()
         headings = []
         missing = _MISSING
-        for el in doc.iter():
+        fixed = self.fixed_subtree
+        if fixed is not None and len(doc) and doc[-1] is fixed[0] and len(fixed[0]) == fixed[2]:
+            # The last child's ids are known and it holds no heading: take them, walk the rest.
+            used_ids.update(fixed[1])
+            del doc[-1]
+            try:
+                walked = list(doc.iter())
+            finally:
+                doc.append(fixed[0])
+        else:
+            walked = doc.iter()
+        for el in walked:
             ident = el.get("id", missing)  # get(), not attrib: that would make a dict per element
             if ident is not missing:
                 used_ids.add(ident)
