@@ -69,28 +69,30 @@ class FastTocTreeprocessor(TocTreeprocessor):
         """Set heading ids exactly as stock; build the table only for a ``[TOC]`` marker."""
         if not self._shortcut_holds():
             return super().run(doc)
-        marker = self.marker
-        # replace_marker only replaces an element whose text (stripped) is the
-        # marker; with the marker nowhere in the tree's text there is none.
-        if marker and marker in "".join(doc.itertext()):
-            return super().run(doc)
+        fixed = self.fixed_subtree
+        known = fixed is not None and len(doc) > 0 and doc[-1] is fixed[0] and len(fixed[0]) == fixed[2]
+        if known:
+            del doc[-1]  # its ids are taken as known; it has no text and no heading: not walked
+        try:
+            # replace_marker only replaces an element whose text (stripped) is the
+            # marker; with the marker nowhere in the tree's text there is none.
+            marked = self.marker and self.marker in "".join(doc.itertext())
+            if not marked:
+                self._set_ids(doc, fixed[1] if known else ())
+        finally:
+            if known:
+                doc.append(fixed[0])
+        return super().run(doc) if marked else None
+
+    def _set_ids(self, doc: etree.Element, known_ids) -> None:
+        """What stock ``run()`` does to the headings of ``doc`` when there is no marker; ``known_ids``: ids
+        of a subtree taken out of ``doc`` (stock would find them in it)."""
         is_header = self.header_rgx.match
         header_tags: dict = {}  # tag -> whether stock treats it as a heading
-        used_ids = set()
+        used_ids = set(known_ids)
         headings = []
         missing = _MISSING
-        fixed = self.fixed_subtree
-        if fixed is not None and len(doc) and doc[-1] is fixed[0] and len(fixed[0]) == fixed[2]:
-            # The last child's ids are known and it holds no heading: take them, walk the rest.
-            used_ids.update(fixed[1])
-            del doc[-1]
-            try:
-                walked = list(doc.iter())
-            finally:
-                doc.append(fixed[0])
-        else:
-            walked = doc.iter()
-        for el in walked:
+        for el in doc.iter():
             ident = el.get("id", missing)  # get(), not attrib: that would make a dict per element
             if ident is not missing:
                 used_ids.add(ident)
@@ -113,7 +115,6 @@ class FastTocTreeprocessor(TocTreeprocessor):
             if "data-toc-label" in attrib:
                 # Stock renders the label for the table only, then drops it.
                 del attrib["data-toc-label"]
-        return None
 
     def _slug(self, name: str) -> str:
         """``self.slugify(html.unescape(name), self.sep)``, remembered for markdown's own slugify functions."""
