@@ -31,10 +31,11 @@ from markdown.util import AMP_SUBSTITUTE
 from ..names import NameIndex
 from ..urls import is_safe_url
 from . import autolink, images, placement
-from .accel import fast_blocks, fast_inline, fast_tree  # here: forked workers inherit them imported
+from .accel import fast_blocks, fast_inline, fast_tree, registries  # here: forked workers inherit them imported
 from .attributes import check_attribute_lists, check_url_attribute, guard_fences, id_line, off_prefix, record_attribute_lists
 from .reserved import reserved
 from .locate import SourceLocator
+from .page_ids import HOLDER_TAG, ReleasePageIds, ReservePageIds
 from .source import FENCE_RE, outside_fences, prepare_source
 
 
@@ -132,24 +133,6 @@ class _SourcePass(Preprocessor):
         return out
 
 
-_PLACEHOLDER = "site-builder-page-ids"
-
-
-class _ReservePageIds(Treeprocessor):
-    """Puts placeholders carrying the page's own ids (``page_ids``) in the tree before the heading ids are
-    chosen (toc, priority 5), so they avoid them; ``_LinkPass`` takes them out again. Stock toc and
-    ``fast_tree`` both collect the tree's ids this way, so the two stay byte-identical."""
-
-    def __init__(self, md, page_ids: frozenset[str]):
-        super().__init__(md)
-        self.holder = etree.Element(_PLACEHOLDER)  # built once: no processor changes it
-        for ident in sorted(page_ids):
-            etree.SubElement(self.holder, _PLACEHOLDER, id=ident)
-
-    def run(self, root):
-        root.append(self.holder)
-
-
 class _LinkPass(Treeprocessor):
     """Rewrites links to ``slug.md`` into page URLs and records anchors (runs last).
 
@@ -170,7 +153,7 @@ class _LinkPass(Treeprocessor):
         result = state.result
         strip = self.strip_attributes
         page_ids = self.page_ids
-        holder = root.find(_PLACEHOLDER)
+        holder = root.find(HOLDER_TAG)
         if holder is not None:
             root.remove(holder)
         if result.marker_line is None:
@@ -317,7 +300,9 @@ class GlossaryExtension(Extension):
         # After normalize_whitespace (30), which strips the placeholder markers, and
         # before fenced_code (25), which collapses lines: line numbers still hold.
         md.preprocessors.register(_SourcePass(md, self.state_ref), "glossary_source", 29)
-        md.treeprocessors.register(_ReservePageIds(md, self.page_ids), "glossary_reserve_ids", 6)
+        # Around toc (5): the page's ids, which headings must avoid (``markup.page_ids``).
+        md.treeprocessors.register(ReservePageIds(md, self.page_ids), "glossary_reserve_ids", 6)
+        md.treeprocessors.register(ReleasePageIds(md), "glossary_release_ids", 4)
         md.treeprocessors.register(_LinkPass(md, self.state_ref, self.page_ids, not self.allow_raw_html,
                                              self.explainer_ids), "glossary_links", 0)
         if not self.allow_raw_html:
@@ -356,10 +341,10 @@ class BodyRenderer:
             output_format="html",
         )
         if self.fast:
-            # The same HTML for less CPU; each falls back to stock on another Markdown.
-            fast_inline.install(md)
-            fast_tree.install(md)
-            fast_blocks.install(md)
+            # The same HTML for less CPU; each falls back to stock on another Markdown (registries:
+            # iterating reuses the sorted items until something registers or deregisters).
+            for accel in (fast_inline, fast_tree, fast_blocks, registries):
+                accel.install(md)
         if not self.allow_raw_html:
             # On the processors in use, stock or fast: what attribute lists set is checked.
             record_attribute_lists(md, lambda: self.state)

@@ -60,18 +60,36 @@ def _pure_slug(name: str, sep: str, slugify) -> str:
 class FastTocTreeprocessor(TocTreeprocessor):
     """``TocTreeprocessor`` that skips the table itself when there is no marker to replace."""
 
+    fixed_subtree: tuple[etree.Element, frozenset[str], int] | None = None
+    """(holder, its children's ids, its number of children): a holder the caller appends as
+    the tree's last child just before this runs (``markup.page_ids``): no id of its own, one
+    childless child per id, no heading tag. When it is there its ids are taken, not walked."""
+
     def run(self, doc: etree.Element) -> None:
         """Set heading ids exactly as stock; build the table only for a ``[TOC]`` marker."""
         if not self._shortcut_holds():
             return super().run(doc)
-        marker = self.marker
-        # replace_marker only replaces an element whose text (stripped) is the
-        # marker; with the marker nowhere in the tree's text there is none.
-        if marker and marker in "".join(doc.itertext()):
-            return super().run(doc)
+        fixed = self.fixed_subtree
+        known = fixed is not None and len(doc) > 0 and doc[-1] is fixed[0] and len(fixed[0]) == fixed[2]
+        if known:
+            del doc[-1]  # its ids are taken as known; it has no text and no heading: not walked
+        try:
+            # replace_marker only replaces an element whose text (stripped) is the
+            # marker; with the marker nowhere in the tree's text there is none.
+            marked = self.marker and self.marker in "".join(doc.itertext())
+            if not marked:
+                self._set_ids(doc, fixed[1] if known else ())
+        finally:
+            if known:
+                doc.append(fixed[0])
+        return super().run(doc) if marked else None
+
+    def _set_ids(self, doc: etree.Element, known_ids) -> None:
+        """What stock ``run()`` does to the headings of ``doc`` when there is no marker; ``known_ids``: ids
+        of a subtree taken out of ``doc`` (stock would find them in it)."""
         is_header = self.header_rgx.match
         header_tags: dict = {}  # tag -> whether stock treats it as a heading
-        used_ids = set()
+        used_ids = set(known_ids)
         headings = []
         missing = _MISSING
         for el in doc.iter():
@@ -97,7 +115,6 @@ class FastTocTreeprocessor(TocTreeprocessor):
             if "data-toc-label" in attrib:
                 # Stock renders the label for the table only, then drops it.
                 del attrib["data-toc-label"]
-        return None
 
     def _slug(self, name: str) -> str:
         """``self.slugify(html.unescape(name), self.sep)``, remembered for markdown's own slugify functions."""

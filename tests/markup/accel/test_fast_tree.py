@@ -49,9 +49,10 @@ def test_installed_in_place_of_the_stock_processors(raw):
     for registry in ("preprocessors", "treeprocessors", "postprocessors"):
         # Same names, same order: equal priorities keep their registration order.
         assert _order(getattr(fast, registry)) == _order(getattr(stock, registry)), registry
-        # The last two, in this order (escaping raw HTML adds autolink's marker remover before them).
-        last = [fast.treeprocessors.get_index_for_name(n) for n in ("unescape", "glossary_links")]
-        assert last == [7 + (not raw), 8 + (not raw)]
+        # The last two, in this order (escaping raw HTML adds autolink's marker remover before them),
+        # after the page ids' holder is taken out again.
+        last = [fast.treeprocessors.get_index_for_name(n) for n in ("glossary_release_ids", "unescape", "glossary_links")]
+        assert last == [7, 8 + (not raw), 9 + (not raw)]
     assert isinstance(fast.treeprocessors["toc"], fast_tree.FastTocTreeprocessor)
     assert isinstance(fast.treeprocessors["attr_list"], fast_tree.FastAttrListTreeprocessor)
     assert isinstance(fast.treeprocessors["unescape"], fast_tree.FastUnescapeTreeprocessor)
