@@ -76,9 +76,8 @@ def plan_redirects(terms: Iterable[Term]) -> tuple[list[Redirect], list[Problem]
 def plan_record(terms: Iterable[Term]) -> tuple[str, list[tuple], list[tuple]]:
     """The plan of ``terms`` as plain values (their key's digest, the redirects, the
     problems), for a later process to take up with ``adopt_plan``."""
-    terms = list(terms)
-    redirects, problems = plan_redirects(terms)
-    return (_digest(plan_key(terms)), [(r.source, r.target, r.alias) for r in redirects],
+    redirects, problems = plan_redirects(terms)  # keeps the key it made in _last_plan: not made again here
+    return (_digest(_last_plan[0]), [(r.source, r.target, r.alias) for r in redirects],
             [(p.path, p.line, p.message, p.severity) for p in problems])
 
 
