@@ -4,22 +4,31 @@ worked out for the fast path (``incremental``)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import Problem
+from ..errors import BuildFailed, Problem
 from ..load import content
-from ..load.content import Term
+from ..load.content import RECORD_FIELDS, Term
 from ..load.preload import Preload
 from . import store as cache
 from .incremental import Change
 
 TABLE = "terms"
 """Cache table: shown path -> (file stamp, term record, problems, names of a
-dropped file), as the last finished build left it (with ``RECENT`` over it)."""
+dropped file), as the last finished build left it (with ``RECENT`` over it).
+Each record holds its body's digest (``_digest``), the body being in ``BODIES``."""
+
+BODIES = "terms-bodies"
+"""Cache table: {"base": the ``TABLE`` tag it was saved with, "bodies": shown
+path -> body}. Kept apart from ``TABLE`` (~90 % of its bytes: ~19 MB at 10,000
+realistic terms) and read only when a build asks a term made from ``TABLE``
+for its body (a full build over a warm cache); an edit on the fast path never
+does, so it no longer unmarshals every body (``_KeptTerm``)."""
 
 RECENT = "terms-recent"
 """Cache table: {"base": the ``TABLE`` it goes over (its ``_BASE`` tag), "entries":
@@ -63,6 +72,7 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
     while waiting for them.
     """
     previous, base, recent = _previous(store)
+    kept = _KeptBodies(store, base)
     memo = store.memo.setdefault(TABLE, {})
     fresh = not previous and not memo and changed is None
     loaded = None
@@ -75,7 +85,7 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
         # (their stamps are as old as the loaders' start, at the latest)
         _record(known, [entry for entry in loaded if isinstance(entry, content.LoadedFile)], preloaded.started_ns)
     else:
-        loaded = _load_changed(folder, known, memo, changed)
+        loaded = _load_changed(folder, known, memo, changed, kept)
     terms, problems = content.gather_terms(loaded)
     reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
 
@@ -84,11 +94,14 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
         # build's terms with those the last *finished* build used.
         if reread or set(known) != set(previous):
             _save(store, known, base, {**recent, **{shown: known[shown] for shown in reread}},
-                  same_files=set(known) == set(previous))
+                  same_files=set(known) == set(previous), kept=kept)
 
+    before = {shown: entry[1] for shown, entry in previous.items()}
+    for shown in reread & before.keys():  # only the edited terms' records are compared (``body_only``)
+        before[shown] = _comparable(before[shown])
     change = Change(
         edited=[t for t in terms if t.path in reread],
-        previous={shown: entry[1] for shown, entry in previous.items()},
+        previous=before,
         same_files=set(known) == set(previous),
     )
     return LoadedTerms(terms, problems, content.gather_dropped(loaded), change, remember)
@@ -115,22 +128,44 @@ def _previous(store: cache.BuildCache) -> tuple[dict, str | None, dict]:
     return previous, base, recent
 
 
-def _save(store: cache.BuildCache, known: dict, base: str | None, recent: dict, same_files: bool) -> None:
+def _save(store: cache.BuildCache, known: dict, base: str | None, recent: dict, same_files: bool,
+          kept: "_KeptBodies") -> None:
     """Save ``known`` as the last finished build's entries: as ``RECENT`` over the
     same base when the files are the same and few changed since the base; else
-    as a new ``TABLE`` (then ``RECENT`` over it, empty). Without a ``RECENT``
-    over its base (a build stopped between the two saves, a file lost or
-    damaged) the ``TABLE`` is not read either: the next build starts cold."""
+    as a new ``TABLE`` with its ``BODIES`` (then ``RECENT`` over it, empty).
+    Without a ``RECENT`` over its base (a build stopped between the saves, a
+    file lost or damaged) the ``TABLE`` is not read either: the next build
+    starts cold. (``RECENT``'s few entries keep their bodies.)"""
     if base is not None and same_files and len(recent) <= max(RECENT_MOST, len(known) // 100):
         store.save_table(RECENT, {"base": base, "entries": recent})
         return
     tag = os.urandom(8).hex()
-    store.save_table(TABLE, {**known, _BASE: tag})
+    if not store.enabled:  # kept in memory only (``serve`` after its folder was refused): nothing to split
+        store.save_table(TABLE, {**known, _BASE: tag})
+        store.save_table(RECENT, {"base": tag, "entries": {}})
+        return
+    table, bodies = {}, {}
+    for shown, entry in known.items():
+        record = entry[1]
+        if record is not None and len(record) == len(RECORD_FIELDS):
+            body = record[_BODY_AT]
+            if isinstance(body, bytes):  # kept apart last time: carried over from the last BODIES
+                digest, body = body, kept.stored(shown, body)
+                if body is None:
+                    continue  # lost: left out, so the next build reads the file again
+            else:
+                digest = _digest(body)
+            bodies[shown] = body
+            entry = (entry[0], (*record[:_BODY_AT], digest, *record[_BODY_AT + 1:]), *entry[2:])
+        table[shown] = entry
+    # BODIES first: if the build stops before RECENT names this tag, neither is read.
+    store.save_table(BODIES, {"base": tag, "bodies": bodies})
+    store.save_table(TABLE, {**table, _BASE: tag})
     store.save_table(RECENT, {"base": tag, "entries": {}})
 
 
-def _load_changed(folder: Path, known: dict, memo: dict,
-                  changed: frozenset[str] | None) -> list[content.LoadedFile | Problem]:
+def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str] | None,
+                  kept: "_KeptBodies") -> list[content.LoadedFile | Problem]:
     """The load stage's files, each read again only when it may have changed.
 
     ``known``: shown path -> (stamp, term record, problem records) as the last
@@ -140,7 +175,7 @@ def _load_changed(folder: Path, known: dict, memo: dict,
     to the ``LoadedFile`` made from it last time, so an unchanged term is not
     built again. ``changed`` (from ``serve``'s watcher): the only absolute
     paths that can differ from ``known``; the others are not even looked at
-    (symlinks always are).
+    (symlinks always are). ``kept``: where the bodies kept apart are read.
     """
     files, loaded = content.find_term_files(folder)
     slots: list[content.LoadedFile | Problem | None] = list(loaded)
@@ -157,7 +192,7 @@ def _load_changed(folder: Path, known: dict, memo: dict,
         # Trusting the watcher needs no settled timestamps: it has watched since
         # before the last finished build read these files.
         if changed is not None and hit is not None and not file.symlinked and file.absolute not in changed:
-            slots.append(_from_record(file.shown, hit, memo))
+            slots.append(_from_record(file, hit, memo, kept))
             seen.add(file.shown)
             continue
         stamp = content.stamp_term_file(file)
@@ -168,7 +203,7 @@ def _load_changed(folder: Path, known: dict, memo: dict,
             continue
         seen.add(file.shown)
         if hit is not None and hit[0] == stamp:
-            slots.append(_from_record(file.shown, hit, memo))
+            slots.append(_from_record(file, hit, memo, kept))
         else:
             todo.append((len(slots), file, stamp))
             slots.append(None)
@@ -195,12 +230,127 @@ def _record(known: dict, read: list[content.LoadedFile], stamped_ns: int) -> Non
                               [(p.path, p.line, p.message, p.severity) for p in entry.problems], entry.names)
 
 
-def _from_record(shown: str, hit: tuple, memo: dict) -> content.LoadedFile:
+def _from_record(file: content.TermFile, hit: tuple, memo: dict, kept: "_KeptBodies") -> content.LoadedFile:
     """The file a cache record describes (the same objects as last time, if remembered)."""
+    shown = file.shown
     remembered = memo.get(shown)
     if remembered is not None and remembered[0] is hit:
         return remembered[1]
-    term = Term.from_record(hit[1]) if hit[1] is not None else None
+    record = hit[1]
+    if record is None:
+        term = None
+    elif len(record) == len(RECORD_FIELDS) and isinstance(record[_BODY_AT], bytes):
+        term = _KeptTerm.made(record, kept, file.path)
+    else:
+        term = Term.from_record(record)
     result = content.LoadedFile(shown, hit[0], term, tuple(Problem(*p) for p in hit[2]), tuple(hit[3]))
     memo[shown] = (hit, result)
     return result
+
+
+_BODY_AT = RECORD_FIELDS.index("body")
+
+
+def _digest(body: str) -> bytes:
+    """What ``TABLE`` keeps of a body: enough to tell it from any other."""
+    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class _KeptBodies:
+    """The bodies ``TABLE``'s records keep apart (``BODIES``), read on the first
+    request: once per build, and only by a build that asks for one."""
+
+    def __init__(self, store: cache.BuildCache, base: str | None):
+        self._store = store
+        self._base = base
+        self._bodies: dict | None = None
+        self._same_base = False
+
+    def stored(self, shown: str, digest: bytes) -> str | None:
+        """The body of ``shown`` with this digest, from ``BODIES``; None when it is not there."""
+        if self._bodies is None:
+            table = self._store.table(BODIES)
+            bodies = table.get("bodies")
+            self._bodies = bodies if isinstance(bodies, dict) else {}
+            self._same_base = self._base is not None and table.get("base") == self._base
+        body = self._bodies.get(shown)
+        if not isinstance(body, str):
+            return None
+        # Saved with this TABLE (one tag, one save): that body. Else (a BODIES
+        # lost, damaged, or newer than its TABLE) only when it is the same text.
+        return body if self._same_base or _digest(body) == digest else None
+
+    def body(self, shown: str, path: str, digest: bytes) -> str:
+        """The body of ``shown``: from ``BODIES``, else read from its file again, when
+        it is still the same text. Never another: the rest of its term came from
+        the same record. A file changed since this build stamped it, when the
+        cache lost its body too, fails the build (it cannot be built as it was)."""
+        body = self.stored(shown, digest)
+        if body is None:
+            term, _problems, _names = content.read_term_file(Path(path), shown)
+            body = term.body if term is not None else None
+            if body is None or _digest(body) != digest:
+                raise BuildFailed([Problem(shown, None, "changed while the build was running (and the build "
+                                                        "cache lost its copy): build again")])
+        return body
+
+
+class _KeptTerm(Term):
+    """A ``Term`` made from a ``TABLE`` record whose body is kept apart: the body
+    is read (``_KeptBodies.body``) when first asked for, so a build that needs
+    none of the unchanged bodies (an edit on the fast path) reads none.
+    Everything else about it is a ``Term``'s: equal to one with the same
+    fields, pickled as one."""
+
+    @classmethod
+    def made(cls, record: tuple, kept: _KeptBodies, path: str) -> "_KeptTerm":
+        """The term of ``record`` (its body a digest), read from ``path`` if need be."""
+        term = object.__new__(cls)
+        fields = term.__dict__
+        fields.update(zip(RECORD_FIELDS, record))
+        fields["_kept"] = (kept, path, fields.pop("body"))
+        return term
+
+    def __getattr__(self, name: str):
+        fields = self.__dict__
+        if name != "body" or "_kept" not in fields:
+            raise AttributeError(name)
+        kept, path, digest = fields["_kept"]
+        fields["body"] = body = kept.body(self.path, path, digest)
+        del fields["_kept"]
+        return body
+
+    def __eq__(self, other: object) -> bool:
+        return self.to_record() == other.to_record() if isinstance(other, Term) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  (as a Term's: mutable)
+
+    def __reduce__(self):
+        return Term.from_record, (self.to_record(),)
+
+
+class _KeptBody:
+    """A body kept apart, as its digest, in the last build's record of an edited
+    term (``Change.previous``): equal to the body it was made from and to no
+    other, so ``incremental.body_only`` still tells a changed body from a file
+    saved unchanged."""
+
+    __slots__ = ("digest",)
+
+    def __init__(self, digest: bytes):
+        self.digest = digest
+
+    def __eq__(self, other: object) -> bool:
+        return _digest(other) == self.digest if isinstance(other, str) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        return _digest(other) != self.digest if isinstance(other, str) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _comparable(record: tuple | None) -> tuple | None:
+    """``record`` with a body kept apart as a ``_KeptBody``, which compares with a body."""
+    if record is None or len(record) != len(RECORD_FIELDS) or not isinstance(record[_BODY_AT], bytes):
+        return record
+    return (*record[:_BODY_AT], _KeptBody(record[_BODY_AT]), *record[_BODY_AT + 1:])
