@@ -7,7 +7,7 @@ over the cores. Until then the other cores are idle. So the command line
 forks loaders as soon as it has parsed its arguments, before the heavy
 imports: each imports only ``content`` and loads a contiguous slice of the
 term files (``content.load_term_files(part=...)``), and sends back what the
-load returns, pickled. The build takes it in place of its own load when that
+load returns, as plain values (``_encoded``). The build takes it in place of its own load when that
 load would have started from nothing (no cached terms: a first build, or
 ``--no-cache``), which makes the two the same computation, only earlier.
 
@@ -20,6 +20,7 @@ ran; the build then loads as it always did.
 from __future__ import annotations
 
 import gc
+import marshal
 import os
 import pickle
 import re
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import parallel
+from ..errors import Problem
 from ..files import RefusedPath, open_regular
 
 FILES_PER_LOADER = 2500
@@ -50,23 +52,26 @@ class Preload:
         """Every term file loaded, as ``content.load_term_files(content)`` gives
         them; None if any loader failed. ``meanwhile()`` runs first
         if the loaders are not done yet, instead of waiting idle."""
-        payloads = []
+        parts: list = []
         readers = [reader for _pid, reader in self._loaders]
         if readers and len(select.select(readers, [], [], 0)[0]) < len(readers):
             meanwhile()
         try:
             while readers:
                 with os.fdopen(readers.pop(0), "rb") as stream:
-                    payloads.append(stream.read())
+                    payload = stream.read()
+                # Decoded now, while the next loader may still be at work; used
+                # only if every loader exits cleanly (a loader killed mid-write
+                # leaves a truncated payload).
+                try:
+                    parts.append(_decoded(payload))
+                except Exception:  # unreadable: the build loads the terms itself
+                    parts.append(None)
         finally:
             for reader in readers:  # only after an error
                 os.close(reader)
             failed = self._reap()
-        if failed or not all(payloads):
-            return None  # a loader killed mid-write leaves a truncated pickle: never read it
-        try:
-            parts = [pickle.loads(payload) for payload in payloads]
-        except Exception:  # unreadable all the same: the build loads the terms itself
+        if failed or any(part is None for part in parts):
             return None
         return [entry for part in parts for entry in part]  # the slices are contiguous, in file order
 
@@ -133,10 +138,46 @@ def _load(content: Path, part: tuple[int, int], writer: int) -> None:  # pragma:
 
         loaded = loading.load_term_files(content, part=part)
         with os.fdopen(writer, "wb") as stream:
-            stream.write(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
+            stream.write(_encoded(loaded))
         code = 0
     finally:
         os._exit(code)
+
+
+_MARSHAL, _PICKLE = b"M", b"P"
+"""First byte of a loader's payload."""
+
+
+def _encoded(loaded: list) -> bytes:
+    """What a loader sends back: ``loaded`` as plain values (a term as its record,
+    a problem as its fields), marshalled; pickled only if a value is not plain.
+    Pickling the dataclasses cost the loader ~15 ms and the waiting build
+    ~10 ms per 1,000 terms; this about half."""
+    rows = []
+    for entry in loaded:
+        if isinstance(entry, Problem):
+            rows.append((entry.path, entry.line, entry.message, entry.severity))
+        else:
+            rows.append((entry.shown, entry.stamp, entry.term.to_record() if entry.term is not None else None,
+                         tuple((p.path, p.line, p.message, p.severity) for p in entry.problems), entry.names))
+    try:
+        return _MARSHAL + marshal.dumps(rows)
+    except ValueError:  # a value marshal cannot hold (none that front matter gives today)
+        return _PICKLE + pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _decoded(payload: bytes) -> list:
+    """The load ``_encoded`` sent (a problem's row has 4 values, a file's 5)."""
+    from .content import LoadedFile, Term  # imported by then: the build needs it
+
+    if payload[:1] == _PICKLE:
+        return pickle.loads(memoryview(payload)[1:])
+    if payload[:1] != _MARSHAL:
+        raise ValueError("not a loader's payload")
+    return [Problem(*row) if len(row) == 4 else
+            LoadedFile(row[0], row[1], Term.from_record(row[2]) if row[2] is not None else None,
+                       tuple(Problem(*p) for p in row[3]), row[4])
+            for row in marshal.loads(memoryview(payload)[1:])]
 
 
 EARLY_SCAN = 1000

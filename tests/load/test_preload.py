@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 import signal
 import subprocess
@@ -79,13 +78,13 @@ def test_a_failed_loader_means_the_build_loads_itself(small_site: Path, tmp_path
 
 @pytest.mark.parametrize("death", ["killed after a short write", "exits after a short write"])
 def test_a_truncated_result_means_the_build_loads_itself(small_site: Path, monkeypatch, death):
-    real_dumps, real_exit = pickle.dumps, os._exit
-    monkeypatch.setattr(pickle, "dumps", lambda *a, **k: real_dumps(*a, **k)[:40])  # the loader inherits these
+    real_encoded, real_exit = preload._encoded, os._exit
+    monkeypatch.setattr(preload, "_encoded", lambda loaded: real_encoded(loaded)[:40])  # the loader inherits these
     if death == "killed after a short write":
         monkeypatch.setattr(os, "_exit", lambda code: os.kill(os.getpid(), signal.SIGKILL))
     started = preload.start(small_site)
     monkeypatch.undo()
-    assert pickle.dumps is real_dumps and os._exit is real_exit
+    assert preload._encoded is real_encoded and os._exit is real_exit
     assert started.result() is None
     assert started._loaders == []  # reaped
 
@@ -218,3 +217,20 @@ def test_a_first_command_line_build_prepares_its_explainers_before_its_own_impor
     assert cli("build", "--no-cache", "--content", content, "--output", tmp_path / "other" / "output")[0] == 1
     assert len(calls) == 2 and base._PREPARED == set() and vega._WORKERS is None
     assert cli_module._prepare_early(tmp_path / "nowhere", 2) is False
+
+
+def test_a_loaders_payload_is_plain_values_read_back_whole(mixed_content: Path):
+    """Marshalled rows, not pickled dataclasses (half the CPU on either side); a
+    value marshal cannot hold is pickled; a truncated payload is never read."""
+    import datetime
+
+    loaded = content.load_term_files(mixed_content)
+    payload = preload._encoded(loaded)
+    assert payload[:1] == preload._MARSHAL
+    assert preload._decoded(payload) == loaded
+    odd = [entry for entry in loaded if isinstance(entry, content.LoadedFile) and entry.term is not None][0]
+    odd.term.explainer_options = {"since": datetime.date(2024, 1, 2)}
+    payload = preload._encoded(loaded)
+    assert payload[:1] == preload._PICKLE and preload._decoded(payload) == loaded
+    with pytest.raises(Exception):
+        preload._decoded(preload._encoded(content.load_term_files(mixed_content))[:-20])
