@@ -234,3 +234,19 @@ def test_a_loaders_payload_is_plain_values_read_back_whole(mixed_content: Path):
     assert payload[:1] == preload._PICKLE and preload._decoded(payload) == loaded
     with pytest.raises(Exception):
         preload._decoded(preload._encoded(content.load_term_files(mixed_content))[:-20])
+
+
+def test_the_loaders_inherit_the_load_modules(small_site: Path):
+    """``content`` (PyYAML, the load modules) is imported once, before the fork,
+    not by each loader again."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from site_builder.load import preload\n"
+        "assert 'site_builder.load.content' not in sys.modules and 'yaml' not in sys.modules\n"
+        f"started = preload.start(Path({str(small_site)!r}), cores=1)\n"
+        "assert 'site_builder.load.content' in sys.modules and 'yaml' in sys.modules\n"
+        "assert started.result() is not None\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
