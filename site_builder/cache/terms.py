@@ -305,10 +305,9 @@ class _KeptTerm(Term):
     @classmethod
     def made(cls, record: tuple, kept: _KeptBodies, path: str) -> "_KeptTerm":
         """The term of ``record`` (its body a digest), read from ``path`` if need be."""
-        term = object.__new__(cls)
+        term = cls(*record)  # (a Term's own __init__: ~2x quicker than filling its fields here)
         fields = term.__dict__
-        fields.update(zip(RECORD_FIELDS, record))
-        fields["_kept"] = (kept, path, fields.pop("body"))
+        fields["_kept"] = (kept, path, fields.pop("body"))  # the digest, out of ``body``: read on first use
         return term
 
     def __getattr__(self, name: str):
