@@ -78,7 +78,7 @@ def test_slices_are_handed_over_in_order_as_they_come_in(markers):
         time.sleep(0.02)
         return [("here", (start, end))]
 
-    slices.shared_render(NoStaging(), count, 1, meanwhile=lambda: None, render=render, in_worker=in_worker,
+    slices.shared_render(NoStaging(), count, 1, meanwhile=lambda: None, render=render, in_worker=paced_worker,
                          collect=collected.extend)
     assert [bounds for _, bounds in collected] == cuts
     assert {who for who, _ in collected} == {"here", "worker"}
@@ -97,6 +97,11 @@ def test_a_failing_slice_fails_the_render_and_stops_handing_out(markers, caplog)
                              in_worker=slow_worker, collect=lambda results: None)
     assert worker_slices() < len(slices.bounds(400, 2))
     assert not [record for record in caplog.records if record.name == "concurrent.futures"], caplog.text
+
+
+def paced_worker(bounds: tuple[int, int]):
+    time.sleep(0.02)  # as long as a slice here: each side renders about half
+    return in_worker(bounds)
 
 
 def slow_worker(bounds: tuple[int, int]):
