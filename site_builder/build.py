@@ -247,6 +247,12 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         return report
 
     with _stage("render", log):
+        # What the stages so far made (the bodies above all) lives until the end:
+        # out of the collector's sight, as the load's (above). Else each full
+        # collection this process makes while it renders, hands the search entries
+        # on and assembles them walked it all again: five or so at 10,000 terms,
+        # ~0.1-0.4 s each (docs/performance.md, "Render stage and search tail").
+        gc.freeze()
         staging = Staging(options.output)
         try:
             renderer, linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
@@ -259,13 +265,14 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 for relative, path in published_media(terms, config.media_max_mb).items():  # docs/content.md
                     staging.add(relative, read_published(path, relative))
 
-            indexer = (search_cache.Indexer(store, config, terms, body_keys)
+            indexer = (search_cache.Indexer(store, config, terms, body_keys, bodies)
                        if searched is None and search_cache.enabled(config) else None)
             fresh, reused, entries = page_cache.write_pages(
                 staging, renderer, terms, bodies, body_keys, backlinks, built, manifest,
                 jobs=options.jobs or default_jobs(), keyed=store.enabled,
                 fill_html=lambda slugs: body_cache.fill_html(slugs, bodies),
-                meanwhile=site_files, also=indexer.entries if indexer is not None else None)
+                meanwhile=site_files, also=indexer.entries if indexer is not None else None,
+                collect=indexer.take if indexer is not None else None)  # assembled as the slices come in
             if indexer is not None:
                 with _stage("search", log):  # what is left of it: the files from the pages' entries
                     searched = indexer.files(bodies, lambda slugs: body_cache.fill_html(slugs, bodies),

@@ -34,11 +34,13 @@ def write_pages(
     meanwhile: Callable[[], None] = lambda: None,
     keyed: bool = True,
     also: Callable[[Term, RenderedBody], object] | None = None,
+    collect: Callable[[list[tuple[str, object]]], None] | None = None,
 ) -> tuple[dict[str, str], set[str], dict[str, object]]:
     """Render every page into ``staging`` that the previous build cannot give;
     return (relative path -> page key, the paths reused from the previous
     build without rendering, slug -> ``also(term, body)`` for each page
-    rendered: see ``render.pages.write_term_pages``).
+    rendered, or nothing when ``collect`` takes them as they come: see
+    ``render.pages.write_term_pages``).
 
     The pages left to render get their body HTML from ``fill_html`` first,
     then go to the render stage (``render.pages.write_term_pages`` and
@@ -91,7 +93,7 @@ def write_pages(
         meanwhile()
 
     beside = pages.write_term_pages(staging, renderer, todo, bodies, backlinks, explainers, jobs=jobs,
-                                    meanwhile=site_pages, also=also)
+                                    meanwhile=site_pages, also=also, collect=collect)
     return keys, kept, beside
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterable, Mapping
 
 from .. import parallel
 from ..load.config import SiteConfig
@@ -133,8 +133,10 @@ class Indexer:
     are read in ``files``): the workers carry none of the index's memory."""
 
     def __init__(self, store: cache.BuildCache, config: SiteConfig, terms: list[Term],
-                 body_keys: Mapping[str, str]):
+                 body_keys: Mapping[str, str], bodies: Mapping[str, RenderedBody] | None = None):
         self.store, self.config = store, config
+        self.bodies = bodies
+        """slug -> body: given, each page's display data is made (``search/d/``) as its entries are assembled."""
         self.on = enabled(config)
         self.ordered = sorted(terms, key=lambda t: t.slug)
         self.settings = _settings(config)
@@ -150,6 +152,10 @@ class Indexer:
         self.stored |= self.pending.keys()  # what fast paths indexed since: moved into the store in files()
         self.stem = _NoteNewStems(config.language, dict(previous.get("stems", {}))
                                   if previous.get("settings") == self.settings else {})
+        self._assembly = search_index.Assembly()  # the records in doc order, as they come (take)
+        self._arrived: dict[str, bytes] = {}  # slug -> entries taken before their turn in doc order
+        self._fresh: dict[str, bytes] = {}  # key -> entries made this build, to store (with a cache)
+        self._cached: dict[str, bytes] | None = None  # _stored(), once read
 
     def entries(self, term: Term, body: RenderedBody) -> tuple[bytes, dict[str, str]] | None:
         """A page's encoded entries and the words stemmed for them that the memo
@@ -160,36 +166,68 @@ class Indexer:
         fresh, self.stem.fresh = self.stem.fresh, {}
         return data, fresh
 
+    def take(self, made: Iterable[tuple[str, object]]) -> None:
+        """(slug, ``entries(...)``) of pages as the render stage hands them over
+        (``render.slices``: slice by slice, while the workers still render):
+        the records next in doc order are assembled now, so that little of the
+        index is left to make once the last page is rendered; the others wait
+        for their turn."""
+        if not self.on:
+            return
+        for slug, found in made:
+            if found is not None:
+                data, stems = found
+                self._arrived[slug] = data
+                self.stem.stems.update(stems)
+                if self.store.enabled:
+                    self._fresh[self.keys[slug]] = data  # stored in files()
+        self._advance()
+
+    def _stored(self) -> dict[str, bytes]:
+        """key -> encoded entries the cache (and the fast paths' ``pending``) has, read once."""
+        if self._cached is None:
+            self._cached = {}
+            wanted = sorted(self.stored - self.pending.keys())
+            if self.store.enabled and wanted:
+                blobs = cache.BlobStore(self.store.folder / BLOBS, self.store.fail)
+                self._cached = blobs.get_many(wanted)
+                blobs.close()
+            self._cached.update(self.pending)
+        return self._cached
+
+    def _advance(self) -> None:
+        """Assemble the records next in doc order that are in."""
+        ordered, keys, arrived, assembly = self.ordered, self.keys, self._arrived, self._assembly
+        stored = self._stored() if self.stored else {}
+        while assembly.docs < len(ordered):
+            slug = ordered[assembly.docs].slug
+            data = arrived.pop(slug, None) or stored.get(keys[slug]) or self._fresh.get(keys[slug])
+            if data is None:
+                return
+            shown = display(self.config, ordered[assembly.docs], self.bodies[slug]) if self.bodies is not None else None
+            assembly.add(_decode(data), shown)
+
     def files(self, bodies: Mapping[str, RenderedBody], fill_html: Callable[[list[str]], None], jobs: int = 1,
               made: Mapping[str, object] = {}) -> dict[str, bytes]:
         """Every file under ``search/`` (none when ``search = false``). ``made``:
-        slug -> ``entries(...)`` of the pages indexed already; the others not in
-        the cache are indexed here, by ``jobs`` forked workers when there are many."""
+        slug -> ``entries(...)`` of the pages indexed already (besides those
+        ``take`` was given); the others not in the cache are indexed here, by
+        ``jobs`` forked workers when there are many."""
         if not self.on:
             return {}
+        self.take(made.items())
         store, config, ordered, keys, stem = self.store, self.config, self.ordered, self.keys, self.stem
-        fresh: dict[str, bytes] = {}
-        for slug, found in made.items():
-            if found is not None:
-                data, stems = found
-                fresh[keys[slug]] = data
-                stem.stems.update(stems)
-        blobs = cache.BlobStore(store.folder / BLOBS if store.enabled else None, store.fail)
-        stored = blobs.get_many(sorted(self.stored - self.pending.keys())) if store.enabled else {}
-        stored.update(self.pending)
-        todo = [t for t in ordered if keys[t.slug] not in stored and keys[t.slug] not in fresh]
+        stored, fresh = self._stored(), self._fresh
+        todo = [t for t in ordered[self._assembly.docs:]
+                if t.slug not in self._arrived and keys[t.slug] not in stored and keys[t.slug] not in fresh]
         fill_html([t.slug for t in todo])
-        fresh.update((keys[slug], data) for slug, data in _records(config, todo, bodies, jobs, stem).items())
-
-        def records() -> Iterator[search_index.Record]:
-            """Each page's entries in doc order, decoded one at a time (not all held at once)."""
-            for term in ordered:
-                key = keys[term.slug]
-                yield _decode(stored[key] if key in stored else fresh[key])
-
-        shards, words, pairs = search_index.assemble(records())
-        files = search_index.files(shards, [display(config, t, bodies[t.slug]) for t in ordered], pairs)
+        self.take((slug, (data, {})) for slug, data in _records(config, todo, bodies, jobs, stem).items())
+        shards, words, pairs = self._assembly.result()
+        shown = (self._assembly.doc_files() if self.bodies is not None
+                 else search_index.doc_files([display(config, t, bodies[t.slug]) for t in ordered]))
+        files = search_index.files(shards, len(ordered), pairs, shown)
         if store.enabled:
+            blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
             blobs.put_many({**self.pending, **fresh}, live=self.live)
             blobs.close()
             table = {"settings": self.settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,

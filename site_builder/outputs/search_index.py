@@ -84,29 +84,67 @@ def assemble(records: Iterable[Record]) -> tuple[dict[str, dict], dict[str, int]
     ``records`` may be a generator, so the pages' entries need not all be held at
     once): every shard as its file holds it (``{"p": stem -> flat gap-encoded
     postings, "w": word -> stem}``, by shard key), how many pages hold each surface
-    word, and each phrase pair's docs. Docs come in order, so each stem's list
-    is gap-encoded by one subtraction of its docs shifted by one (no sorting)."""
-    # Each posting and pair is appended at C speed: map() over the page's stems
-    # (a defaultdict's lookup makes a stem's list when new) with list.extend and
-    # list.append, drained by any() (they return None); no Python step per posting.
-    flat: defaultdict[str, list[int]] = defaultdict(list)  # stem -> [doc, code, doc, code, ...]
-    counts: Counter = Counter()
-    stems: dict[str, str] = {}
-    pair_docs: defaultdict[str, list[int]] = defaultdict(list)
-    for doc, (codes, surface, pairs) in enumerate(records):
-        any(map(list.extend, map(flat.__getitem__, codes), zip(repeat(doc), codes.values())))
-        counts.update(surface.keys())
-        stems.update(surface)  # a word's stem is the same on every page
-        any(map(list.append, map(pair_docs.__getitem__, pairs), repeat(doc)))
-    for postings in flat.values():  # doc ids as gaps, in place: docs come in order
-        docs = postings[0::2]
-        postings[2::2] = list(map(sub, docs[1:], docs))
-    out: dict[str, dict] = {}
-    for stem, postings in flat.items():
-        out.setdefault(shard_key(stem), {"p": {}, "w": {}})["p"][stem] = postings
-    for word, stem in stems.items():
-        out.setdefault(shard_key(word), {"p": {}, "w": {}})["w"][word] = stem
-    return out, dict(counts), dict(pair_docs)
+    word, and each phrase pair's docs (``Assembly``, fed every record at once)."""
+    assembly = Assembly()
+    for entries in records:
+        assembly.add(entries)
+    return assembly.result()
+
+
+class Assembly:
+    """``assemble`` a record at a time: ``add`` each page's record in doc order
+    (as the render stage hands them over, so the work overlaps the page
+    workers'), then ``result()`` once. Given each page's display data too
+    (``add(..., shown)``), it also writes ``search/d/`` as each chunk fills
+    (``doc_files``)."""
+
+    def __init__(self) -> None:
+        self.flat: defaultdict[str, list[int]] = defaultdict(list)  # stem -> [doc, code, doc, code, ...]
+        self.counts: Counter = Counter()
+        self.stems: dict[str, str] = {}
+        self.pair_docs: defaultdict[str, list[int]] = defaultdict(list)
+        self.docs = 0
+        """Records added so far: the next one's doc id."""
+        self._shown: list[list] = []  # display data of the docs since the last full chunk
+        self._doc_files: dict[str, bytes] = {}
+
+    def add(self, entries: Record, shown: list | None = None) -> None:
+        """The next page's record (doc id ``self.docs``), and what its result
+        shows (``cache.search.display``) when ``doc_files`` will be asked for."""
+        # Each posting and pair is appended at C speed: map() over the page's stems
+        # (a defaultdict's lookup makes a stem's list when new) with list.extend and
+        # list.append, drained by any() (they return None); no Python step per posting.
+        codes, surface, pairs = entries
+        doc = self.docs
+        any(map(list.extend, map(self.flat.__getitem__, codes), zip(repeat(doc), codes.values())))
+        self.counts.update(surface.keys())
+        self.stems.update(surface)  # a word's stem is the same on every page
+        any(map(list.append, map(self.pair_docs.__getitem__, pairs), repeat(doc)))
+        self.docs = doc + 1
+        if shown is not None:
+            self._shown.append(shown)
+            if len(self._shown) == CHUNK:
+                self._doc_files.update(doc_files(self._shown, doc + 1 - CHUNK))
+                self._shown = []
+
+    def doc_files(self) -> dict[str, bytes]:
+        """``search/d/`` (``doc_files``) of the docs added with their display data."""
+        return {**self._doc_files, **doc_files(self._shown, self.docs - len(self._shown))}
+
+    def result(self) -> tuple[dict[str, dict], dict[str, int], dict[str, list[int]]]:
+        """What ``assemble`` returns, for the records added. Docs came in order,
+        so each stem's list is gap-encoded by one subtraction of its docs shifted
+        by one (no sorting). Call it once: the postings are encoded in place."""
+        flat = self.flat
+        for postings in flat.values():  # doc ids as gaps, in place: docs come in order
+            docs = postings[0::2]
+            postings[2::2] = list(map(sub, docs[1:], docs))
+        out: dict[str, dict] = {}
+        for stem, postings in flat.items():
+            out.setdefault(shard_key(stem), {"p": {}, "w": {}})["p"][stem] = postings
+        for word, stem in self.stems.items():
+            out.setdefault(shard_key(word), {"p": {}, "w": {}})["w"][word] = stem
+        return out, dict(self.counts), dict(self.pair_docs)
 
 
 def affected(old: Record, new: Record) -> set[str]:
@@ -161,17 +199,21 @@ def manifest(keys: Iterable[str], count: int, pairs: Iterable[int]) -> bytes:
                    "buckets": PAIR_BUCKETS, "version": VERSION})
 
 
-def doc_files(docs: list[list]) -> dict[str, bytes]:
-    """``search/d/<n>.json`` for the pages' display data, ``CHUNK`` per file."""
-    return {f"{FOLDER}/d/{start // CHUNK}.json": _dumps(docs[start:start + CHUNK])
+def doc_files(docs: list[list], first: int = 0) -> dict[str, bytes]:
+    """``search/d/<n>.json`` for the pages' display data, ``CHUNK`` per file
+    (``docs`` from doc ``first``, a multiple of ``CHUNK``)."""
+    return {f"{FOLDER}/d/{(first + start) // CHUNK}.json": _dumps(docs[start:start + CHUNK])
             for start in range(0, len(docs), CHUNK)}
 
 
-def files(shard_map: dict[str, dict], docs: list[list], pair_docs: dict[str, list[int]]) -> dict[str, bytes]:
-    """Every file under ``search/``, from ``assemble``'s shards and pairs and the pages' display data."""
+def files(shard_map: dict[str, dict], docs: list[list] | int, pair_docs: dict[str, list[int]],
+          shown: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """Every file under ``search/``, from ``assemble``'s shards and pairs and the
+    pages' display data (or, ``shown``: how many pages, and their ``doc_files``)."""
     pairs = pair_files(pair_docs)
     buckets = [int(name.rsplit("/", 1)[1][:-len(".json")]) for name in pairs]
-    out = {f"{FOLDER}/index.json": manifest(shard_map, len(docs), buckets), **doc_files(docs), **pairs}
+    count, shown = (len(docs), doc_files(docs)) if shown is None else (docs, shown)
+    out = {f"{FOLDER}/index.json": manifest(shard_map, count, buckets), **shown, **pairs}
     for key, shard in shard_map.items():
         out[f"{FOLDER}/t/{file_name(key)}.json"] = _dumps(shard)
     return out

@@ -108,11 +108,48 @@ class Stemmer:
             stem = word
             if self.name and len(word) > 2 and word.isalpha() and not IDEOGRAPHS.search(word):
                 if self._stem is None:
-                    import snowballstemmer
-                    self._stem = snowballstemmer.stemmer(self.name).stemWord
+                    self._stem = snowball(self.name).stemWord
                 stem = fold(self._stem(word)) or word
             self.stems[word] = stem
         return stem
+
+
+_STEMMERS = "_site_builder_snowball"
+"""The private name snowballstemmer's folder is imported under by ``snowball`` (one language's module alone)."""
+
+
+def snowball(name: str):
+    """``snowballstemmer.stemmer(name)``, the same class from the same file,
+    with only that language's module imported.
+
+    ``import snowballstemmer`` imports all of its ~36 stemmers (20-90 ms, the
+    Armenian one most of it), a cost every build that stems a new word paid,
+    an edit included. Its folder is imported here under a private package name
+    (its ``__init__`` not run, ``snowballstemmer`` itself left alone for
+    anyone else: Sphinx), and the class is named as its ``__init__`` names it
+    (``dutch_porter`` -> ``dutch_porter_stemmer.DutchPorterStemmer``). When
+    PyStemmer is installed, or snowballstemmer is imported already, or its
+    layout is not that one, ``snowballstemmer.stemmer`` decides, as before."""
+    import importlib
+    import importlib.util
+    import sys
+    import types
+
+    if "snowballstemmer" not in sys.modules and importlib.util.find_spec("Stemmer") is None:
+        found = importlib.util.find_spec("snowballstemmer")
+        if found is not None and found.submodule_search_locations:
+            package = sys.modules.get(_STEMMERS)
+            if package is None:
+                package = types.ModuleType(_STEMMERS)
+                package.__path__ = list(found.submodule_search_locations)
+                sys.modules[_STEMMERS] = package
+            try:
+                module = importlib.import_module(f"{_STEMMERS}.{name}_stemmer")
+                return getattr(module, "".join(part.capitalize() for part in name.split("_")) + "Stemmer")()
+            except (ImportError, AttributeError):
+                pass
+    import snowballstemmer
+    return snowballstemmer.stemmer(name)
 
 
 def body_sections(body_html: str, heading_ids: list[str], code: bool = False) -> list[str]:

@@ -11,7 +11,7 @@ import jinja2
 import markupsafe
 
 from .. import parallel
-from . import templates
+from . import slices, templates
 from .assets import AssetStore
 from .. import policy
 from ..load.config import SiteConfig
@@ -247,19 +247,23 @@ def write_term_pages(
     jobs: int = 1,
     meanwhile: Callable[[], None] = lambda: None,
     also: Callable[[Term, RenderedBody], object] | None = None,
+    collect: Callable[[list[tuple[str, object]]], None] | None = None,
 ) -> dict[str, object]:
     """Render the term pages of ``todo`` and the explainers' files into ``staging``.
 
     With ``jobs`` > 1 and many pages, ``jobs - 1`` forked workers render and
     write term pages (each into its own folders of the same staging tree)
     while this process runs ``meanwhile()`` (the site pages, say), then this
-    process renders slices of them too (``_shared_render``); otherwise
+    process renders slices of them too (``render.slices``); otherwise
     ``meanwhile()`` runs after them.
 
     ``also(term, body)``, when given, runs beside each page where it is
     rendered (in the workers, shared as the pages are): slug -> its result is
     returned, in ``todo``'s order (the search index's entries of each page:
     they need the body alone, and so cost the build no stage of their own).
+    ``collect``, when given, gets them instead, in this process, slice by
+    slice in ``todo``'s order as they come in (while the workers still render:
+    ``render.slices``), and nothing is returned.
     """
     global _shared_state
     for slug, explainer in sorted(explainers.items()):
@@ -267,68 +271,15 @@ def write_term_pages(
             staging.add(f"{slug}/{name}", data)
     _shared_state = (staging, renderer, todo, bodies, backlinks, explainers, also)
     results: dict[str, object] = {}
+    take = collect if collect is not None else results.update
     try:
         if jobs > 1 and len(todo) >= PARALLEL_PAGES and parallel.can_pool():
-            for beside in _shared_render(staging, len(todo), jobs - 1, meanwhile):
-                results.update(beside)
+            slices.shared_render(staging, len(todo), jobs - 1, meanwhile, _term_pages, _worker_pages, take)
         else:
-            results.update(_term_pages(0, len(todo)))
+            take(_term_pages(0, len(todo)))
             meanwhile()
     finally:
         _shared_state = None
-    return results
-
-
-SLICES_PER_PROCESS = 24
-"""Into how many slices each rendering process's share of the pages is cut (see
-``_shared_render``): small enough that neither side waits long for the other at
-the end, large enough that handing one over costs nothing to speak of."""
-
-OUTSTANDING_PER_WORKER = 2
-"""Slices handed to each page worker ahead: one to render, one queued, so it never waits."""
-
-
-def _shared_render(staging, count: int, workers: int, meanwhile: Callable[[], None]) -> list[list]:
-    """Render ``count`` pages (of ``_shared_state``) with ``workers`` forked
-    workers and this process: each slice's ``also`` results, in order.
-
-    This process forks ``workers`` (``jobs - 1``), runs ``meanwhile()``, then
-    renders slices itself: it takes the next slice no worker was given, after
-    topping the workers up to ``OUTSTANDING_PER_WORKER`` slices each, so
-    whoever is free takes the next one. One fewer forked worker is one fewer
-    copy of the pages this process shares with it (docs/performance.md, "Peak
-    memory (issue 40, third round)"), and on ``jobs`` cores ``jobs`` busy
-    processes do no less than ``jobs`` workers beside a busy parent."""
-    step = max(1, -(-count // ((workers + 1) * SLICES_PER_PROCESS)))
-    bounds = [(start, min(start + step, count)) for start in range(0, count, step)]
-    futures: dict[int, object] = {}  # slice -> its worker's future
-    mine: dict[int, list] = {}  # slice -> what ``also`` gave, for those rendered here
-    taken = 0  # slices handed out so far, to a worker or to this process
-
-    def top_up() -> None:
-        nonlocal taken
-        running = sum(1 for future in futures.values() if not future.done())
-        while taken < len(bounds) and running < workers * OUTSTANDING_PER_WORKER:
-            futures[taken] = pool.submit(_worker_pages, bounds[taken])
-            taken, running = taken + 1, running + 1
-
-    with parallel.pool(workers) as pool:
-        top_up()  # forks the workers: they start before meanwhile()
-        meanwhile()
-        while True:
-            top_up()
-            if taken == len(bounds):
-                break
-            mine[taken] = _term_pages(*bounds[taken])
-            taken += 1
-        results = []
-        for index in range(len(bounds)):
-            if index in mine:
-                results.append(mine.pop(index))
-            else:
-                report, beside = futures.pop(index).result()
-                staging.merge(*report)
-                results.append(beside)
     return results
 
 
