@@ -15,75 +15,16 @@ import marshal
 import os
 import pickle
 import sqlite3
-import sys
 import threading
 from contextlib import contextmanager, nullcontext
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .. import __version__
 from ..files import RefusedPath, check_owned, check_owned_folder, read_owned, write_owned
+from .code import CODE_SUFFIXES, OUTPUT_DEPENDENCIES, code_version, explainer_versions
 
-
-OUTPUT_DEPENDENCIES = ("markdown", "jinja2", "latex2mathml", "pyyaml", "markupsafe", "numpy",
-                       "altair", "vl-convert-python", "snowballstemmer", "rjsmin")
-"""Packages whose version can change the bytes we write."""
-
-
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """Hash of the package's own code, templates and static files, the versions
-    of the packages whose output is ours, and every installed explainer's version."""
-    from importlib import metadata  # here, not at the top: --no-cache builds never need it (~20 ms)
-
-    digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
-    for package in OUTPUT_DEPENDENCIES:  # their output is our output: a new version is new code
-        try:
-            digest.update(f"{package} {metadata.version(package)}".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{package} -".encode())
-    _hash_tree(digest, Path(str(resources.files("site_builder"))))
-    for version in explainer_versions():
-        digest.update(version.encode())
-    return digest.hexdigest()
-
-
-CODE_SUFFIXES = (".py", ".html", ".css", ".js", ".json")
-"""Files that are code: a change to any of them may change the output."""
-
-
-def _hash_tree(digest, root: Path) -> None:
-    paths = sorted(root.rglob("*")) if root.is_dir() else [root]
-    for path in paths:
-        if path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(root.parent if root.is_file() else root)).encode())
-            digest.update(path.read_bytes())
-
-
-def explainer_versions() -> list[str]:
-    """One line per installed explainer: its name and declared version, and
-    for one outside ``site_builder`` a hash of its own package's files, so an
-    explainer that changes is never served from the cache. Every key holds the
-    code version, so this is part of every key (as Sphinx's ``env_version``)."""
-    import importlib.util
-
-    from ..explainers.base import REGISTRY
-
-    lines = []
-    for explainer in REGISTRY.usable():
-        line = f"explainer {explainer.name} {explainer.version}"
-        top = REGISTRY.module_of(explainer.name).split(".")[0]
-        if top != "site_builder":
-            spec = importlib.util.find_spec(top)
-            origin = spec.submodule_search_locations[0] if spec and spec.submodule_search_locations else spec and spec.origin
-            if origin:
-                files = hashlib.sha256()
-                _hash_tree(files, Path(origin))
-                line += f" {files.hexdigest()}"
-        lines.append(line)
-    return lines
+__all__ = ["CODE_SUFFIXES", "OUTPUT_DEPENDENCIES", "BlobStore", "BuildCache", "code_version", "collector_paused",
+           "disk_full", "explainer_versions", "key"]
 
 
 def key(*parts: str | bytes) -> str:
@@ -192,7 +133,7 @@ class BuildCache:
                     kind, payload = raw[:1], memoryview(raw)[1:]
                     with collector_paused():
                         loaded = marshal.loads(payload) if kind == _MARSHAL else pickle.loads(payload) if kind == _PICKLE else None
-                    if isinstance(loaded, dict) and loaded.get("__code__") == code_version():
+                    if isinstance(loaded, dict) and loaded.get("__code__") == code_version(self.folder):
                         data = loaded
                 except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
                     data = {}  # a damaged cache is just a cold cache
@@ -220,7 +161,7 @@ class BuildCache:
         if self.failure is not None:
             return
         temporary = self.folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"  # unique per writer
-        content = {**data, "__code__": code_version()}
+        content = {**data, "__code__": code_version(self.folder)}
         try:
             payload = _MARSHAL + marshal.dumps(content)
         except ValueError:  # holds objects marshal cannot store
