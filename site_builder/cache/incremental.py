@@ -202,11 +202,12 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
     # The last build's redirect plan, when made from these same fields (the
     # renderer's linking outputs and the warnings below ask for it).
-    adopt_plan(terms, state.get("redirects"))
+    plan = adopt_plan(terms, state.get("redirects"))
     renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
-    # The cross-term checks' only warnings (redirects, orphans), and the cards'.
+    # The cross-term checks' only warnings (redirects, orphans), and the cards'
+    # (the plan's problems as taken up: its key is not made again).
     orphans = check_orphans(terms, backlinks) if config.report_orphans else []
-    warnings = plan_redirects(terms)[1] + orphans + previews
+    warnings = (plan or plan_redirects(terms))[1] + orphans + previews
     if strict and warnings:
         return None
     redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)

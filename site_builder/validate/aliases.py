@@ -81,21 +81,22 @@ def plan_record(terms: Iterable[Term]) -> tuple[str, list[tuple], list[tuple]]:
             [(p.path, p.line, p.message, p.severity) for p in problems])
 
 
-def adopt_plan(terms: Iterable[Term], record: tuple | None) -> bool:
+def adopt_plan(terms: Iterable[Term], record: tuple | None) -> tuple[list[Redirect], list[Problem]] | None:
     """Take up ``record`` (``plan_record``'s) as the plan of ``terms`` when it was
     made from the same values of every field a plan reads (its key's digest), so
     the next ``plan_redirects`` of these terms does not plan again: a one-body
     edit's process would otherwise plan once (~0.1-0.2 s at 10,000 terms with
-    15,000 aliases) to find what the last build found. True when taken up."""
+    15,000 aliases) to find what the last build found. Returns the plan taken up
+    (as ``plan_redirects`` would: the caller need not make the key again), or None."""
     global _last_plan
     if not record or len(record) != 3:
-        return False
+        return None
     terms = list(terms)
     key = plan_key(terms)
     if _digest(key) != record[0]:
-        return False
+        return None
     _last_plan = (key, [Redirect(*r) for r in record[1]], [Problem(*p) for p in record[2]])
-    return True
+    return list(_last_plan[1]), list(_last_plan[2])
 
 
 def _digest(key: tuple) -> str:
