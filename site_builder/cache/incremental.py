@@ -240,23 +240,24 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     stats = writer.commit(prune=False)
     remember_search()
 
-    updated = dict(manifest)
+    # The tables: only the entries that changed are written (``save_entries``).
+    updated, removed = {}, []
     for relative, page in keys.items():
         info = os.stat(os.path.join(output, relative))
         updated[relative] = (page, info.st_size, info.st_mtime_ns)
     for relative, data in search.items():
         if data is None:
-            updated.pop(relative, None)
+            removed.append(relative)
             continue
         info = os.stat(os.path.join(output, relative))
         updated[relative] = (None, info.st_size, info.st_mtime_ns)
-    store.save_table("pages", updated)
+    store.save_entries("pages", updated, removed)
     new_bodies = {body_keys[slug]: body for slug, body in fresh.items()
                   if body is not None and not isinstance(body, StoredHtml)}  # rendered here, not read back
     if any(key not in markdown for key in new_bodies):
         live = set(body_keys.values())
-        store.save_table(MARKDOWN_TABLE, {**{k: v for k, v in markdown.items() if k in live},
-                                          **{key: body.to_record() for key, body in new_bodies.items()}})
+        store.save_entries(MARKDOWN_TABLE, {key: body.to_record() for key, body in new_bodies.items()},
+                           [key for key in markdown if key not in live])
         store.blobs.put_many({key: body.html for key, body in new_bodies.items()}, live=live)
     store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
     log(f"  fast path: {len(changed)} body edit(s), {len(redo_slugs)} page(s) rendered")

@@ -16,9 +16,10 @@ import os
 import pickle
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..files import RefusedPath, check_owned, check_owned_folder, read_owned, write_owned
 from .code import CODE_SUFFIXES, OUTPUT_DEPENDENCIES, code_version, explainer_versions
@@ -36,6 +37,14 @@ def key(*parts: str | bytes) -> str:
         digest.update(data)
     return digest.hexdigest()
 
+
+RECENT = ".recent"
+"""``<table>.recent.table``: the entries ``save_entries`` set or removed since the
+table's last whole save, which it names (``_TAG``): after another whole save it is
+never read again (and replaced by the next ``save_entries``)."""
+RECENT_SHARE = (64, 100)
+"""``save_entries`` saves the whole table again past 64 entries or 1 % of it."""
+_TAG = "__saved__"
 
 _MARSHAL, _PICKLE = b"M", b"P"
 """First byte of a table file. Tables of plain values (str, int, tuple, list,
@@ -91,6 +100,10 @@ class BuildCache:
         """True (``serve``): ``save_table`` only marks a table; ``flush()`` writes,
         once the browser has its page. Tables stay in memory between builds."""
         self._dirty: set[str] = set()
+        self._tags: dict[str, str | None] = {}
+        """table -> the token of its last whole save (read or written), which ``save_entries`` names."""
+        self._recent: dict[str, tuple[dict, set]] = {}
+        """table -> (entries set, keys removed) since that save, as on disk."""
         self.memo: dict = {}
         """Objects rebuilt from table entries, for reuse while those entries last (memory only)."""
         self.failure: str | None = None
@@ -123,23 +136,60 @@ class BuildCache:
         return self.folder is not None
 
     def table(self, name: str) -> dict:
-        """The table ``name`` as last saved (empty when missing or unreadable)."""
+        """The table ``name`` as last saved (empty when missing or unreadable), with
+        the entries ``save_entries`` recorded since, when they go with that save."""
         if name not in self.tables:
-            data: dict = {}
-            if self.folder is not None:
-                try:
-                    # One read (marshal.load() on a file reads in small pieces), never through a plant.
-                    raw = read_owned(self.folder / f"{name}.table") or b""
-                    kind, payload = raw[:1], memoryview(raw)[1:]
-                    with collector_paused():
-                        loaded = marshal.loads(payload) if kind == _MARSHAL else pickle.loads(payload) if kind == _PICKLE else None
-                    if isinstance(loaded, dict) and loaded.get("__code__") == code_version(self.folder):
-                        data = loaded
-                except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
-                    data = {}  # a damaged cache is just a cold cache
-            data.pop("__code__", None)
+            data = self._read(name)
+            tag = data.pop(_TAG, None)
+            changed, gone = {}, set()
+            if tag is not None:
+                recent = self._read(f"{name}{RECENT}")
+                if recent.get("base") == tag and isinstance(recent.get("set"), dict) and isinstance(recent.get("gone"), list):
+                    changed, gone = recent["set"], set(recent["gone"])
+                    data.update(changed)
+                    for key in gone:
+                        data.pop(key, None)
+            self._tags[name], self._recent[name] = tag, (changed, gone)
             self.tables[name] = data
         return self.tables[name]
+
+    def _read(self, name: str) -> dict:
+        data: dict = {}
+        if self.folder is not None:
+            try:
+                # One read (marshal.load() on a file reads in small pieces), never through a plant.
+                raw = read_owned(self.folder / f"{name}.table") or b""
+                kind, payload = raw[:1], memoryview(raw)[1:]
+                with collector_paused():
+                    loaded = marshal.loads(payload) if kind == _MARSHAL else pickle.loads(payload) if kind == _PICKLE else None
+                if isinstance(loaded, dict) and loaded.get("__code__") == code_version(self.folder):
+                    data = loaded
+            except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+                data = {}  # a damaged cache is just a cold cache
+        data.pop("__code__", None)
+        return data
+
+    def save_entries(self, name: str, changed: dict[str, Any], gone: Iterable[str] = ()) -> None:
+        """Set ``changed`` and remove ``gone`` in table ``name``. On disk, while few
+        (``RECENT_SHARE``), only these, beside the whole table's file and naming the
+        save they go with (a fast-path edit changes a few of 10,000 entries: marshalling
+        and writing all of them again took ~20-30 ms a table); else the whole table."""
+        gone = set(gone)
+        data = {**self.table(name), **changed}
+        for key in gone:
+            data.pop(key, None)
+        before, dropped = self._recent.get(name, ({}, set()))
+        recent = {key: value for key, value in before.items() if key not in gone}
+        recent.update(changed)
+        dropped = (dropped - changed.keys()) | gone
+        tag = self._tags.get(name)
+        if (tag is None or self.folder is None or self.defer_writes or self.failure is not None
+                or len(recent) + len(dropped) > max(RECENT_SHARE[0], len(data) // RECENT_SHARE[1])):
+            self.save_table(name, data)
+            return
+        self.tables[name] = data
+        self._recent[name] = (recent, dropped)
+        self._write(f"{name}{RECENT}", {"base": tag, "set": recent, "gone": sorted(dropped)}, whole=False)
 
     def save_table(self, name: str, data: dict[str, Any]) -> None:
         """Replace table ``name`` on disk (atomically: write then rename)."""
@@ -157,11 +207,13 @@ class BuildCache:
             self._write(name, self.tables[name])
         self._dirty.clear()
 
-    def _write(self, name: str, data: dict[str, Any]) -> None:
+    def _write(self, name: str, data: dict[str, Any], whole: bool = True) -> None:
         if self.failure is not None:
             return
         temporary = self.folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"  # unique per writer
         content = {**data, "__code__": code_version(self.folder)}
+        if whole:  # what the entries save_entries records name: those of another save are never read with it
+            content[_TAG] = f"{os.getpid()}-{time.time_ns()}-{os.urandom(6).hex()}"
         try:
             payload = _MARSHAL + marshal.dumps(content)
         except ValueError:  # holds objects marshal cannot store
@@ -170,6 +222,8 @@ class BuildCache:
             self.folder.mkdir(parents=True, exist_ok=True)
             check_owned_folder(self.folder)
             write_owned(self.folder / f"{name}.table", payload, temporary)
+            if whole:  # (the recent entries of the save before, if any, name another: never read again)
+                self._tags[name], self._recent[name] = content[_TAG], ({}, set())
         except (OSError, RefusedPath) as error:  # (a plant since check(): refused, and the cache given up)
             self.fail(error)
 
@@ -199,7 +253,7 @@ class BuildCache:
         saves time, and the next build needs the room more. Only regular files
         are removed, nothing is followed; a planted entry is left to its owner."""
         self.close()
-        self.tables, self.memo, self._dirty = {}, {}, set()
+        self.tables, self.memo, self._dirty, self._tags, self._recent = {}, {}, set(), {}, {}
         if self.folder is None:
             return
         try:
