@@ -39,12 +39,14 @@ from ..validate.checks import check_body, check_orphans, links_from
 from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
+from ..render.templates import theme_environment
 from ..outputs.site import site_assets, site_renderer
 from . import outputs as output_cache
 from . import search as search_cache
 from . import store as cache
 from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, body_mentions, fill_html, stored_html
 from .pages import card_digests, page_key, shared_page_key
+from .templates import cache_templates
 
 STATE_TABLE = "site"
 """Cache table with what the fast path needs from the last full or fast build."""
@@ -203,6 +205,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     # The last build's redirect plan, when made from these same fields (the
     # renderer's linking outputs and the warnings below ask for it).
     plan = adopt_plan(terms, state.get("redirects"))
+    cache_templates(store.folder, theme_environment(theme.templates, theme.digest))  # (compiled by an earlier build)
     renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
     # The cross-term checks' only warnings (redirects, orphans), and the cards'
     # (the plan's problems as taken up: its key is not made again).
