@@ -39,12 +39,14 @@ from ..validate.checks import check_body, check_orphans, links_from
 from ..publish import InPlace, WriteStats
 from ..render import pages
 from ..render.assets import AssetStore
+from ..render.templates import theme_environment
 from ..outputs.site import site_assets, site_renderer
 from . import outputs as output_cache
 from . import search as search_cache
 from . import store as cache
 from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, body_mentions, fill_html, stored_html
 from .pages import card_digests, page_key, shared_page_key
+from .templates import cache_templates
 
 STATE_TABLE = "site"
 """Cache table with what the fast path needs from the last full or fast build."""
@@ -202,11 +204,13 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
     # The last build's redirect plan, when made from these same fields (the
     # renderer's linking outputs and the warnings below ask for it).
-    adopt_plan(terms, state.get("redirects"))
+    plan = adopt_plan(terms, state.get("redirects"))
+    cache_templates(store.folder, theme_environment(theme.templates, theme.digest))  # (compiled by an earlier build)
     renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
-    # The cross-term checks' only warnings (redirects, orphans), and the cards'.
+    # The cross-term checks' only warnings (redirects, orphans), and the cards'
+    # (the plan's problems as taken up: its key is not made again).
     orphans = check_orphans(terms, backlinks) if config.report_orphans else []
-    warnings = plan_redirects(terms)[1] + orphans + previews
+    warnings = (plan or plan_redirects(terms))[1] + orphans + previews
     if strict and warnings:
         return None
     redo_slugs = sorted(relative[:-len("/index.html")] for relative in redo)
@@ -239,23 +243,24 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     stats = writer.commit(prune=False)
     remember_search()
 
-    updated = dict(manifest)
+    # The tables: only the entries that changed are written (``save_entries``).
+    updated, removed = {}, []
     for relative, page in keys.items():
         info = os.stat(os.path.join(output, relative))
         updated[relative] = (page, info.st_size, info.st_mtime_ns)
     for relative, data in search.items():
         if data is None:
-            updated.pop(relative, None)
+            removed.append(relative)
             continue
         info = os.stat(os.path.join(output, relative))
         updated[relative] = (None, info.st_size, info.st_mtime_ns)
-    store.save_table("pages", updated)
+    store.save_entries("pages", updated, removed)
     new_bodies = {body_keys[slug]: body for slug, body in fresh.items()
                   if body is not None and not isinstance(body, StoredHtml)}  # rendered here, not read back
     if any(key not in markdown for key in new_bodies):
         live = set(body_keys.values())
-        store.save_table(MARKDOWN_TABLE, {**{k: v for k, v in markdown.items() if k in live},
-                                          **{key: body.to_record() for key, body in new_bodies.items()}})
+        store.save_entries(MARKDOWN_TABLE, {key: body.to_record() for key, body in new_bodies.items()},
+                           [key for key in markdown if key not in live])
         store.blobs.put_many({key: body.html for key, body in new_bodies.items()}, live=live)
     store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
     log(f"  fast path: {len(changed)} body edit(s), {len(redo_slugs)} page(s) rendered")

@@ -15,75 +15,17 @@ import marshal
 import os
 import pickle
 import sqlite3
-import sys
 import threading
+import time
 from contextlib import contextmanager, nullcontext
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
-from .. import __version__
 from ..files import RefusedPath, check_owned, check_owned_folder, read_owned, write_owned
+from .code import CODE_SUFFIXES, OUTPUT_DEPENDENCIES, code_version, explainer_versions
 
-
-OUTPUT_DEPENDENCIES = ("markdown", "jinja2", "latex2mathml", "pyyaml", "markupsafe", "numpy",
-                       "altair", "vl-convert-python", "snowballstemmer", "rjsmin")
-"""Packages whose version can change the bytes we write."""
-
-
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """Hash of the package's own code, templates and static files, the versions
-    of the packages whose output is ours, and every installed explainer's version."""
-    from importlib import metadata  # here, not at the top: --no-cache builds never need it (~20 ms)
-
-    digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
-    for package in OUTPUT_DEPENDENCIES:  # their output is our output: a new version is new code
-        try:
-            digest.update(f"{package} {metadata.version(package)}".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{package} -".encode())
-    _hash_tree(digest, Path(str(resources.files("site_builder"))))
-    for version in explainer_versions():
-        digest.update(version.encode())
-    return digest.hexdigest()
-
-
-CODE_SUFFIXES = (".py", ".html", ".css", ".js", ".json")
-"""Files that are code: a change to any of them may change the output."""
-
-
-def _hash_tree(digest, root: Path) -> None:
-    paths = sorted(root.rglob("*")) if root.is_dir() else [root]
-    for path in paths:
-        if path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(root.parent if root.is_file() else root)).encode())
-            digest.update(path.read_bytes())
-
-
-def explainer_versions() -> list[str]:
-    """One line per installed explainer: its name and declared version, and
-    for one outside ``site_builder`` a hash of its own package's files, so an
-    explainer that changes is never served from the cache. Every key holds the
-    code version, so this is part of every key (as Sphinx's ``env_version``)."""
-    import importlib.util
-
-    from ..explainers.base import REGISTRY
-
-    lines = []
-    for explainer in REGISTRY.usable():
-        line = f"explainer {explainer.name} {explainer.version}"
-        top = REGISTRY.module_of(explainer.name).split(".")[0]
-        if top != "site_builder":
-            spec = importlib.util.find_spec(top)
-            origin = spec.submodule_search_locations[0] if spec and spec.submodule_search_locations else spec and spec.origin
-            if origin:
-                files = hashlib.sha256()
-                _hash_tree(files, Path(origin))
-                line += f" {files.hexdigest()}"
-        lines.append(line)
-    return lines
+__all__ = ["CODE_SUFFIXES", "OUTPUT_DEPENDENCIES", "BlobStore", "BuildCache", "code_version", "collector_paused",
+           "disk_full", "explainer_versions", "key"]
 
 
 def key(*parts: str | bytes) -> str:
@@ -95,6 +37,14 @@ def key(*parts: str | bytes) -> str:
         digest.update(data)
     return digest.hexdigest()
 
+
+RECENT = ".recent"
+"""``<table>.recent.table``: the entries ``save_entries`` set or removed since the
+table's last whole save, which it names (``_TAG``): after another whole save it is
+never read again (and replaced by the next ``save_entries``)."""
+RECENT_SHARE = (64, 100)
+"""``save_entries`` saves the whole table again past 64 entries or 1 % of it."""
+_TAG = "__saved__"
 
 _MARSHAL, _PICKLE = b"M", b"P"
 """First byte of a table file. Tables of plain values (str, int, tuple, list,
@@ -150,6 +100,10 @@ class BuildCache:
         """True (``serve``): ``save_table`` only marks a table; ``flush()`` writes,
         once the browser has its page. Tables stay in memory between builds."""
         self._dirty: set[str] = set()
+        self._tags: dict[str, str | None] = {}
+        """table -> the token of its last whole save (read or written), which ``save_entries`` names."""
+        self._recent: dict[str, tuple[dict, set]] = {}
+        """table -> (entries set, keys removed) since that save, as on disk."""
         self.memo: dict = {}
         """Objects rebuilt from table entries, for reuse while those entries last (memory only)."""
         self.failure: str | None = None
@@ -182,23 +136,60 @@ class BuildCache:
         return self.folder is not None
 
     def table(self, name: str) -> dict:
-        """The table ``name`` as last saved (empty when missing or unreadable)."""
+        """The table ``name`` as last saved (empty when missing or unreadable), with
+        the entries ``save_entries`` recorded since, when they go with that save."""
         if name not in self.tables:
-            data: dict = {}
-            if self.folder is not None:
-                try:
-                    # One read (marshal.load() on a file reads in small pieces), never through a plant.
-                    raw = read_owned(self.folder / f"{name}.table") or b""
-                    kind, payload = raw[:1], memoryview(raw)[1:]
-                    with collector_paused():
-                        loaded = marshal.loads(payload) if kind == _MARSHAL else pickle.loads(payload) if kind == _PICKLE else None
-                    if isinstance(loaded, dict) and loaded.get("__code__") == code_version():
-                        data = loaded
-                except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
-                    data = {}  # a damaged cache is just a cold cache
-            data.pop("__code__", None)
+            data = self._read(name)
+            tag = data.pop(_TAG, None)
+            changed, gone = {}, set()
+            if tag is not None:
+                recent = self._read(f"{name}{RECENT}")
+                if recent.get("base") == tag and isinstance(recent.get("set"), dict) and isinstance(recent.get("gone"), list):
+                    changed, gone = recent["set"], set(recent["gone"])
+                    data.update(changed)
+                    for key in gone:
+                        data.pop(key, None)
+            self._tags[name], self._recent[name] = tag, (changed, gone)
             self.tables[name] = data
         return self.tables[name]
+
+    def _read(self, name: str) -> dict:
+        data: dict = {}
+        if self.folder is not None:
+            try:
+                # One read (marshal.load() on a file reads in small pieces), never through a plant.
+                raw = read_owned(self.folder / f"{name}.table") or b""
+                kind, payload = raw[:1], memoryview(raw)[1:]
+                with collector_paused():
+                    loaded = marshal.loads(payload) if kind == _MARSHAL else pickle.loads(payload) if kind == _PICKLE else None
+                if isinstance(loaded, dict) and loaded.get("__code__") == code_version(self.folder):
+                    data = loaded
+            except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+                data = {}  # a damaged cache is just a cold cache
+        data.pop("__code__", None)
+        return data
+
+    def save_entries(self, name: str, changed: dict[str, Any], gone: Iterable[str] = ()) -> None:
+        """Set ``changed`` and remove ``gone`` in table ``name``. On disk, while few
+        (``RECENT_SHARE``), only these, beside the whole table's file and naming the
+        save they go with (a fast-path edit changes a few of 10,000 entries: marshalling
+        and writing all of them again took ~20-30 ms a table); else the whole table."""
+        gone = set(gone)
+        data = {**self.table(name), **changed}
+        for key in gone:
+            data.pop(key, None)
+        before, dropped = self._recent.get(name, ({}, set()))
+        recent = {key: value for key, value in before.items() if key not in gone}
+        recent.update(changed)
+        dropped = (dropped - changed.keys()) | gone
+        tag = self._tags.get(name)
+        if (tag is None or self.folder is None or self.defer_writes or self.failure is not None
+                or len(recent) + len(dropped) > max(RECENT_SHARE[0], len(data) // RECENT_SHARE[1])):
+            self.save_table(name, data)
+            return
+        self.tables[name] = data
+        self._recent[name] = (recent, dropped)
+        self._write(f"{name}{RECENT}", {"base": tag, "set": recent, "gone": sorted(dropped)}, whole=False)
 
     def save_table(self, name: str, data: dict[str, Any]) -> None:
         """Replace table ``name`` on disk (atomically: write then rename)."""
@@ -216,11 +207,13 @@ class BuildCache:
             self._write(name, self.tables[name])
         self._dirty.clear()
 
-    def _write(self, name: str, data: dict[str, Any]) -> None:
+    def _write(self, name: str, data: dict[str, Any], whole: bool = True) -> None:
         if self.failure is not None:
             return
         temporary = self.folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"  # unique per writer
-        content = {**data, "__code__": code_version()}
+        content = {**data, "__code__": code_version(self.folder)}
+        if whole:  # what the entries save_entries records name: those of another save are never read with it
+            content[_TAG] = f"{os.getpid()}-{time.time_ns()}-{os.urandom(6).hex()}"
         try:
             payload = _MARSHAL + marshal.dumps(content)
         except ValueError:  # holds objects marshal cannot store
@@ -229,6 +222,8 @@ class BuildCache:
             self.folder.mkdir(parents=True, exist_ok=True)
             check_owned_folder(self.folder)
             write_owned(self.folder / f"{name}.table", payload, temporary)
+            if whole:  # (the recent entries of the save before, if any, name another: never read again)
+                self._tags[name], self._recent[name] = content[_TAG], ({}, set())
         except (OSError, RefusedPath) as error:  # (a plant since check(): refused, and the cache given up)
             self.fail(error)
 
@@ -258,7 +253,7 @@ class BuildCache:
         saves time, and the next build needs the room more. Only regular files
         are removed, nothing is followed; a planted entry is left to its owner."""
         self.close()
-        self.tables, self.memo, self._dirty = {}, {}, set()
+        self.tables, self.memo, self._dirty, self._tags, self._recent = {}, {}, set(), {}, {}
         if self.folder is None:
             return
         try:

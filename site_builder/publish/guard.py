@@ -29,7 +29,10 @@ def check_output(output: Path) -> None:
 def _guard(output: Path) -> None:
     if output.is_symlink() or (output.exists() and not output.is_dir()):
         raise PublishError(f"{output} exists and is not a folder; refusing to replace it")
-    if output.is_dir() and any(output.iterdir()) and not (output / MARKER).exists():
+    # The marker first: listing a built site (``iterdir`` lists it whole: 25,000
+    # entries at 10,000 realistic terms) only to find it is not empty cost an edit
+    # ~10 ms, twice.
+    if output.is_dir() and not (output / MARKER).exists() and any(output.iterdir()):
         raise PublishError(f"{output} is not empty and was not built by site_builder; refusing to replace it (choose another --output or empty it)")
     check_beside(output)
 

@@ -48,25 +48,50 @@ def _clock(output: Path) -> int:
 
 
 _MEMO_FROM = 1000
-"""``_folders_of`` and ``_children`` keep their last answer for this many paths or
-more: an edit asks both about the same 25,000 paths (the spare's, the live
-site's: equal sets) three or four times, ~25 ms each time to make again and
-~1 ms to compare. Pure functions of their arguments: an equal set, the same answer."""
+"""``_folders_of`` and ``_children`` keep their answers for sets of this many paths or
+more: an edit asks both about the same 25,000 paths (the spare's, the live site's)
+three or four times, ~25 ms each time to make again and ~1 ms to compare. Pure
+functions of their arguments: an equal set, the same answer."""
 
-_last_folders: tuple[frozenset, frozenset] | None = None
-_last_children: tuple[frozenset, dict[str, tuple[set[str], set[str]]]] | None = None
+_KEEP = 3
+"""Path sets remembered (``_recent``): an edit's three are the spare's, the new site's
+and the old site's, each the one before plus the files the edits since added
+(a new word's search shard)."""
+
+_recent: list[tuple[frozenset, dict]] = []
+"""(paths, answers worked out for them: ``folders``, ``root``), the latest first."""
+
+
+def _known(paths) -> dict:
+    """The answers kept for ``paths`` (a new entry when none). A new one starts from
+    a remembered subset of them (fewer than ``_MEMO_FROM`` paths short), if any:
+    what a set of paths gives is what the subset gives with what the rest adds."""
+    for known, answers in _recent:
+        if len(known) == len(paths) and known == paths:
+            return answers
+    answers: dict = {}
+    for known, before in _recent:
+        if len(known) < len(paths) < len(known) + _MEMO_FROM and known <= paths:
+            added = paths - known
+            if "folders" in before:
+                answers["folders"] = before["folders"] | _make_folders_of(added)
+            if "root" in before:
+                tops, files = _root_entries(added)
+                answers["root"] = before["root"][0] | tops, before["root"][1] | files
+            break
+    _recent.insert(0, (frozenset(paths), answers))
+    del _recent[_KEEP:]
+    return answers
 
 
 def _folders_of(paths) -> set[str]:
     """Every folder holding one of ``paths``, with its parents up to the root ("")."""
-    global _last_folders
     if len(paths) < _MEMO_FROM:
         return _make_folders_of(paths)
-    if _last_folders is not None and len(_last_folders[0]) == len(paths) and _last_folders[0] == paths:
-        return set(_last_folders[1])
-    folders = _make_folders_of(paths)
-    _last_folders = frozenset(paths), frozenset(folders)
-    return folders
+    answers = _known(paths)
+    if "folders" not in answers:
+        answers["folders"] = frozenset(_make_folders_of(paths))
+    return set(answers["folders"])
 
 
 def _make_folders_of(paths) -> set[str]:
@@ -81,20 +106,23 @@ def _make_folders_of(paths) -> set[str]:
     return folders
 
 
+def _root_entries(paths) -> tuple[frozenset, frozenset]:
+    """(the first part of every path, the paths that are files at the root)."""
+    return frozenset(path.partition("/")[0] for path in paths), frozenset(path for path in paths if "/" not in path)
+
+
 def _children(paths, folders: set[str]) -> dict[str, tuple[set[str], set[str]]]:
     """For each of ``folders``: the entries a tree holding exactly ``paths`` has
     there, as (names of folders, names of files)."""
-    global _last_children
     if folders == {""}:  # the common case, and 10,000 entries: comprehensions
-        if len(paths) >= _MEMO_FROM and _last_children is not None and \
-                len(_last_children[0]) == len(paths) and _last_children[0] == paths:
-            subfolders, files = _last_children[1][""]
-            return {"": (set(subfolders), set(files))}
-        files = {path for path in paths if "/" not in path}
-        found = {"": ({path.partition("/")[0] for path in paths} - files, files)}
-        if len(paths) >= _MEMO_FROM:
-            _last_children = frozenset(paths), {"": (set(found[""][0]), set(files))}
-        return found
+        if len(paths) < _MEMO_FROM:
+            tops, files = _root_entries(paths)
+            return {"": (set(tops - files), set(files))}
+        answers = _known(paths)
+        if "root" not in answers:
+            answers["root"] = _root_entries(paths)
+        tops, files = answers["root"]
+        return {"": (set(tops - files), set(files))}
     found: dict[str, tuple[set[str], set[str]]] = {folder: (set(), set()) for folder in folders}
     for path in paths:
         parent, _, name = path.rpartition("/")

@@ -37,11 +37,15 @@ def test_an_edit_takes_up_the_last_plan_and_matches_a_clean_build(tmp_path, monk
     made = []
     real = aliases._plan
     monkeypatch.setattr(aliases, "_plan", lambda terms: made.append(len(terms)) or real(terms))
+    keys = []  # plan_key goes over every term (~10 ms at 10,000): the taking up and the linking outputs only
+    real_key = aliases.plan_key
+    monkeypatch.setattr(aliases, "plan_key", lambda terms: keys.append(len(terms)) or real_key(terms))
     path = content / "terms" / "t02.md"
     path.write_text(path.read_text() + "\nAn edited line.\n")
     log, report = _build(content, output)
     assert any("fast path" in line for line in log), log
     assert made == [], "the fast path planned the redirects again"
+    assert len(keys) == 2, "the warnings made the plan's key again, instead of taking the plan taken up"
     assert [p.message for p in report.warnings if "'assets'" in p.message], "the plan's warning is reported"
     assert (output / "other-name-3" / "index.html").exists()
     clean = tmp_path / "clean" / "out"
@@ -57,9 +61,39 @@ def test_a_plan_is_taken_up_only_for_the_fields_it_was_made_from(monkeypatch):
                   aliases=[f"Alias {i}"], field_lines={"aliases": 3}) for i in range(3)]
     record = aliases.plan_record(terms)
     monkeypatch.setattr(aliases, "_last_plan", None)
-    assert aliases.adopt_plan(terms, record)
+    assert aliases.adopt_plan(terms, record) == aliases._plan(terms)
     assert aliases.plan_redirects(terms) == aliases._plan(terms)
     monkeypatch.setattr(aliases, "_last_plan", None)
     other = [replace(terms[0], aliases=["Alias 9"]), *terms[1:]]
-    assert not aliases.adopt_plan(other, record) and aliases._last_plan is None
-    assert not aliases.adopt_plan(terms, None) and not aliases.adopt_plan(terms, ("x", [], []))
+    assert aliases.adopt_plan(other, record) is None and aliases._last_plan is None
+    assert aliases.adopt_plan(terms, None) is None and aliases.adopt_plan(terms, ("x", [], [])) is None
+
+
+def test_a_plan_taken_up_is_made_of_tuples():
+    """15,000 redirects at 10,000 realistic terms, made again in every edit's process:
+    as tuples (``tuple.__new__``), not frozen dataclasses (``__init__`` setting each field)."""
+    from site_builder.load.content import Term
+
+    terms = [Term(slug=f"t{i}", title=f"T {i}", summary="", body="", path=f"terms/t{i}.md", body_line=4,
+                  aliases=[f"Alias {i}"], field_lines={"aliases": 3}) for i in range(3)]
+    plan = aliases.adopt_plan(terms, aliases.plan_record(terms))
+    assert plan is not None and plan[0] == aliases._plan(terms)[0]
+    assert all(type(redirect) is aliases.Redirect and isinstance(redirect, tuple) for redirect in plan[0])
+    assert plan[0][0].source == "alias-0" and plan[0][0].target == "t0"
+
+
+def test_a_plan_is_taken_up_whatever_the_strings_objects(monkeypatch):
+    """The same values, held by other string objects (interned, shared, or not), as
+    an edit's process loads them from the cache: the same key's digest."""
+    import sys
+
+    from site_builder.load.content import Term
+
+    def terms(make):
+        return [Term(slug=make(f"t{i}"), title=make(f"T {i}"), summary="", body="", path=make(f"terms/t{i}.md"),
+                     body_line=4, aliases=[make(f"Alias {i}"), make(f"T {i}")], field_lines={"aliases": 3})
+                for i in range(3)]
+
+    record = aliases.plan_record(terms(lambda text: "".join(list(text))))  # fresh, not interned
+    monkeypatch.setattr(aliases, "_last_plan", None)
+    assert aliases.adopt_plan(terms(sys.intern), record) is not None

@@ -1,0 +1,129 @@
+"""The code version kept by stamps (``cache/code.py``): a later process stats the
+files it was made from instead of hashing them, and any change of code, of a
+dependency's version or of the files themselves is still noticed."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from site_builder.cache import code
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """A process's first ``code_version``, with a short racy window (so that files
+    written by the test are old enough to stamp after a short sleep)."""
+    code.code_version.cache_clear()
+    monkeypatch.setattr(code, "RACY_NS", 50_000_000)
+    yield
+    code.code_version.cache_clear()
+
+
+def _again(folder: Path) -> str:
+    """``code_version`` as the next process would see it."""
+    code.code_version.cache_clear()
+    return code.code_version(folder)
+
+
+def test_a_later_process_takes_the_version_from_the_stamps(tmp_path, fresh, monkeypatch):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    first = code.code_version(folder)
+    assert (folder / code.STAMPS).is_file()
+
+    def never():
+        raise AssertionError("hashed again though nothing changed")
+
+    monkeypatch.setattr(code, "compute", never)
+    assert _again(folder) == first
+
+
+@pytest.fixture
+def package(tmp_path, fresh, monkeypatch) -> Path:
+    """A package of its own, old enough to be stamped."""
+    root = tmp_path / "package"
+    (root / "templates").mkdir(parents=True)
+    (root / "module.py").write_text("VALUE = 1\n")
+    (root / "templates" / "page.html").write_text("<p>{{ x }}</p>\n")
+    (root / "logo.png").write_bytes(b"not code")
+    monkeypatch.setattr(code, "package_root", lambda: root)
+    time.sleep(0.06)
+    return root
+
+
+def _in_place(root: Path) -> None:  # same size, same inode: only the ctime and mtime show it
+    path = root / "module.py"
+    with open(path, "r+") as handle:
+        handle.write("VALUE = 2\n")
+
+
+def _replaced(root: Path) -> None:  # an editor's save: a new file renamed over the old one
+    (root / "templates" / "new.tmp").write_text("<p>{{ y }}</p>\n")
+    os.replace(root / "templates" / "new.tmp", root / "templates" / "page.html")
+
+
+def _added(root: Path) -> None:
+    (root / "templates" / "other.html").write_text("more\n")
+
+
+def _removed(root: Path) -> None:
+    (root / "module.py").unlink()
+
+
+def _folder_added(root: Path) -> None:
+    (root / "new").mkdir()
+    (root / "new" / "code.js").write_text("x = 1\n")
+
+
+@pytest.mark.parametrize("change", [_in_place, _replaced, _added, _removed, _folder_added], ids=lambda f: f.__name__[1:])
+def test_a_change_of_code_is_noticed(tmp_path, package, change):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    before = code.code_version(folder)
+    assert (folder / code.STAMPS).is_file()
+    change(package)
+    after = _again(folder)
+    assert after != before
+    assert after == code.compute()[0]
+
+
+def test_a_file_changed_just_before_is_not_stamped(tmp_path, fresh, monkeypatch):
+    """A file younger than the racy window could change again without its ctime
+    showing it: the version is made, but no stamps are kept."""
+    root = tmp_path / "package"
+    root.mkdir()
+    (root / "module.py").write_text("VALUE = 1\n")
+    monkeypatch.setattr(code, "package_root", lambda: root)
+    monkeypatch.setattr(code, "RACY_NS", 60_000_000_000)
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    code.code_version(folder)
+    assert not (folder / code.STAMPS).exists()
+
+
+def test_a_dependency_installed_on_the_path_is_noticed(tmp_path, package, monkeypatch):
+    """Another version of an output dependency, earlier on ``sys.path``, is new code."""
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    before = code.code_version(folder)
+    metadata = site / "markdown-0.0.1.dist-info"
+    metadata.mkdir()
+    (metadata / "METADATA").write_text("Metadata-Version: 2.1\nName: Markdown\nVersion: 0.0.1\n")
+    after = _again(folder)
+    assert after != before
+    assert after == code.compute()[0]
+
+
+def test_stamps_from_another_interpreter_or_path_are_not_taken(tmp_path, package, monkeypatch):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    before = code.code_version(folder)
+    monkeypatch.setattr(code, "__version__", "9.9.9")
+    assert _again(folder) != before
