@@ -80,3 +80,16 @@ def _numbers(bounds):  # module level: a worker's task is pickled by name
 
 def _nothing(*_args):
     return None
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3, 8])
+def test_slices_shrink_to_the_smallest_at_the_end(processes):
+    """Guided slices: every body once, in order, never growing, and the last ones small, so
+    neither process waits long for the other at the end (``slice_bounds``)."""
+    for count in (1, 19, 20, 21, 240, 10_000, 100_003):
+        bounds = stage.slice_bounds(count, processes)
+        assert [i for start, end in bounds for i in range(start, end)] == list(range(count))
+        sizes = [end - start for start, end in bounds]
+        assert sizes == sorted(sizes, reverse=True) or sizes[:-1] == sorted(sizes[:-1], reverse=True)
+        assert sizes[-1] <= stage.SMALLEST_SLICE
+        assert len(bounds) <= processes * stage.SHARE_PER_SLICE * 12  # handing over stays cheap
