@@ -137,11 +137,12 @@ def slice_bounds(count: int, processes: int) -> list[tuple[int, int]]:
     """(start, end) of each slice of ``count`` bodies for ``processes`` processes, in order.
 
     Guided: each slice is a ``1 / SHARE_PER_SLICE`` share of what is left for
-    each process, down to ``SMALLEST_SLICE``. A process handed a slice just
-    before the other ran out of work holds the other up by at most that
-    slice: equal slices large enough to cost nothing to hand over (~300
-    bodies at 10,000 terms) would make that ~0.3 s of wall time on the
-    realistic mix; these make it ~20 bodies, in ~50 slices."""
+    each process, down to ``SMALLEST_SLICE``. At the end one process waits
+    for the slices the other still holds (up to ``OUTSTANDING_PER_WORKER``):
+    with equal slices large enough to cost nothing to hand over (~300 bodies
+    at 10,000 terms) that could be ~0.3 s of wall time on the realistic mix;
+    with these, the slices handed out last are a few dozen bodies (39 slices
+    at 10,000 terms on two processes)."""
     bounds, start = [], 0
     while start < count:
         step = max(SMALLEST_SLICE, -(-(count - start) // (processes * SHARE_PER_SLICE)))
