@@ -122,7 +122,7 @@ class _SourcePass(Preprocessor):
     def run(self, lines):
         state = self.state_ref()
         state.source = lines
-        out, scan = prepare_source(lines, state.first_line, self.md.htmlStash.store, state.names.resolve)
+        out, scan = prepare_source(lines, state.first_line, self.md.htmlStash.store, state.resolve)
         state.result.problems.extend(scan.problems)
         if "explainer" in "\n".join(out) and any(placement.has_marker(line) for line in out):  # join: one scan
             state.result.marker_line, found = placement.mark(out, state.first_line)
@@ -311,6 +311,10 @@ class GlossaryExtension(Extension):
             md.inlinePatterns.deregister("html")
 
 
+RESOLVED_NAMES = 4096
+"""How many wikilink names each renderer remembers the slug of (``BodyRenderer.resolve``)."""
+
+
 class BodyRenderer:
     """A reusable Python-Markdown pipeline (one per process: it is not thread-safe)."""
 
@@ -324,6 +328,10 @@ class BodyRenderer:
         self.names, self.page_ids, self.explainer_ids = names, PAGE_IDS | reserved_ids, reserved_ids
         self.pretty_urls, self.allow_raw_html, self.fast, self.media_mb = pretty_urls, allow_raw_html, fast, media_mb
         self.autolink_unit, self.slug = autolink_unit, None
+        # What a [[wikilink]] name resolves to: a pure function of the name while this
+        # renderer's index lives (nothing changes a NameIndex once built), and the same
+        # names recur across bodies ("See [[Inference]]"): remembered per renderer.
+        self.resolve = functools.lru_cache(maxsize=RESOLVED_NAMES)(names.resolve)
         self.state: _State | None = None
         self.md = self._pipeline()
 
@@ -357,6 +365,7 @@ class BodyRenderer:
         its ``Term.media``; ``slug``: its page)."""
         self.state, self.slug = _State(self.names, first_line, self.pretty_urls), slug
         self.state.media = images.Context(media, self.media_mb)
+        self.state.resolve = self.resolve
         self.md.reset()
         try:
             html = self.md.convert(body)

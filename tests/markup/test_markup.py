@@ -135,3 +135,28 @@ def test_table_alignment_uses_classes_not_style_attributes():
     html = render("| a | b | c |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n").html
     assert "style=" not in html
     assert 'class="align-left"' in html and 'class="align-center"' in html and 'class="align-right"' in html
+
+
+class _CountingIndex(NameIndex):
+    """A NameIndex that counts the look-ups it answers."""
+
+    asked: list
+
+    def resolve(self, name):
+        self.asked.append(name)
+        return super().resolve(name)
+
+
+def test_a_renderer_resolves_each_wikilink_name_once_with_the_same_links_and_problems():
+    """BodyRenderer.resolve remembers the index's answers (RESOLVED_NAMES): a renderer
+    reused over many bodies gives what a fresh one per body gives, unknown names included."""
+    names = _CountingIndex([T("inference", "Inference", ["LLM inference"]), T("output-tokens", "Output tokens")])
+    names.asked = []
+    bodies = ["[[Inference]] and [[nobody]].", "[[inference]], [[Nobody]] and [[Output tokens|out]].",
+              "Again [[Inference]] and [[nobody]]\n\n- [[inference#why]]"]
+    reused = BodyRenderer(names)
+    kept = [reused.render(body, 3) for body in bodies]
+    assert sorted(names.asked) == sorted({"Inference", "nobody", "inference", "Nobody", "Output tokens"})
+    fresh = [BodyRenderer(names).render(body, 3) for body in bodies]
+    assert kept == fresh
+    assert [len(body.problems) for body in kept] == [1, 1, 1]

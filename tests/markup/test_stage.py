@@ -1,0 +1,95 @@
+"""The markup stage spread over processes (``markup.stage``): the same bodies as in one process.
+
+With ``jobs`` > 1, ``jobs - 1`` forked workers and the build process itself
+render slices of the bodies (``_shared_render``); whoever renders a body, the
+stage must hand back the same ``RenderedBody`` values in the terms' order.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from helpers import REPO
+from site_builder import parallel
+from site_builder.load.config import load_config
+from site_builder.load.content import load_terms
+from site_builder.markup import stage
+from site_builder.markup.render import BodyRenderer, Link, RenderedBody
+from site_builder.names import NameIndex
+
+MAKE_CORPUS = REPO / "benchmarks" / "make_corpus.py"
+
+
+@pytest.fixture(scope="module")
+def realistic(tmp_path_factory):
+    """Terms of the realistic mix (maths, tables, code, footnotes, wiki links), above the parallel threshold."""
+    content = tmp_path_factory.mktemp("stage-corpus")
+    subprocess.run([sys.executable, str(MAKE_CORPUS), str(stage.PARALLEL_THRESHOLD + 40), str(content / "terms"),
+                    "--mix", "realistic"], check=True, stdout=subprocess.DEVNULL)
+    (content / "site.toml").write_text('title = "Stage"\npreviews = false\n')
+    terms, problems = load_terms(content)
+    assert terms and not problems
+    config, _ = load_config(content)
+    return terms, config, NameIndex(terms)
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_workers_and_the_build_process_render_what_one_process_renders(realistic, jobs, monkeypatch):
+    terms, config, names = realistic
+    alone = stage.render_bodies(terms, config, names, jobs=1)
+
+    forked, meanwhile = [], []
+    real_pool = parallel.pool
+    monkeypatch.setattr(stage.parallel, "pool", lambda workers, *args: forked.append(workers) or real_pool(workers, *args))
+    here = []  # bodies rendered in this process (a worker's appends stay in the worker)
+    real_render = BodyRenderer.render
+    monkeypatch.setattr(BodyRenderer, "render", lambda self, *args: here.append(args[-1]) or real_render(self, *args))
+
+    shared = stage.render_bodies(terms, config, names, jobs=jobs, meanwhile=lambda: meanwhile.append(len(here)))
+
+    assert forked == [jobs - 1]  # one worker fewer: this process renders too
+    assert meanwhile == [0]  # once, before this process renders
+    assert 0 < len(here) < len(terms)  # slices rendered here, and in the workers
+    assert list(shared) == list(alone) == [t.slug for t in terms]  # the terms' order
+    for slug, body in alone.items():
+        assert type(shared[slug]) is RenderedBody and shared[slug] == body
+        assert all(type(link) is Link for link in shared[slug].links)
+
+
+def test_slices_cover_every_body_once_whatever_the_count(monkeypatch):
+    """Every index in exactly one slice, in order, for counts around the slice size."""
+    monkeypatch.setattr(stage, "_render_chunk", _numbers)
+    monkeypatch.setattr(stage, "_init_worker", _nothing)
+    for count in (1, 2, 31, 32, 33, 250, 1001):
+        monkeypatch.setattr(stage, "_items", [(str(i), "", 1, {}) for i in range(count)])
+        rendered = stage._shared_render(count, 1, lambda: None, lambda: _Counting(), ())
+        assert [slug for part in rendered for slug, _ in part] == [str(i) for i in range(count)]
+
+
+class _Counting:
+    def render(self, body, line, media, slug):
+        return int(slug)
+
+
+def _numbers(bounds):  # module level: a worker's task is pickled by name
+    return [(str(i), i) for i in range(*bounds)]
+
+
+def _nothing(*_args):
+    return None
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3, 8])
+def test_slices_shrink_to_the_smallest_at_the_end(processes):
+    """Guided slices: every body once, in order, never growing, and the last ones small, so
+    neither process waits long for the other at the end (``slice_bounds``)."""
+    for count in (1, 19, 20, 21, 240, 10_000, 100_003):
+        bounds = stage.slice_bounds(count, processes)
+        assert [i for start, end in bounds for i in range(start, end)] == list(range(count))
+        sizes = [end - start for start, end in bounds]
+        assert sizes == sorted(sizes, reverse=True) or sizes[:-1] == sorted(sizes[:-1], reverse=True)
+        assert sizes[-1] <= stage.SMALLEST_SLICE
+        assert len(bounds) <= processes * stage.SHARE_PER_SLICE * 12  # handing over stays cheap
