@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,63 @@ from helpers import REPO, copy_sources, manifest, run_clean, term, write_tree  #
 # explicit timeouts and the benchmarks' job.
 settings.register_profile("site_builder", deadline=None)
 settings.load_profile("site_builder")
+
+MEMORY_SCRATCH = Path("/dev/shm")
+SCRATCH_ROOM = 4 * 2**30
+"""Free room /dev/shm must have to hold the session's temporary folders (the
+largest, the crash test's three 2,000-term sites and the packaging
+environments, take well under 1 GiB together)."""
+
+
+def memory_scratch() -> Path | None:
+    """/dev/shm when it is a memory file system we can use for the session's
+    temporary folders: writable, not ``noexec`` (the packaging tests run
+    scripts from their virtual environments there) and roomy (Docker's
+    default is 64 MiB); else None: pytest's usual temporary folder."""
+    try:
+        info = os.statvfs(MEMORY_SCRATCH)
+    except OSError:
+        return None
+    if not os.access(MEMORY_SCRATCH, os.W_OK | os.X_OK) or info.f_flag & os.ST_NOEXEC:
+        return None
+    return MEMORY_SCRATCH if info.f_bavail * info.f_frsize >= SCRATCH_ROOM else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """Every test's ``tmp_path`` on a memory file system when there is one,
+    and the test's subprocesses' bytecode kept for the session.
+
+    Most tests build sites: thousands of small files made, renamed and
+    removed, where ext4's metadata work took most of a small build's time
+    (see tests/site/test_hardening_content.py's SCRATCH). The contract is the
+    same on both file systems (a site's staging folder, its swap and the old
+    tree are on one file system either way). An explicit ``--basetemp`` wins;
+    the folder is a fresh one per session (several sessions may run at once)
+    and is removed at the end (it is memory), as is the bytecode's."""
+    made = config.stash.setdefault(_MADE_KEY, [])
+    scratch = memory_scratch()
+    if not config.option.basetemp and scratch is not None:
+        config.option.basetemp = tempfile.mkdtemp(prefix="pytest-site_builder-", dir=scratch)
+        made.append(config.option.basetemp)
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+        # The tests start ``python -m site_builder`` and ``python -c`` probes a
+        # few hundred times; with no bytecode written (this variable, set on
+        # some machines and CI images), each start compiles every module it
+        # imports again. The children write it to a folder of this session's
+        # instead, never into the checkout (which stays as the variable wants).
+        prefix = tempfile.mkdtemp(prefix="pytest-site_builder-pycache-", dir=scratch)
+        made.append(prefix)
+        os.environ.pop("PYTHONDONTWRITEBYTECODE")
+        os.environ["PYTHONPYCACHEPREFIX"] = prefix
+
+
+def pytest_unconfigure(config):
+    for folder in config.stash.get(_MADE_KEY, []):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_MADE_KEY = pytest.StashKey[list]()
 
 
 @pytest.fixture(scope="session")

@@ -68,14 +68,23 @@ def load_terms(paths: list[Path]) -> tuple[NameIndex, list[tuple[str, str, int]]
     return NameIndex(terms), bodies
 
 
+_CORPORA: dict[str, tuple[Path, ...]] = {}
+"""Mix -> the corpus's files, made once per session: the modules that take the
+``corpus`` fixture only read them (a module's own fixture would make each mix
+again for every module that imports it)."""
+
+
 @pytest.fixture(scope="module", params=["simple", "realistic"])
 def corpus(request, tmp_path_factory) -> list[Path]:
     """300 terms of make_corpus.py's simple mix, then of its realistic one (maths, tables,
-    code, footnotes, wiki links, aliases with spaces): a fast path must match stock on both."""
-    out = tmp_path_factory.mktemp(f"corpus-{request.param}")
-    subprocess.run([sys.executable, str(MAKE_CORPUS), "300", str(out), "--flavor", "plain", "--mix", request.param],
-                   check=True)
-    return sorted(out.glob("*.md"))
+    code, footnotes, wiki links, aliases with spaces): a fast path must match stock on both.
+    Read only: a test that writes must copy them first."""
+    if request.param not in _CORPORA:
+        out = tmp_path_factory.mktemp(f"corpus-{request.param}")
+        subprocess.run([sys.executable, str(MAKE_CORPUS), "300", str(out), "--flavor", "plain", "--mix", request.param],
+                       check=True)
+        _CORPORA[request.param] = tuple(sorted(out.glob("*.md")))
+    return list(_CORPORA[request.param])
 
 
 # Generated markdown: inline constructs, nested, inside the block constructs they appear in.
