@@ -20,6 +20,8 @@ which belongs to the process that took it, so a child never holds it and a
 killed build's lock is free even while a worker of it still runs. With the
 death signal there is no stray worker either. Elsewhere than Linux only
 step 2 happens. Loops in a worker can also ask ``orphaned()``.
+``share()`` runs a stage's slices on ``jobs - 1`` such workers and the
+process that forked them (the markdown and page stages).
 The background deletion of ``publish.remove_tree`` is meant to outlive the
 build: it forks on its own, detaches and closes its descriptors.
 """
@@ -31,6 +33,7 @@ import gc
 import os
 import signal
 import sys
+import threading
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
@@ -125,3 +128,114 @@ def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs
     gc.freeze()
     if initializer is not None:
         initializer(*initargs)
+
+
+OUTSTANDING_PER_WORKER = 2
+"""Slices ``share`` keeps handed to each worker ahead: one to run, one queued, so it never waits."""
+
+
+def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], None],
+          here: Callable[[int, int], object], in_worker: Callable[[tuple[int, int]], object],
+          collect: Callable[[object], None], initializer: Callable[..., None] | None = None,
+          initargs: tuple = ()) -> None:
+    """Run every slice ``(start, end)`` of ``cuts`` once: on ``workers`` forked
+    workers (``pool``) and in this process together.
+
+    This process forks the workers, runs ``meanwhile()``, then takes the next
+    slice no worker was given, again and again: ``here(start, end)`` runs a
+    slice here, ``in_worker((start, end))`` in a worker (it must be picklable
+    by name, and what it gives back must pickle). Each worker is kept
+    ``OUTSTANDING_PER_WORKER`` slices ahead, topped up the moment one of its
+    slices is done (a callback of the pool's thread: also while this process
+    is busy with ``meanwhile()``). ``collect(result)`` gets each slice's
+    result, in ``cuts``' order, in this process, as soon as it and every slice
+    before it are in (between the slices run here): what is made of them runs
+    while the workers still work, not after the last one.
+
+    Why ``jobs - 1`` workers beside this process rather than ``jobs`` beside a
+    waiting one: on ``jobs`` cores they do as much, what runs here is neither
+    pickled nor unpickled, and one worker fewer is one copy fewer of what this
+    process shares with them (docs/performance.md, "Peak memory (issue 40,
+    third round)", "Render stage and search tail (issue 40, fourth round)").
+    An error here or in a worker ends the stage: it is raised here, and the
+    pool's exit waits for its workers (none outlives the build).
+    """
+    futures: dict[int, object] = {}  # slice -> its worker's future
+    mine: dict[int, object] = {}  # slice -> its result, for those run here
+    taken = 0  # slices handed out so far, to a worker or to this process
+    handed = 0  # slices whose results went to collect()
+    lock = threading.RLock()  # taken and futures: the main thread's and the pool's result thread's
+
+    def top_up(_done=None) -> None:
+        nonlocal taken
+        with lock:
+            running = sum(1 for future in futures.values() if not future.done())
+            while taken < len(cuts) and running < workers * OUTSTANDING_PER_WORKER:
+                try:
+                    future = futures[taken] = workers_pool.submit(in_worker, cuts[taken])
+                except Exception:  # (RuntimeError, BrokenProcessPool)
+                    if _done is None:
+                        raise
+                    # In the pool's thread: the pool is shutting down (this process
+                    # failed) or broken (a worker died, and the main thread gets that
+                    # from its future). Nothing more to hand out, and nothing to log.
+                    return
+                taken, running = taken + 1, running + 1
+                future.add_done_callback(top_up)
+
+    def hand_over(wait: bool) -> None:
+        """Give ``collect`` the results of the slices next in order that are in
+        (``wait``: every slice, waiting for the workers' last ones)."""
+        nonlocal handed
+        while handed < len(cuts):
+            if handed in mine:
+                result = mine.pop(handed)
+            else:
+                with lock:  # futures: the pool's thread adds to it
+                    future = futures.get(handed)
+                    if future is None or not (wait or future.done()):
+                        return
+                    del futures[handed]
+                result = future.result()
+            handed += 1
+            collect(result)
+
+    with pool(workers, initializer, initargs) as workers_pool:
+        top_up()  # forks the workers (from this thread: see the module's docstring), before meanwhile()
+        meanwhile()
+        while True:
+            with lock:
+                top_up()
+                if taken == len(cuts):
+                    break
+                index, taken = taken, taken + 1
+            mine[index] = here(*cuts[index])
+            hand_over(wait=False)
+        hand_over(wait=True)
+
+
+SHARE_PER_SLICE = 4
+"""``guided_slices``: each slice is this fraction (1 / ``SHARE_PER_SLICE``) of
+what is left for each process: large slices first, small ones at the end."""
+
+SMALLEST_SLICE = 20
+"""``guided_slices``: items in the last slices (~10-20 ms of a stage's work):
+what one process may run after the other has finished."""
+
+
+def guided_slices(count: int, processes: int) -> list[tuple[int, int]]:
+    """(start, end) of each slice of ``count`` items for ``processes`` processes, in order.
+
+    Guided: each slice is a ``1 / SHARE_PER_SLICE`` share of what is left for
+    each process, down to ``SMALLEST_SLICE``. At the end one process waits
+    for the slices the other still holds (up to ``OUTSTANDING_PER_WORKER``):
+    with equal slices large enough to cost nothing to hand over (~300 bodies
+    at 10,000 terms) that could be ~0.3 s of wall time on the realistic mix;
+    with these, the slices handed out last are a few dozen items (39 slices
+    at 10,000 on two processes)."""
+    bounds, start = [], 0
+    while start < count:
+        step = max(SMALLEST_SLICE, -(-(count - start) // (processes * SHARE_PER_SLICE)))
+        bounds.append((start, min(start + step, count)))
+        start += step
+    return bounds

@@ -168,7 +168,7 @@ class Indexer:
 
     def take(self, made: Iterable[tuple[str, object]]) -> None:
         """(slug, ``entries(...)``) of pages as the render stage hands them over
-        (``render.slices``: slice by slice, while the workers still render):
+        (``parallel.share``: slice by slice, while the workers still render):
         the records next in doc order are assembled now, so that little of the
         index is left to make once the last page is rendered; the others wait
         for their turn."""

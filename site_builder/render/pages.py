@@ -11,7 +11,7 @@ import jinja2
 import markupsafe
 
 from .. import parallel
-from . import slices, templates
+from . import templates
 from .assets import AssetStore
 from .. import policy
 from ..load.config import SiteConfig
@@ -254,7 +254,7 @@ def write_term_pages(
     With ``jobs`` > 1 and many pages, ``jobs - 1`` forked workers render and
     write term pages (each into its own folders of the same staging tree)
     while this process runs ``meanwhile()`` (the site pages, say), then this
-    process renders slices of them too (``render.slices``); otherwise
+    process renders slices of them too (``parallel.share``); otherwise
     ``meanwhile()`` runs after them.
 
     ``also(term, body)``, when given, runs beside each page where it is
@@ -263,7 +263,7 @@ def write_term_pages(
     they need the body alone, and so cost the build no stage of their own).
     ``collect``, when given, gets them instead, in this process, slice by
     slice in ``todo``'s order as they come in (while the workers still render:
-    ``render.slices``), and nothing is returned.
+    ``parallel.share``), and nothing is returned.
     """
     global _shared_state
     for slug, explainer in sorted(explainers.items()):
@@ -274,13 +274,31 @@ def write_term_pages(
     take = collect if collect is not None else results.update
     try:
         if jobs > 1 and len(todo) >= PARALLEL_PAGES and parallel.can_pool():
-            slices.shared_render(staging, len(todo), jobs - 1, meanwhile, _term_pages, _worker_pages, take)
+            def collect(done: tuple) -> None:  # a slice's (staging report or None, results)
+                if done[0] is not None:
+                    staging.merge(*done[0])  # what a worker wrote, before what is made of its results
+                take(done[1])
+
+            parallel.share(page_slices(len(todo), jobs), jobs - 1, meanwhile,
+                           lambda start, end: (None, _term_pages(start, end)), _worker_pages, collect)
         else:
             take(_term_pages(0, len(todo)))
             meanwhile()
     finally:
         _shared_state = None
     return results
+
+
+SLICES_PER_PROCESS = 24
+"""Into how many slices each rendering process's share of the pages is cut:
+small enough that neither side waits long for the other at the end, large
+enough that handing one over costs nothing to speak of."""
+
+
+def page_slices(count: int, processes: int) -> list[tuple[int, int]]:
+    """``count`` pages cut into equal slices for ``processes`` rendering processes."""
+    step = max(1, -(-count // (processes * SLICES_PER_PROCESS)))
+    return [(start, min(start + step, count)) for start in range(0, count, step)]
 
 
 def _worker_pages(bounds: tuple[int, int]):

@@ -1,7 +1,7 @@
 """The markup stage spread over processes (``markup.stage``): the same bodies as in one process.
 
 With ``jobs`` > 1, ``jobs - 1`` forked workers and the build process itself
-render slices of the bodies (``_shared_render``); whoever renders a body, the
+render slices of the bodies (``parallel.share``); whoever renders a body, the
 stage must hand back the same ``RenderedBody`` values in the terms' order.
 """
 
@@ -57,39 +57,3 @@ def test_workers_and_the_build_process_render_what_one_process_renders(realistic
     for slug, body in alone.items():
         assert type(shared[slug]) is RenderedBody and shared[slug] == body
         assert all(type(link) is Link for link in shared[slug].links)
-
-
-def test_slices_cover_every_body_once_whatever_the_count(monkeypatch):
-    """Every index in exactly one slice, in order, for counts around the slice size."""
-    monkeypatch.setattr(stage, "_render_chunk", _numbers)
-    monkeypatch.setattr(stage, "_init_worker", _nothing)
-    for count in (1, 2, 31, 32, 33, 250, 1001):
-        monkeypatch.setattr(stage, "_items", [(str(i), "", 1, {}) for i in range(count)])
-        rendered = stage._shared_render(count, 1, lambda: None, lambda: _Counting(), ())
-        assert [slug for part in rendered for slug, _ in part] == [str(i) for i in range(count)]
-
-
-class _Counting:
-    def render(self, body, line, media, slug):
-        return int(slug)
-
-
-def _numbers(bounds):  # module level: a worker's task is pickled by name
-    return [(str(i), i) for i in range(*bounds)]
-
-
-def _nothing(*_args):
-    return None
-
-
-@pytest.mark.parametrize("processes", [1, 2, 3, 8])
-def test_slices_shrink_to_the_smallest_at_the_end(processes):
-    """Guided slices: every body once, in order, never growing, and the last ones small, so
-    neither process waits long for the other at the end (``slice_bounds``)."""
-    for count in (1, 19, 20, 21, 240, 10_000, 100_003):
-        bounds = stage.slice_bounds(count, processes)
-        assert [i for start, end in bounds for i in range(start, end)] == list(range(count))
-        sizes = [end - start for start, end in bounds]
-        assert sizes == sorted(sizes, reverse=True) or sizes[:-1] == sorted(sizes[:-1], reverse=True)
-        assert sizes[-1] <= stage.SMALLEST_SLICE
-        assert len(bounds) <= processes * stage.SHARE_PER_SLICE * 12  # handing over stays cheap

@@ -1,10 +1,11 @@
-"""The term pages rendered slice by slice by forked workers and the build
-process together (render/slices.py): a worker is topped up while the build
-process is busy elsewhere, and each slice's results are handed over in order
-as they come in, before the last slice is rendered (issue 40, fourth round).
+"""A stage's slices run by forked workers and the build process together
+(``parallel.share``, used by the markdown and page stages): a worker is
+topped up while the build process is busy elsewhere, each slice's result is
+handed over once, in order, as it comes in, before the last slice is run
+here (issue 40, fourth round); guided slices cover every item once.
 
-The fakes below stand in for the page rendering: ``in_worker`` runs in a
-forked worker (it leaves a marker file per slice), ``render`` in this process."""
+The fakes below stand in for a stage's work: ``in_worker`` runs in a forked
+worker (it leaves a marker file per slice), ``render`` in this process."""
 
 from __future__ import annotations
 
@@ -14,20 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.render import slices
+from site_builder import parallel
+from site_builder.render.pages import page_slices
 
 MARKERS: Path | None = None  # where the worker leaves a file per slice it ran (inherited by the fork)
 WAIT = 30.0  # seconds a fake waits for the other side before it gives up (never reached when all is well)
 
 
-class NoStaging:
-    def merge(self, *report) -> None:
-        pass
-
-
 def in_worker(bounds: tuple[int, int]):
     (MARKERS / f"{bounds[0]}").write_text(str(os.getpid()))
-    return (), [("worker", bounds)]
+    return [("worker", bounds)]
 
 
 def worker_slices() -> int:
@@ -54,11 +51,9 @@ def test_a_worker_is_given_slices_while_the_build_process_is_busy(markers):
     10,000 terms), the worker gets a new slice as each one is done, not only
     the ``OUTSTANDING_PER_WORKER`` it was given first."""
     seen: list[int] = []
-    slices.shared_render(NoStaging(), 400, 1,
-                         meanwhile=lambda: seen.append(
-                             wait_for(lambda: worker_slices() > slices.OUTSTANDING_PER_WORKER + 1)),
-                         render=lambda start, end: [("here", (start, end))], in_worker=in_worker,
-                         collect=lambda results: None)
+    parallel.share(page_slices(400, 2), 1,
+                   meanwhile=lambda: seen.append(wait_for(lambda: worker_slices() > parallel.OUTSTANDING_PER_WORKER + 1)),
+                   here=lambda start, end: [("here", (start, end))], in_worker=in_worker, collect=lambda results: None)
     assert seen == [True]
 
 
@@ -67,7 +62,7 @@ def test_slices_are_handed_over_in_order_as_they_come_in(markers):
     worker's first ones before this process renders its last slice: what is
     made of them (the search index) overlaps the rendering."""
     count = 400
-    cuts = slices.bounds(count, 2)
+    cuts = page_slices(count, 2)
     collected: list[tuple[str, tuple]] = []
     rendered_here: list[int] = []  # how many results were collected when each slice here started
 
@@ -78,8 +73,7 @@ def test_slices_are_handed_over_in_order_as_they_come_in(markers):
         time.sleep(0.02)
         return [("here", (start, end))]
 
-    slices.shared_render(NoStaging(), count, 1, meanwhile=lambda: None, render=render, in_worker=paced_worker,
-                         collect=collected.extend)
+    parallel.share(cuts, 1, meanwhile=lambda: None, here=render, in_worker=paced_worker, collect=collected.extend)
     assert [bounds for _, bounds in collected] == cuts
     assert {who for who, _ in collected} == {"here", "worker"}
     assert rendered_here[-1] > 0, rendered_here  # results were collected before the last slice here
@@ -93,9 +87,9 @@ def test_a_failing_slice_fails_the_render_and_stops_handing_out(markers, caplog)
         raise RuntimeError("template error")
 
     with pytest.raises(RuntimeError, match="template error"):
-        slices.shared_render(NoStaging(), 400, 1, meanwhile=lambda: None, render=render,
-                             in_worker=slow_worker, collect=lambda results: None)
-    assert worker_slices() < len(slices.bounds(400, 2))
+        parallel.share(page_slices(400, 2), 1, meanwhile=lambda: None, here=render, in_worker=slow_worker,
+                       collect=lambda results: None)
+    assert worker_slices() < len(page_slices(400, 2))
     assert not [record for record in caplog.records if record.name == "concurrent.futures"], caplog.text
 
 
@@ -108,3 +102,30 @@ def slow_worker(bounds: tuple[int, int]):
     found = in_worker(bounds)
     time.sleep(0.05)  # still running when the render fails: it ends while the pool shuts down
     return found
+
+
+def numbers(bounds):  # module level: a worker's task is pickled by name
+    return [(str(i), i) for i in range(*bounds)]
+
+
+def test_every_item_once_in_order_whatever_the_count():
+    """Guided slices run here and in a worker give every item once, in order,
+    for counts around the smallest slice."""
+    for count in (1, 2, 19, 20, 21, 250, 1001):
+        collected: list = []
+        parallel.share(parallel.guided_slices(count, 2), 1, lambda: None, lambda start, end: numbers((start, end)),
+                       numbers, collected.extend)
+        assert collected == [(str(i), i) for i in range(count)]
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3, 8])
+def test_guided_slices_shrink_to_the_smallest_at_the_end(processes):
+    """Every item once, in order, slices never growing, and the last ones small, so
+    neither process waits long for the other at the end."""
+    for count in (1, 19, 20, 21, 240, 10_000, 100_003):
+        bounds = parallel.guided_slices(count, processes)
+        assert [i for start, end in bounds for i in range(start, end)] == list(range(count))
+        sizes = [end - start for start, end in bounds]
+        assert sizes == sorted(sizes, reverse=True) or sizes[:-1] == sorted(sizes[:-1], reverse=True)
+        assert sizes[-1] <= parallel.SMALLEST_SLICE
+        assert len(bounds) <= processes * parallel.SHARE_PER_SLICE * 12  # handing over stays cheap
