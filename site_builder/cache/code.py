@@ -166,18 +166,30 @@ def _paths(trees: list[str], found: list[str]) -> list[str]:
 _METADATA = (".dist-info", ".egg-info")
 
 
-def _distributions() -> list[list[str] | None]:
+_LINKS = (".pth",)
+"""Files in a ``sys.path`` folder that point imports elsewhere (an editable install's
+``.pth``, or the ``__editable__`` finder setuptools writes beside it)."""
+
+
+def _distributions() -> list[list[tuple] | None]:
     """For each ``sys.path`` entry, the distributions' metadata it holds (where
-    ``importlib.metadata`` finds versions): a package installed, upgraded or removed
-    changes these names. Names, not the folder's ctime: the current folder is on
-    ``sys.path`` too, and a build changes it (the lock, the records beside the output)."""
-    names = []
+    ``importlib.metadata`` finds versions and entry points) and the files that
+    point imports elsewhere, each with its stamp: a package installed, upgraded,
+    reinstalled or removed, or an editable install pointed at another checkout
+    under the same name and version, changes these. Only these entries, not the
+    folder's own ctime: the current folder is on ``sys.path`` too, and a build
+    changes it (the lock, the records beside the output)."""
+    entries = []
     for entry in sys.path:
+        folder = entry or os.curdir
         try:
-            names.append(sorted(name for name in os.listdir(entry or os.curdir) if name.endswith(_METADATA)))
+            names = sorted(name for name in os.listdir(folder)
+                           if name.endswith(_METADATA + _LINKS) or name.startswith("__editable__"))
         except OSError:
-            names.append(None)
-    return names
+            entries.append(None)
+            continue
+        entries.append([(name, _stamp(os.path.join(folder, name))) for name in names])
+    return entries
 
 
 def _stamped(folder: Path) -> str:

@@ -19,6 +19,7 @@ a regular file (``files.read_owned``, ``write_owned``).
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import jinja2
@@ -46,14 +47,21 @@ class TemplateCache(jinja2.BytecodeCache):
             raw = read_owned(self._path(bucket))
         except (OSError, RefusedPath):
             return  # a plant or an unreadable file: compiled again
-        if raw is not None:
+        if raw is None:
+            return
+        try:
             bucket.bytecode_from_string(raw)
+        except Exception:  # cut short or garbled past Jinja's header (its checksum is a pickle it does not guard)
+            bucket.reset()  # compiled again, and the file rewritten: damage costs time, never the build
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         """Keep what was just compiled; drop what older code versions left (at most a
         few files each, written only when something was compiled)."""
         try:
-            write_owned(self._path(bucket), bucket.bytecode_to_string())
+            # Through a temporary file of this process's own: two processes compiling the
+            # same template at once (page workers, serve) never rename each other's half-written file.
+            write_owned(self._path(bucket), bucket.bytecode_to_string(),
+                        self.folder / f".{PREFIX}{os.getpid()}.{threading.get_ident()}.tmp")
             with os.scandir(self.folder) as entries:
                 stale = [entry.path for entry in entries if entry.name.startswith(PREFIX)
                          and not entry.name.startswith(f"{PREFIX}{self.version}-")

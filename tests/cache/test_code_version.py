@@ -127,3 +127,34 @@ def test_stamps_from_another_interpreter_or_path_are_not_taken(tmp_path, package
     before = code.code_version(folder)
     monkeypatch.setattr(code, "__version__", "9.9.9")
     assert _again(folder) != before
+
+
+@pytest.mark.parametrize("change", ["pth", "editable", "reinstalled"])
+def test_an_install_pointed_elsewhere_under_the_same_name_is_noticed(tmp_path, package, monkeypatch, change):
+    """An editable install's ``.pth`` (or its ``__editable__`` finder) rewritten to
+    point at another checkout, or a distribution reinstalled under the same name
+    and version, keeps every name on ``sys.path``: its stamp still changes, so
+    the next process hashes again instead of taking the stamps."""
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    (site / "plugin.pth").write_text(str(tmp_path / "checkout-a") + "\n")
+    (site / "__editable___plugin_finder.py").write_text("MAPPING = {'plugin': 'a'}\n")
+    (site / "plugin-1.0.dist-info").mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    code.code_version(folder)
+    time.sleep(0.06)
+    hashed = []
+    real = code.compute
+    monkeypatch.setattr(code, "compute", lambda: hashed.append(1) or real())
+    assert _again(folder) and hashed == []  # nothing changed: taken from the stamps
+    if change == "pth":
+        (site / "plugin.pth").write_text(str(tmp_path / "checkout-b") + "\n")
+    elif change == "editable":
+        (site / "__editable___plugin_finder.py").write_text("MAPPING = {'plugin': 'b'}\n")
+    else:
+        os.rmdir(site / "plugin-1.0.dist-info")
+        (site / "plugin-1.0.dist-info").mkdir()
+    _again(folder)
+    assert hashed == [1]

@@ -112,3 +112,43 @@ def test_a_link_in_place_of_a_compiled_template_is_not_followed(tmp_path, compil
     compiled.clear()
     assert again.get_template("page.html").render(x=1) == "<p>1</p>" and compiled == ["page.html"]
     assert kept.is_symlink(), "the link is the user's: left as found"
+
+
+@pytest.mark.parametrize("keep", [0, 15, 17, 40])
+def test_a_damaged_compiled_template_is_compiled_again_and_rewritten(tmp_path, compiled, keep):
+    """A file cut short (inside or past Jinja's header, whose checksum Jinja
+    unpickles unguarded) or garbled costs a compile, never the build; and the
+    next process takes the file written in its place."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    first = _environment("<p>{{ x }}</p>")
+    template_cache.cache_templates(folder, first)
+    first.get_template("page.html")
+    [kept] = folder.iterdir()
+    whole = kept.read_bytes()
+    kept.write_bytes(whole[:keep] if keep != 40 else whole[:17] + b"\x80garbled" + whole[25:])
+    damaged = _environment("<p>{{ x }}</p>")
+    template_cache.cache_templates(folder, damaged)
+    compiled.clear()
+    assert damaged.get_template("page.html").render(x=1) == "<p>1</p>" and compiled == ["page.html"]
+    assert kept.read_bytes() == whole  # rewritten whole
+    again = _environment("<p>{{ x }}</p>")
+    template_cache.cache_templates(folder, again)
+    compiled.clear()
+    assert again.get_template("page.html").render(x=2) == "<p>2</p>" and compiled == []
+    assert [p.name for p in folder.iterdir()] == [kept.name]  # no temporary file left
+
+
+def test_each_process_writes_through_a_temporary_file_of_its_own(tmp_path, compiled, monkeypatch):
+    """Two processes compiling the same template at once never share a temporary
+    file (one could rename the other's half-written bytes into place)."""
+    seen: list[str] = []
+    real = template_cache.write_owned
+    monkeypatch.setattr(template_cache, "write_owned", lambda path, data, temporary=None: (
+        seen.append(str(temporary)), real(path, data, temporary))[1])
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    environment = _environment("<p>{{ x }}</p>")
+    template_cache.cache_templates(folder, environment)
+    environment.get_template("page.html")
+    assert len(seen) == 1 and str(os.getpid()) in seen[0] and seen[0].startswith(str(folder))

@@ -30,3 +30,19 @@ def test_a_pool_worker_collects_only_what_it_made():
         assert own_walked, "the worker's collector must still walk what it makes"
     finally:
         _inherited = []
+
+
+def _sigint_disposition(_ignored: int) -> object:
+    import signal
+    return signal.getsignal(signal.SIGINT)
+
+
+def test_a_pool_worker_ignores_ctrl_c_and_ends_with_its_pool():
+    """Ctrl-C reaches the whole process group: a pool's worker killed by it
+    while sending a result would leave half a message in the pool's pipe and
+    the build waiting for the rest forever; it ignores it (its pool ends it)."""
+    import signal
+    with parallel.pool(1) as pool:
+        assert pool.submit(_sigint_disposition, 0).result() == signal.SIG_IGN
+    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN  # this process's own is untouched
+
