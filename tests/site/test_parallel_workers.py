@@ -42,7 +42,13 @@ def test_a_pool_worker_ignores_ctrl_c_and_ends_with_its_pool():
     while sending a result would leave half a message in the pool's pipe and
     the build waiting for the rest forever; it ignores it (its pool ends it)."""
     import signal
-    with parallel.pool(1) as pool:
-        assert pool.submit(_sigint_disposition, 0).result() == signal.SIG_IGN
-    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN  # this process's own is untouched
+    # As from a terminal: this process's Ctrl-C not ignored (a suite started in the
+    # background by a shell without job control inherits it ignored).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with parallel.pool(1) as pool:
+            assert pool.submit(_sigint_disposition, 0).result() == signal.SIG_IGN
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own is untouched
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
