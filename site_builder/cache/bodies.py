@@ -121,9 +121,10 @@ def render_cached(
 ) -> tuple[dict[str, RenderedBody], dict[str, str]]:
     """(slug -> rendered body, slug -> body key) for every term, reusing cached bodies.
 
-    The bodies not in the cache are rendered by the markup stage, with
-    ``jobs`` workers; ``meanwhile()`` runs in this process while they render
-    (before rendering, when there are no workers). ``reserved_ids``: as for
+    The bodies not in the cache are rendered by the markup stage, by
+    ``jobs - 1`` forked workers and this process (``parallel.share``);
+    ``meanwhile()`` runs here first, while the workers start (before
+    rendering, when there are no workers). ``reserved_ids``: as for
     ``markup.stage.render_bodies``.
 
     Without a ``store`` nothing is cached, and no keys are computed (the dict is empty).

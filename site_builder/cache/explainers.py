@@ -1,7 +1,7 @@
 """The explainers stage, memoised: an explainer's build is kept by code version.
 
 An explainer's output depends only on the code (its version is part of
-``store.code_version``), the page it sits on, the options the term sets and
+``cache.code_version``, ``cache/code.py``), the page it sits on, the options the term sets and
 whether the site makes preview images, so those are its key; the
 assets it added are kept with it and replayed on a hit.
 """

@@ -44,8 +44,9 @@ def write_pages(
 
     The pages left to render get their body HTML from ``fill_html`` first,
     then go to the render stage (``render.pages.write_term_pages`` and
-    ``write_site_pages``, with ``jobs``
-    workers); ``meanwhile`` runs in this process while the workers render.
+    ``write_site_pages``, by ``jobs - 1`` forked
+    workers and this process: ``parallel.share``); ``meanwhile`` runs here
+    first, while the workers start.
     ``keyed=False`` (no cache to remember them in): no keys, nothing reused.
     """
     shared = shared_page_key(renderer) if keyed else ""

@@ -130,7 +130,8 @@ class Indexer:
     is no stage of its own after them), then ``files`` from those and the cache.
 
     Made before the page workers fork, it holds only keys (the cached entries
-    are read in ``files``): the workers carry none of the index's memory."""
+    are read on the first ``take``, after the workers fork, or in ``files``):
+    the workers carry none of the index's memory."""
 
     def __init__(self, store: cache.BuildCache, config: SiteConfig, terms: list[Term],
                  body_keys: Mapping[str, str], bodies: Mapping[str, RenderedBody] | None = None):

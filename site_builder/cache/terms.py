@@ -33,8 +33,9 @@ does, so it no longer unmarshals every body (``_KeptTerm``)."""
 RECENT = "terms-recent"
 """Cache table: {"base": the ``TABLE`` it goes over (its ``_BASE`` tag), "entries":
 shown path -> the entry that replaces the base's}: what builds since the base
-was saved read again. At 10,000 terms ``TABLE`` is ~20 MB (the bodies): an
-edit saves this small table instead of marshalling and writing all of it."""
+was saved read again. At 10,000 terms ``TABLE`` is several MB even with its
+bodies kept apart (``BODIES``): an edit saves this small table instead of
+marshalling and writing all of it."""
 
 _BASE = ("base",)
 """Key of ``TABLE``'s tag (a tuple: no shown path); ``RECENT`` names the tag it goes over."""

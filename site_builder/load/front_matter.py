@@ -21,7 +21,7 @@ try:  # the C loader is ~10x faster; fall back where libyaml is missing
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Loader = yaml.SafeLoader
 
-_STR_TAG = "tag:yaml.org,2002:str"
+_STR_TAG = yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG
 _IMPLICIT_STARTS = frozenset(_Loader.yaml_implicit_resolvers)
 """First characters of the plain scalars an implicit resolver may tag otherwise than as
 text (a number, a bool, a null, a date); ``None`` among them: one for every scalar."""
@@ -188,7 +188,7 @@ def _load_yaml(front: str, lines: dict[str, int]) -> tuple[object, dict[str, int
     return data, {**found, **lines}, repeated
 
 
-_SEQ_TAG, _MAP_TAG = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_SEQ_TAG, _MAP_TAG = yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
 _NOT_PLAIN = object()
 
 

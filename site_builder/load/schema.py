@@ -172,11 +172,11 @@ class TextList(Kind):
         kept, problems = [], []
         for entry in (" ".join(v.split()) for v in value):
             key_of_entry = same(entry)
-            first = earlier.get(key_of_entry, earlier)  # (``earlier`` itself: not seen yet)
-            if first is earlier:
+            if key_of_entry not in earlier:
                 earlier[key_of_entry] = entry
                 kept.append(entry)
                 continue
+            first = earlier[key_of_entry]
             if first is None:
                 problems.append((f"alias {entry!r} is the term's own title; it is ignored", "warning"))
             else:

@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
 from html import unescape as unescape_html
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 from urllib.parse import unquote, urlsplit
 
 import markdown
@@ -92,8 +92,9 @@ class RenderedBody:
 class _State:
     """Per-document state shared by the extension's processors."""
 
-    def __init__(self, names: NameIndex, first_line: int, pretty_urls: bool):
+    def __init__(self, names: NameIndex, first_line: int, pretty_urls: bool, resolve: Callable[[str], object]):
         self.names = names
+        self.resolve = resolve  # names.resolve, remembered by the renderer (``BodyRenderer.resolve``)
         self.first_line = first_line
         self.pretty_urls = pretty_urls
         self.result = RenderedBody(html="")
@@ -363,9 +364,8 @@ class BodyRenderer:
     def render(self, body: str, first_line: int, media: dict | None = None, slug: str | None = None) -> RenderedBody:
         """Render ``body`` whose first line is line ``first_line`` of its file (``media``:
         its ``Term.media``; ``slug``: its page)."""
-        self.state, self.slug = _State(self.names, first_line, self.pretty_urls), slug
+        self.state, self.slug = _State(self.names, first_line, self.pretty_urls, self.resolve), slug
         self.state.media = images.Context(media, self.media_mb)
-        self.state.resolve = self.resolve
         self.md.reset()
         try:
             html = self.md.convert(body)

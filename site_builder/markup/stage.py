@@ -40,7 +40,12 @@ def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
     assert _worker is not None
     if parallel.orphaned():  # the build is gone (killed): nobody wants this chunk
         os._exit(1)
-    return [(slug, _worker.render(body, line, media, slug)) for slug, body, line, media in _items[bounds[0]:bounds[1]]]
+    return _render_slice(_worker, *bounds)
+
+
+def _render_slice(renderer: BodyRenderer, start: int, end: int) -> list[tuple[str, RenderedBody]]:
+    """(slug, rendered body) of ``_items[start:end]``, here or in a worker."""
+    return [(slug, renderer.render(body, line, media, slug)) for slug, body, line, media in _items[start:end]]
 
 
 def render_one(term: Term, names: NameIndex, config: SiteConfig,
@@ -82,7 +87,7 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
         def here(start: int, end: int) -> list[tuple[str, RenderedBody]]:
             if not renderer:
                 renderer.append(_renderer(names, config, reserved_ids))
-            return [(slug, renderer[0].render(body, line, media, slug)) for slug, body, line, media in _items[start:end]]
+            return _render_slice(renderer[0], start, end)
 
         parallel.share(parallel.guided_slices(len(items), jobs), jobs - 1, meanwhile, here, _render_chunk,
                        results.update, _init_worker, (names, config, reserved_ids))

@@ -50,10 +50,6 @@ def compile_templates() -> None:
         environment.get_template(name)
 
 
-_LIST_VALUES = ("stylesheets", "scripts", "meta_tags", "card_scripts", "card_stylesheets", "theme_stylesheets",
-                "theme_scripts", "header_links", "footer_links")
-"""The values of ``PageRenderer._common`` that are lists: each page gets its own."""
-
 
 class PageRenderer:
     """Renders every page of one site from already validated inputs."""
@@ -102,11 +98,13 @@ class PageRenderer:
         worked out once per ``root`` (each term page has the same), with new
         lists each time (a template may change what it is given)."""
         shared = self._site_wide.get(root)
-        if shared is None:
-            shared = self._site_wide[root] = self._site_values(root)
-        context = dict(shared)
-        for name in _LIST_VALUES:
-            context[name] = list(shared[name])
+        if shared is None:  # the values, and which of them are lists (each page gets its own)
+            values = self._site_values(root)
+            shared = self._site_wide[root] = (values, [name for name, value in values.items() if type(value) is list])
+        values, lists = shared
+        context = dict(values)
+        for name in lists:
+            context[name] = list(values[name])
         return context
 
     def _site_values(self, root: str) -> dict:
@@ -274,13 +272,13 @@ def write_term_pages(
     take = collect if collect is not None else results.update
     try:
         if jobs > 1 and len(todo) >= PARALLEL_PAGES and parallel.can_pool():
-            def collect(done: tuple) -> None:  # a slice's (staging report or None, results)
+            def merge_slice(done: tuple) -> None:  # a slice's (staging report or None, results)
                 if done[0] is not None:
                     staging.merge(*done[0])  # what a worker wrote, before what is made of its results
                 take(done[1])
 
             parallel.share(page_slices(len(todo), jobs), jobs - 1, meanwhile,
-                           lambda start, end: (None, _term_pages(start, end)), _worker_pages, collect)
+                           lambda start, end: (None, _term_pages(start, end)), _worker_pages, merge_slice)
         else:
             take(_term_pages(0, len(todo)))
             meanwhile()
