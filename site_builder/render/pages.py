@@ -294,9 +294,25 @@ enough that handing one over costs nothing to speak of."""
 
 
 def page_slices(count: int, processes: int) -> list[tuple[int, int]]:
-    """``count`` pages cut into equal slices for ``processes`` rendering processes."""
-    step = max(1, -(-count // (processes * SLICES_PER_PROCESS)))
-    return [(start, min(start + step, count)) for start in range(0, count, step)]
+    """``count`` pages cut into slices for ``processes`` rendering processes:
+    equal ones (``SLICES_PER_PROCESS`` to a process), then, near the end,
+    smaller and smaller ones (``parallel.guided_slices``' rule, down to its
+    ``SMALLEST_SLICE``).
+
+    At the end the build process, out of slices, waits for the worker's last
+    ones: it holds up to ``parallel.OUTSTANDING_PER_WORKER`` (one rendering,
+    one queued). With equal slices to the end that wait was one to two
+    slices' time, 0.25-0.9 s of a 10,000-term render stage at load 3-8, the
+    serial search tail after it (docs/performance.md, "Render stage (issue
+    40, fifth round)"); with tapered ones it is a few dozen pages'."""
+    equal = max(1, -(-count // (processes * SLICES_PER_PROCESS)))
+    bounds, start = [], 0
+    while start < count:
+        left = count - start
+        step = min(equal, max(parallel.SMALLEST_SLICE, -(-left // (processes * parallel.SHARE_PER_SLICE))))
+        bounds.append((start, min(start + step, count)))
+        start += step
+    return bounds
 
 
 def _worker_pages(bounds: tuple[int, int]):
