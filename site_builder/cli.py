@@ -154,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     # needs only the files' stamps, taken meanwhile (``preload.Stamping``).
     cached = args.command == "build" and not args.no_cache and \
         (args.output.absolute().parent / CACHE_FOLDER).exists()
-    preloaded = preload.stamping(args.content) if cached else preload.start(args.content, getattr(args, "jobs", None))
+    jobs = getattr(args, "jobs", None)
+    preloaded = preload.stamping(args.content, jobs) if cached else preload.start(args.content, jobs)
     caller_froze = gc.get_freeze_count() > 0
     early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
     try:
