@@ -28,7 +28,6 @@ import re
 import select
 import signal
 import time
-import zlib
 from pathlib import Path
 from typing import Callable
 
@@ -164,15 +163,9 @@ def stamping(content: Path, cores: int | None = None) -> Stamping | None:
     core of its own, and adds ~20-40 ms of its own (the fork, copied pages)."""
     if not hasattr(os, "fork") or (cores or parallel.default_jobs()) < 2:
         return None
-    import fcntl  # (POSIX only, as fork)
-
     from . import content as _loading  # noqa: F401  (before forking: the build imports it next anyway)
     started_ns = time.time_ns()
     reader, writer = os.pipe()
-    try:  # room for the whole (compressed) payload: the stamper then never waits for the build to read it
-        fcntl.fcntl(writer, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-    except (OSError, AttributeError):  # pragma: no cover - not Linux, or a lower limit: it waits, that is all
-        pass
     pid = parallel.fork()  # guarded: it dies with this process
     if pid == 0:  # pragma: no cover - runs in the child; its result is tested
         os.close(reader)
@@ -196,7 +189,7 @@ def _stamp_all(content: Path, writer: int) -> None:  # pragma: no cover - in the
             rows.append((file.path, file.shown, file.absolute, file.symlinked, _problem_row(file.refused),
                          file.root, _problem_row(stamp) if isinstance(stamp, Problem) else stamp))
         with os.fdopen(writer, "wb") as stream:
-            stream.write(_ZLIB + zlib.compress(marshal.dumps(([_problem_row(p) for p in problems], rows)), 1))
+            stream.write(_MARSHAL + marshal.dumps(([_problem_row(p) for p in problems], rows)))
         code = 0
     finally:
         os._exit(code)
@@ -211,9 +204,9 @@ def _stamps_decoded(payload: bytes) -> tuple[list, list[Problem], list]:
     """What ``_stamp_all`` sent."""
     from .content import TermFile  # imported by then: the build needs it
 
-    if payload[:1] != _ZLIB:
+    if payload[:1] != _MARSHAL:
         raise ValueError("not a stamper's payload")
-    problems, rows = marshal.loads(zlib.decompress(memoryview(payload)[1:]))
+    problems, rows = marshal.loads(memoryview(payload)[1:])
     files, stamps = [], []
     for path, shown, absolute, symlinked, refused, root, stamp in rows:
         files.append(TermFile(path, shown, absolute, symlinked, Problem(*refused) if refused is not None else None, root))
@@ -240,14 +233,8 @@ def _load(content: Path, part: tuple[int, int], writer: int) -> None:  # pragma:
         os._exit(code)
 
 
-_MARSHAL, _PICKLE, _ZLIB = b"M", b"P", b"Z"
-"""First byte of a loader's payload (a stamper's: marshalled, then compressed)."""
-
-PIPE_BYTES = 1 << 20
-"""The stamper's pipe (Linux's default most, ``/proc/sys/fs/pipe-max-size``): its
-payload at 10,000 terms, ~2 MB marshalled (paths, mostly), is ~0.2 MB compressed
-(~10 ms in the stamper, ~5 ms to decompress); through the default 64 KB the
-stamper waited for the build to read, and the build for each piece."""
+_MARSHAL, _PICKLE = b"M", b"P"
+"""First byte of a loader's payload."""
 
 
 def _encoded(loaded: list) -> bytes:
