@@ -154,8 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     # needs only the files' stamps, taken meanwhile (``preload.Stamping``).
     cached = args.command == "build" and not args.no_cache and \
         (args.output.absolute().parent / CACHE_FOLDER).exists()
-    jobs = getattr(args, "jobs", None)
-    preloaded = preload.stamping(args.content, jobs) if cached else preload.start(args.content, jobs)
+    preloaded = preload.stamping(args.content) if cached else preload.start(args.content, getattr(args, "jobs", None))
     caller_froze = gc.get_freeze_count() > 0
     early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
     try:

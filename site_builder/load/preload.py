@@ -156,12 +156,10 @@ class Stamping(Preload):
         return parts[0]
 
 
-def stamping(content: Path, cores: int | None = None) -> Stamping | None:
+def stamping(content: Path) -> Stamping | None:
     """Fork a stamper for the term files of ``content`` (see ``Stamping``); None
-    where fork is missing, or with fewer than two ``cores`` (default: the cores
-    this process may use): its work gains time only beside the imports, on a
-    core of its own, and adds ~20-40 ms of its own (the fork, copied pages)."""
-    if not hasattr(os, "fork") or (cores or parallel.default_jobs()) < 2:
+    where fork is missing."""
+    if not hasattr(os, "fork"):  # pragma: no cover - not POSIX
         return None
     from . import content as _loading  # noqa: F401  (before forking: the build imports it next anyway)
     started_ns = time.time_ns()
