@@ -150,11 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     if any(getattr(args, name, None) is not None for name in ("glossary", "inventory_name", "unlinked", "usage_file", "site_url")):
         make_parser().error("--glossary, --inventory-name, --unlinked, --usage-file and --site-url go with --links-in DOCS")
     # Before the heavy imports below, so that the terms load meanwhile (see preload.py).
-    # Not when a build cache exists: the build would load from it instead, and
-    # needs only the files' stamps, taken meanwhile (``preload.Stamping``).
+    # Not when a build cache exists: the build would load from it instead.
     cached = args.command == "build" and not args.no_cache and \
         (args.output.absolute().parent / CACHE_FOLDER).exists()
-    preloaded = preload.stamping(args.content) if cached else preload.start(args.content, getattr(args, "jobs", None))
+    preloaded = None if cached else preload.start(args.content, getattr(args, "jobs", None))
     caller_froze = gc.get_freeze_count() > 0
     early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
     try:

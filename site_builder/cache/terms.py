@@ -14,7 +14,7 @@ from typing import Callable
 from ..errors import BuildFailed, Problem
 from ..load import content
 from ..load.content import RECORD_FIELDS, Term
-from ..load.preload import Preload, Stamping
+from ..load.preload import Preload
 from . import store as cache
 from .incremental import Change
 
@@ -70,18 +70,14 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
     ``changed``: as ``BuildOptions.changed``. ``preloaded``: the loaders started
     ahead (``preload.start``), used only when this load would start from
     nothing (its result is then exactly this load's); ``meanwhile()`` runs
-    while waiting for them. Or the stamper (``preload.stamping``): the files
-    found and stamped while the command line imported, used in place of
-    finding and stamping them here (not with ``changed``).
+    while waiting for them.
     """
     previous, base, recent = _previous(store)
     kept = _KeptBodies(store, base)
     memo = store.memo.setdefault(TABLE, {})
     fresh = not previous and not memo and changed is None
-    loaded = stamped = None
-    if isinstance(preloaded, Stamping) and changed is None and preloaded.content == folder:
-        stamped = preloaded.result()  # (None if it failed: stamped here instead)
-    elif preloaded is not None and fresh and preloaded.content == folder and not isinstance(preloaded, Stamping):
+    loaded = None
+    if preloaded is not None and fresh and preloaded.content == folder:
         loaded = preloaded.result(meanwhile=meanwhile)
     elif preloaded is not None:
         preloaded.discard()  # not wanted: stop the loaders before they take CPU from this build
@@ -90,8 +86,7 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
         # (their stamps are as old as the loaders' start, at the latest)
         _record(known, [entry for entry in loaded if isinstance(entry, content.LoadedFile)], preloaded.started_ns)
     else:
-        loaded = _load_changed(folder, known, memo, changed, kept,
-                               (*stamped, preloaded.started_ns) if stamped is not None else None)
+        loaded = _load_changed(folder, known, memo, changed, kept)
     terms, problems = content.gather_terms(loaded)
     reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
 
@@ -171,7 +166,7 @@ def _save(store: cache.BuildCache, known: dict, base: str | None, recent: dict, 
 
 
 def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str] | None,
-                  kept: "_KeptBodies", stamped: tuple | None = None) -> list[content.LoadedFile | Problem]:
+                  kept: "_KeptBodies") -> list[content.LoadedFile | Problem]:
     """The load stage's files, each read again only when it may have changed.
 
     ``known``: shown path -> (stamp, term record, problem records) as the last
@@ -182,14 +177,12 @@ def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str]
     built again. ``changed`` (from ``serve``'s watcher): the only absolute
     paths that can differ from ``known``; the others are not even looked at
     (symlinks always are). ``kept``: where the bodies kept apart are read.
-    ``stamped``: (the files, the folder's problems, their stamps, ``time.time_ns()``
-    before those were taken), as the stamper found them (``preload.Stamping``).
     """
-    files, loaded, stamps, stamped_ns = stamped if stamped is not None else (*content.find_term_files(folder), None, None)
+    files, loaded = content.find_term_files(folder)
     slots: list[content.LoadedFile | Problem | None] = list(loaded)
     todo: list[tuple[int, content.TermFile, tuple]] = []
     seen: set[str] = set()
-    for index, file in enumerate(files):
+    for file in files:
         if file.refused is not None:
             slots.append(file.refused)
             continue
@@ -203,7 +196,7 @@ def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str]
             slots.append(_from_record(file, hit, memo, kept))
             seen.add(file.shown)
             continue
-        stamp = content.stamp_term_file(file) if stamps is None else stamps[index]
+        stamp = content.stamp_term_file(file)
         if stamp is None:
             continue
         if isinstance(stamp, Problem):
@@ -215,7 +208,7 @@ def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str]
         else:
             todo.append((len(slots), file, stamp))
             slots.append(None)
-    stamped_ns = time.time_ns() if stamped_ns is None else stamped_ns  # (the stamper's: before its stamps)
+    stamped_ns = time.time_ns()
     read = []
     for index, file, stamp in todo:
         slots[index] = entry = content.load_term_file(file, stamp)

@@ -65,7 +65,7 @@ class Preload:
                 # only if every loader exits cleanly (a loader killed mid-write
                 # leaves a truncated payload).
                 try:
-                    parts.append(self._decode(payload))
+                    parts.append(_decoded(payload))
                 except Exception:  # unreadable: the build loads the terms itself
                     parts.append(None)
         finally:
@@ -74,14 +74,6 @@ class Preload:
             failed = self._reap()
         if failed or any(part is None for part in parts):
             return None
-        return self._joined(parts)
-
-    @staticmethod
-    def _decode(payload: bytes):
-        return _decoded(payload)
-
-    @staticmethod
-    def _joined(parts: list):
         return [entry for part in parts for entry in part]  # the slices are contiguous, in file order
 
     def discard(self) -> None:
@@ -136,80 +128,6 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
         os.close(writer)
         loaders.append((pid, reader))
     return Preload(content, loaders, started_ns)
-
-
-class Stamping(Preload):
-    """A forked stamper at work, for a build that loads from its cache: it finds
-    every term file of one content folder and stamps it (``content.find_term_files``,
-    ``content.stamp_term_file``: one ``stat`` a file, ~5-8 us with the objects
-    made, ~50-80 ms at 10,000 terms) while the build imports; the cached load
-    then reads again only the files whose stamp changed, as it does when it
-    stamps them itself. ``result()``: (the files, the folder's problems, each
-    file's stamp or problem, None for a refused file), or None if it failed."""
-
-    @staticmethod
-    def _decode(payload: bytes):
-        return _stamps_decoded(payload)
-
-    @staticmethod
-    def _joined(parts: list):
-        return parts[0]
-
-
-def stamping(content: Path) -> Stamping | None:
-    """Fork a stamper for the term files of ``content`` (see ``Stamping``); None
-    where fork is missing."""
-    if not hasattr(os, "fork"):  # pragma: no cover - not POSIX
-        return None
-    from . import content as _loading  # noqa: F401  (before forking: the build imports it next anyway)
-    started_ns = time.time_ns()
-    reader, writer = os.pipe()
-    pid = parallel.fork()  # guarded: it dies with this process
-    if pid == 0:  # pragma: no cover - runs in the child; its result is tested
-        os.close(reader)
-        _stamp_all(content, writer)
-    os.close(writer)
-    return Stamping(content, [(pid, reader)], started_ns)
-
-
-def _stamp_all(content: Path, writer: int) -> None:  # pragma: no cover - in the child
-    """In a stamper: find and stamp every term file, write them marshalled to ``writer``, and exit."""
-    code = 1
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        gc.disable()  # (as a loader: nothing here makes cycles)
-        from . import content as loading
-
-        files, problems = loading.find_term_files(content)
-        rows = []
-        for file in files:
-            stamp = loading.stamp_term_file(file) if file.refused is None else None
-            rows.append((file.path, file.shown, file.absolute, file.symlinked, _problem_row(file.refused),
-                         file.root, _problem_row(stamp) if isinstance(stamp, Problem) else stamp))
-        with os.fdopen(writer, "wb") as stream:
-            stream.write(_MARSHAL + marshal.dumps(([_problem_row(p) for p in problems], rows)))
-        code = 0
-    finally:
-        os._exit(code)
-
-
-def _problem_row(problem: Problem | None) -> list | None:
-    """A problem as a list (a stamp is a tuple: marshal keeps the two apart)."""
-    return None if problem is None else [problem.path, problem.line, problem.message, problem.severity]
-
-
-def _stamps_decoded(payload: bytes) -> tuple[list, list[Problem], list]:
-    """What ``_stamp_all`` sent."""
-    from .content import TermFile  # imported by then: the build needs it
-
-    if payload[:1] != _MARSHAL:
-        raise ValueError("not a stamper's payload")
-    problems, rows = marshal.loads(memoryview(payload)[1:])
-    files, stamps = [], []
-    for path, shown, absolute, symlinked, refused, root, stamp in rows:
-        files.append(TermFile(path, shown, absolute, symlinked, Problem(*refused) if refused is not None else None, root))
-        stamps.append(Problem(*stamp) if isinstance(stamp, list) else stamp)
-    return files, [Problem(*row) for row in problems], stamps
 
 
 def _load(content: Path, part: tuple[int, int], writer: int) -> None:  # pragma: no cover - in the child

@@ -14,7 +14,6 @@ import pytest
 
 from helpers import REPO, manifest, term, write_tree
 from site_builder import build
-from site_builder.cache import terms as term_cache
 from site_builder.load import content, preload
 from site_builder.build import BuildOptions, build_site
 
@@ -251,57 +250,3 @@ def test_the_loaders_inherit_the_load_modules(small_site: Path):
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-
-
-def test_the_stamper_finds_and_stamps_exactly_what_the_cached_load_would(mixed_content: Path):
-    """``preload.Stamping``: every file, refused ones and problems included, with
-    the stamp (or problem) ``content.stamp_term_file`` gives, in file order."""
-    (mixed_content / "terms" / "dangling.md").symlink_to(mixed_content / "nowhere.md")
-    stamper = preload.stamping(mixed_content)
-    files, problems, stamps = stamper.result()
-    assert stamper._loaders == []  # reaped
-    expected_files, expected_problems = content.find_term_files(mixed_content)
-    assert (files, problems) == (expected_files, expected_problems)
-    assert stamps == [content.stamp_term_file(f) if f.refused is None else None for f in expected_files]
-    assert any(isinstance(s, content.Problem) for s in stamps) and any(f.refused for f in files)
-
-
-@pytest.mark.parametrize("fails", [False, True])
-def test_an_edit_built_from_the_stampers_stamps_is_a_clean_build(small_site: Path, tmp_path: Path, monkeypatch, fails):
-    """The cached load takes the stamper's stamps (only files whose stamp changed
-    are read again); a stamper that fails means the load stamps the files itself."""
-    monkeypatch.setattr(term_cache, "SETTLED_NS", 0)  # files just written count as settled
-    out = tmp_path / "out"
-    build_site(BuildOptions(content=small_site, output=out))
-    (small_site / "terms" / "beta.md").write_text(term("Beta", "The second term.", "Edited body."))
-    if fails:
-        monkeypatch.setattr(preload, "_stamp_all", lambda folder, writer: os._exit(1))  # the child inherits it
-    stamper = preload.stamping(small_site)
-    taken, read = [], []
-    original, real_load = preload.Stamping.result, content.load_term_file
-    monkeypatch.setattr(preload.Stamping, "result", lambda self, *a, **k: taken.append(original(self)) or taken[-1])
-    monkeypatch.setattr(content, "load_term_file", lambda file, stamp: read.append(file.shown) or real_load(file, stamp))
-    if not fails:
-        monkeypatch.setattr(content, "stamp_term_file", lambda file: pytest.fail("stamped again"))
-    build_site(BuildOptions(content=small_site, output=out), preloaded=stamper)
-    assert len(taken) == 1 and (taken[0] is None) == fails
-    assert stamper._loaders == []
-    assert [Path(shown).name for shown in read] == ["beta.md"]  # only the edited file was read again
-    monkeypatch.undo()
-    assert "Edited body." in (out / "beta" / "index.html").read_text()
-    clean = tmp_path / "clean"
-    build_site(BuildOptions(content=small_site, output=clean, cache=False))
-    assert manifest(clean) == manifest(out)
-
-
-def test_the_command_line_stamps_ahead_when_a_cache_exists(small_site: Path, tmp_path: Path, cli, monkeypatch):
-    stampers = []
-    original = preload.stamping
-    monkeypatch.setattr(preload, "stamping", lambda *a: stampers.append(original(*a)) or stampers[-1])
-    out = tmp_path / "site" / "output"
-    assert cli("build", "--content", small_site, "--output", out)[0] == 0
-    assert stampers == []  # first build: nothing cached, loaders instead
-    (small_site / "terms" / "beta.md").write_text(term("Beta", "The second term.", "Edited again."))
-    assert cli("build", "--content", small_site, "--output", out)[0] == 0
-    assert len(stampers) == 1 and stampers[0]._loaders == []  # taken (or stopped) and reaped
-    assert "Edited again." in (out / "beta" / "index.html").read_text()
