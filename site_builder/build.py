@@ -172,7 +172,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         # everything just loaded (~0.1 s of a 10,000-term edit).
         gc.freeze()
     # the ids explainers give elements beside a body, and those of the site's own templates and scripts
-    reserved = explainers.reserved_ids() | theme_names(theme.templates, theme.assets)
+    reserved = explainer_cache.reserved_ids(store) | theme_names(theme.templates, theme.assets)
 
     fast = _fast_path(options, store, config, theme, loaded, problems, reserved, log, used_in)
     if fast is not None:

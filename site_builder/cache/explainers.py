@@ -13,6 +13,7 @@ from types import MappingProxyType
 from ..explainers import base as explainers
 from ..load.content import Term
 from ..render.assets import AssetStore
+from . import code
 from . import store as cache
 
 TABLE = "explainers"
@@ -24,6 +25,13 @@ def _key(term: Term, previews: bool) -> str:
     # options: a term's explainer options change what its build step makes
     return cache.key(cache.code_version(), term.explainer, term.slug, "previews" if previews else "",
                      repr(sorted(term.explainer_options.items())))
+
+
+def reserved_ids(store: cache.BuildCache) -> frozenset[str]:
+    """``explainers.reserved_ids()``; with a cache folder, kept with the code
+    version's stamps (``code.reserved_ids``): a one-body edit then imports no
+    explainer and scans no distribution's entry points."""
+    return code.reserved_ids(store.folder) if store.enabled else explainers.reserved_ids()
 
 
 def uncached(terms: list[Term], store: cache.BuildCache, previews: bool) -> set[str]:

@@ -5,6 +5,7 @@ dependency's version or of the files themselves is still noticed."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -129,7 +130,7 @@ def test_stamps_from_another_interpreter_or_path_are_not_taken(tmp_path, package
     assert _again(folder) != before
 
 
-@pytest.mark.parametrize("change", ["pth", "editable", "reinstalled"])
+@pytest.mark.parametrize("change", ["pth", "editable", "reinstalled", "entry_points"])
 def test_an_install_pointed_elsewhere_under_the_same_name_is_noticed(tmp_path, package, monkeypatch, change):
     """An editable install's ``.pth`` (or its ``__editable__`` finder) rewritten to
     point at another checkout, or a distribution reinstalled under the same name
@@ -140,6 +141,7 @@ def test_an_install_pointed_elsewhere_under_the_same_name_is_noticed(tmp_path, p
     (site / "plugin.pth").write_text(str(tmp_path / "checkout-a") + "\n")
     (site / "__editable___plugin_finder.py").write_text("MAPPING = {'plugin': 'a'}\n")
     (site / "plugin-1.0.dist-info").mkdir()
+    (site / "plugin-1.0.dist-info" / "entry_points.txt").write_text("[site_builder.explainers]\na = plugin:A\n")
     monkeypatch.syspath_prepend(str(site))
     folder = tmp_path / "cache"
     folder.mkdir()
@@ -153,8 +155,30 @@ def test_an_install_pointed_elsewhere_under_the_same_name_is_noticed(tmp_path, p
         (site / "plugin.pth").write_text(str(tmp_path / "checkout-b") + "\n")
     elif change == "editable":
         (site / "__editable___plugin_finder.py").write_text("MAPPING = {'plugin': 'b'}\n")
+    elif change == "entry_points":  # in place: the folder's stamp does not change, the file's does
+        with open(site / "plugin-1.0.dist-info" / "entry_points.txt", "r+") as handle:
+            handle.write("[site_builder.explainers]\nb")
     else:
-        os.rmdir(site / "plugin-1.0.dist-info")
+        shutil.rmtree(site / "plugin-1.0.dist-info")
         (site / "plugin-1.0.dist-info").mkdir()
     _again(folder)
     assert hashed == [1]
+
+
+def test_the_explainers_reserved_ids_are_kept_with_the_stamps(tmp_path, fresh, monkeypatch):
+    """A later process takes the ids the explainers reserve from the stamps:
+    no registry scan (``importlib.metadata``), no explainer imported."""
+    from site_builder.explainers import base
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    first = code.reserved_ids(folder)
+    assert first == base.reserved_ids() and first  # the bundled explainer reserves some
+
+    def never():
+        raise AssertionError("the registry was scanned though nothing changed")
+
+    monkeypatch.setattr(base.Registry, "found", lambda self: never())
+    monkeypatch.setattr(base, "reserved_ids", never)
+    code.code_version.cache_clear()
+    assert code.reserved_ids(folder) == first
