@@ -89,8 +89,8 @@ def pytest_xdist_auto_num_workers(config):
     hardening tests (whose builds start one process per core themselves)
     would share the cores with more neighbours. ``PYTEST_XDIST_AUTO_NUM_WORKERS``
     still wins, as with pytest-xdist's own rule."""
-    forced = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
-    if forced:
+    forced = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
+    if forced.isdigit():
         return int(forced)
     return max(1, min(len(os.sched_getaffinity(0)), MAX_WORKERS))
 
