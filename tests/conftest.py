@@ -73,6 +73,28 @@ def pytest_configure(config):
         os.environ["PYTHONPYCACHEPREFIX"] = prefix
 
 
+MAX_WORKERS = 4
+"""The most pytest-xdist workers ``-n auto`` starts (see pyproject's addopts)."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """One worker per core this process may run on, at most MAX_WORKERS.
+
+    About half the suite's time is spent waiting on subprocesses and Chromium,
+    so two workers fill CI's two cores. Every worker holds its own session
+    fixtures (a Chromium, the real site built, the wheel, the markdown
+    corpora): past four, that duplicated set-up and the memory of one browser
+    each cost more than the shorter queue gains, and the timeout-bound
+    hardening tests (whose builds start one process per core themselves)
+    would share the cores with more neighbours. ``PYTEST_XDIST_AUTO_NUM_WORKERS``
+    still wins, as with pytest-xdist's own rule."""
+    forced = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
+    if forced.isdigit():
+        return int(forced)
+    return max(1, min(len(os.sched_getaffinity(0)), MAX_WORKERS))
+
+
 def pytest_unconfigure(config):
     for folder in config.stash.get(_MADE_KEY, []):
         shutil.rmtree(folder, ignore_errors=True)

@@ -132,6 +132,26 @@ def chart_specs(html: str, assets: dict[str, bytes]) -> dict[str, dict]:
             for name, text in chart_spec_scripts(html, assets).items()}
 
 
+def plant_socket(path: Path) -> None:
+    """A Unix socket file at ``path`` (its listener closed at once).
+
+    Bound by its name from its folder: a socket's address holds at most 107
+    bytes, which a deep temporary folder (a pytest-xdist worker's, under the
+    session's) can pass; the file made is the same."""
+    import socket
+
+    here = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        listener = socket.socket(socket.AF_UNIX)
+        try:
+            listener.bind(path.name)
+        finally:
+            listener.close()
+    finally:
+        os.chdir(here)
+
+
 _LOCK_PROBE = """
 import fcntl, os, sys
 try:

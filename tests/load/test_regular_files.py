@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, manifest, term, write_tree
+from helpers import REPO, manifest, plant_socket, term, write_tree
 
 
 @pytest.fixture
@@ -45,9 +44,7 @@ def _plant(path: Path, kind: str, outside: Path) -> None:
     elif kind == "device":
         os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 5))  # a copy of /dev/zero
     elif kind == "socket":
-        listener = socket.socket(socket.AF_UNIX)
-        listener.bind(str(path))
-        listener.close()
+        plant_socket(path)
     elif kind == "dangling":
         os.symlink(path.parent / "nowhere", path)
     else:  # "outside"

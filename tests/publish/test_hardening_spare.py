@@ -19,7 +19,6 @@ import gc
 import hashlib
 import os
 import re
-import socket
 import stat
 import subprocess
 import sys
@@ -31,7 +30,7 @@ import pytest
 from site_builder.build import BuildOptions, build_site
 from site_builder.files import RefusedPath
 
-from helpers import REPO, fill_disk, term, write_tree
+from helpers import REPO, fill_disk, plant_socket, term, write_tree
 
 
 
@@ -160,11 +159,7 @@ def _fifo_replacing_a_page(site, tree):
 
 
 def _socket(site, tree):
-    server = socket.socket(socket.AF_UNIX)
-    try:
-        server.bind(str(tree / "gamma" / "sock"))
-    finally:
-        server.close()
+    plant_socket(tree / "gamma" / "sock")
 
 
 def _stray_file_and_folder(site, tree):
