@@ -71,13 +71,16 @@ def reserved_ids(folder: Path) -> frozenset[str]:
     """``explainers.reserved_ids()``, kept with the stamps in the cache ``folder``:
     the ids come from the installed explainers' declarations, which the stamps
     cover (their code, and the distributions' metadata and entry points that
-    name them), so while the stamps hold, a later process takes them from there
+    name them; kept only when every explainer found loads, as a broken one's
+    code is in no stamp), so while the stamps hold, a later process takes them from there
     instead of importing ``importlib.metadata``, scanning every distribution's
     entry points and importing each explainer (~40 ms of a one-body edit)."""
     code_version(folder)
     if _reserved is not None:
         return _reserved
-    from ..explainers.base import reserved_ids as found  # (a version made without a folder)
+    # Not kept: a version made without a folder, or an installed explainer
+    # that does not load (see ``_stamped``).
+    from ..explainers.base import reserved_ids as found
 
     return found()
 
@@ -224,15 +227,20 @@ def _stamped(folder: Path) -> str:
         pass
     if (isinstance(record, dict) and record.get("context") == _context()
             and all(_stamp(path) == stamp for path, stamp in record["stamps"])
-            and record.get("distributions") == _distributions() and isinstance(record.get("reserved"), list)):
-        _reserved = frozenset(record["reserved"])
+            and record.get("distributions") == _distributions()):
+        kept = record.get("reserved")
+        _reserved = frozenset(kept) if isinstance(kept, list) else None
         return record["version"]
-    from ..explainers.base import reserved_ids as reserved_found
+    from ..explainers.base import REGISTRY, reserved_ids as reserved_found
 
     started = time.time_ns()
     distributions = _distributions()
     version, trees, found = compute()
     _reserved = reserved_found()  # (compute loaded the declarations: no work of its own)
+    # A broken explainer's files are in no stamp (only a declaration that
+    # loads names its package), so fixing it would change nothing here: its
+    # ids are then not kept, and each process asks the registry again.
+    kept = sorted(_reserved) if sum(1 for _ in REGISTRY.usable()) == len(REGISTRY) else None
     stamps = [(path, _stamp(path)) for path in _paths(trees, found)]
     young = started - RACY_NS
     if all(stamp is None or stamp[4] < young for _, stamp in stamps):
@@ -240,7 +248,7 @@ def _stamped(folder: Path) -> str:
             if check_owned_folder(folder):
                 write_owned(folder / STAMPS, marshal.dumps({"context": _context(), "version": version,
                                                             "stamps": stamps, "distributions": distributions,
-                                                            "reserved": sorted(_reserved)}))
+                                                            "reserved": kept}))
         except (OSError, RefusedPath):
             pass  # no stamps: the next build hashes again
     return version

@@ -182,3 +182,34 @@ def test_the_explainers_reserved_ids_are_kept_with_the_stamps(tmp_path, fresh, m
     monkeypatch.setattr(base, "reserved_ids", never)
     code.code_version.cache_clear()
     assert code.reserved_ids(folder) == first
+
+
+def test_with_an_explainer_that_does_not_load_its_ids_are_asked_each_time(tmp_path, fresh, monkeypatch):
+    """A broken explainer's code is in no stamp (only a declaration that loads
+    names its package), so fixing it changes no stamp: the ids are then not
+    kept, and a later process asks the registry again (while the version is
+    still taken from the stamps)."""
+    from site_builder.explainers import base
+
+    site = tmp_path / "site-packages"
+    (site / "plugin-1.0.dist-info").mkdir(parents=True)
+    (site / "plugin-1.0.dist-info" / "entry_points.txt").write_text(
+        "[site_builder.explainers]\nplug = plugmod:EXPLAINER\n")
+    (site / "plugmod.py").write_text("raise ImportError('not yet')\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(base.REGISTRY, "_found", None)  # this process's scan, with the plugin
+    monkeypatch.setattr(base.REGISTRY, "_loaded", {})
+    time.sleep(0.06)  # old enough to be stamped
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    assert code.reserved_ids(folder) == base.reserved_ids()
+    assert (folder / code.STAMPS).is_file()
+
+    hashed = []
+    real = code.compute
+    monkeypatch.setattr(code, "compute", lambda: hashed.append(1) or real())
+    asked = frozenset({"asked-again"})
+    monkeypatch.setattr(base, "reserved_ids", lambda: asked)
+    code.code_version.cache_clear()
+    assert code.reserved_ids(folder) == asked
+    assert hashed == []  # the version itself still came from the stamps

@@ -9,6 +9,7 @@ worker (it leaves a marker file per slice), ``render`` in this process."""
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from pathlib import Path
@@ -108,6 +109,10 @@ def numbers(bounds):  # module level: a worker's task is pickled by name
     return [(str(i), i) for i in range(*bounds)]
 
 
+def number_lists(bounds):  # as numbers, in lists: the collector tracks every one
+    return [[str(i), i] for i in range(*bounds)]
+
+
 def test_every_item_once_in_order_whatever_the_count():
     """Guided slices run here and in a worker give every item once, in order,
     for counts around the smallest slice."""
@@ -129,3 +134,44 @@ def test_guided_slices_shrink_to_the_smallest_at_the_end(processes):
         assert sizes == sorted(sizes, reverse=True) or sizes[:-1] == sorted(sizes[:-1], reverse=True)
         assert sizes[-1] <= parallel.SMALLEST_SLICE
         assert len(bounds) <= processes * parallel.SHARE_PER_SLICE * 12  # handing over stays cheap
+
+
+def test_share_leaves_a_collector_it_found_unfrozen_as_it_was():
+    """A library caller that froze nothing (``render_bodies(jobs=2)`` called
+    directly) gets its collector back unfrozen: ``share`` never starts a
+    freeze, so a later ``build_site`` still unfreezes what it froze itself."""
+    gc.unfreeze()
+    kept: list = []
+    parallel.share(parallel.guided_slices(300, 2), 1, lambda: None, lambda start, end: numbers((start, end)),
+                   numbers, kept.append)
+    assert gc.get_freeze_count() == 0 and len(kept) > 1
+
+
+def test_share_freezes_what_it_keeps_when_its_caller_froze():
+    """Where the caller froze what it had (``build_site``, once loaded), what
+    the slices' results add is frozen too, slice by slice: the build's full
+    collections no longer walk the bodies and the search index again."""
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        kept: list = []
+        parallel.share(parallel.guided_slices(3000, 2), 1, lambda: None,
+                       lambda start, end: number_lists((start, end)), number_lists, kept.append)
+        assert gc.get_freeze_count() >= before + 3000  # a list per item at least (lists are always tracked)
+    finally:
+        gc.unfreeze()
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3, 8])
+def test_page_slices_are_equal_then_taper_to_the_smallest(processes):
+    """Every page once, in order; equal slices first, never growing, and small
+    ones at the end, so the build process does not wait long for a worker's
+    last slices before the search tail."""
+    for count in (0, 1, 2, 19, 20, 21, 240, 10_000, 100_003):
+        bounds = page_slices(count, processes)
+        assert [i for start, end in bounds for i in range(start, end)] == list(range(count))
+        sizes = [end - start for start, end in bounds]
+        assert sizes == sorted(sizes, reverse=True)
+        if count >= parallel.SMALLEST_SLICE * processes * parallel.SHARE_PER_SLICE:
+            assert sizes[-2] <= parallel.SMALLEST_SLICE  # tapered: the last two are the smallest
+        assert len(bounds) <= processes * 24 * 4  # handing over stays cheap

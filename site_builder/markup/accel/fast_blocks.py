@@ -285,8 +285,7 @@ _LISTS = (bp.OListProcessor, bp.UListProcessor, SaneOListProcessor, SaneUListPro
 def _snapshot(parser: BlockParser, processors: list) -> list | None:
     """``[(processor, condition or None, run or None)]`` in priority order, or None if one is not known.
 
-    ``run`` None: the processor's own; the list processors' is ``fast_lists.run_list`` when
-    a ParagraphProcessor is there (what it falls back to for one-line items)."""
+    ``run`` None: the processor's own; a list processor's is ``fast_lists.run_list`` (beside a ParagraphProcessor)."""
     from .fast_lists import run_list  # here: fast_lists imports this module's paragraph_only
 
     procs = []
@@ -296,7 +295,8 @@ def _snapshot(parser: BlockParser, processors: list) -> list | None:
             return None
         procs.append((processor, condition, None))
     if any(type(p) is bp.ParagraphProcessor for p in processors):
-        procs = [(p, c, functools.partial(run_list, parser, p) if type(p) in _LISTS else run) for p, c, run in procs]
+        procs = [(p, c, functools.partial(run_list, parser, p) if type(p) in _LISTS and p.parser is parser else run)
+                 for p, c, run in procs]  # (upstream recurses through its own parser: only when it is this one)
     return procs
 
 
