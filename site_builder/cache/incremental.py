@@ -34,7 +34,7 @@ from ..load.content import RECORD_FIELDS, Term
 from ..markup.render import Link, RenderedBody
 from ..markup.stage import render_one
 from ..names import NameIndex
-from ..validate.aliases import adopt_plan, plan_record, plan_redirects
+from ..validate.aliases import held_plan, plan_record, plan_redirects
 from ..validate.checks import check_body, check_orphans, links_from
 from ..publish import InPlace, WriteStats
 from ..render import pages
@@ -204,9 +204,10 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     built = {t.slug: explainer(t, assets) for t in terms if t.explainer}
     # The last build's redirect plan, when made from these same fields (the
     # renderer's linking outputs and the warnings below ask for it).
-    plan = adopt_plan(terms, state.get("redirects"))
-    cache_templates(store.folder, theme_environment(theme.templates, theme.digest))  # (compiled by an earlier build)
-    renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
+    # (Held: nothing below changes a term, so the linking outputs take the plan without its key.)
+    with held_plan(terms, state.get("redirects")) as plan:
+        cache_templates(store.folder, theme_environment(theme.templates, theme.digest))  # (compiled by an earlier build)
+        renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
     # The cross-term checks' only warnings (redirects, orphans), and the cards'
     # (the plan's problems as taken up: its key is not made again).
     orphans = check_orphans(terms, backlinks) if config.report_orphans else []

@@ -10,11 +10,13 @@ build writes itself is a warning. The validate stage reports these
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
+import operator
 import re
 import unicodedata
-from typing import Iterable, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 from ..load.content import Term
 from ..errors import Problem
@@ -59,6 +61,10 @@ a build asks twice (the validate stage's problems, the outputs stage's redirects
 and at 10,000 terms with 15,000 aliases a plan takes ~0.1 s, a key ~10 ms."""
 
 
+_held: tuple[list[Term], tuple] | None = None
+"""(the terms, ``_last_plan``) while a ``held_plan`` block is open."""
+
+
 def plan_key(terms: list[Term]) -> tuple:
     """Every field of ``terms`` that ``plan_redirects`` reads, in order: two lists of
     terms with equal keys get the same plan."""
@@ -70,6 +76,9 @@ def plan_redirects(terms: Iterable[Term]) -> tuple[list[Redirect], list[Problem]
     """The redirects to write, sorted by source, and the problems that stop others."""
     global _last_plan
     terms = list(terms)
+    if (_held is not None and _held[1] is _last_plan and len(terms) == len(_held[0])
+            and all(map(operator.is_, terms, _held[0]))):
+        return list(_last_plan[1]), list(_last_plan[2])  # the same objects, unchanged (``held_plan``)
     key = plan_key(terms)
     if _last_plan is None or _last_plan[0] != key:
         _last_plan = (key, *_plan(terms))
@@ -100,6 +109,25 @@ def adopt_plan(terms: Iterable[Term], record: tuple | None) -> tuple[list[Redire
         return None
     _last_plan = (key, list(map(Redirect._make, record[1])), [Problem(*p) for p in record[2]])
     return list(_last_plan[1]), list(_last_plan[2])
+
+
+@contextlib.contextmanager
+def held_plan(terms: list[Term], record: tuple | None) -> Iterator[tuple[list[Redirect], list[Problem]] | None]:
+    """``adopt_plan(terms, record)``, and while the block is open, ``plan_redirects``
+    of these same term objects, in this order, takes that plan without making its
+    key again (~10 ms at 10,000 terms): for a caller that changes none of them
+    inside the block (an edit's fast path: its linking outputs and its warnings
+    ask after the taking up). Any other terms are planned or keyed as ever."""
+    global _held
+    plan = adopt_plan(terms, record)
+    if plan is None or _last_plan is None:
+        yield plan
+        return
+    _held = (list(terms), _last_plan)
+    try:
+        yield plan
+    finally:
+        _held = None
 
 
 def _digest(key: tuple) -> str:

@@ -45,7 +45,7 @@ def test_an_edit_takes_up_the_last_plan_and_matches_a_clean_build(tmp_path, monk
     log, report = _build(content, output)
     assert any("fast path" in line for line in log), log
     assert made == [], "the fast path planned the redirects again"
-    assert len(keys) == 2, "the warnings made the plan's key again, instead of taking the plan taken up"
+    assert len(keys) == 1, "the linking outputs or the warnings made the plan's key again, instead of taking the plan taken up"
     assert [p.message for p in report.warnings if "'assets'" in p.message], "the plan's warning is reported"
     assert (output / "other-name-3" / "index.html").exists()
     clean = tmp_path / "clean" / "out"
@@ -97,3 +97,25 @@ def test_a_plan_is_taken_up_whatever_the_strings_objects(monkeypatch):
     record = aliases.plan_record(terms(lambda text: "".join(list(text))))  # fresh, not interned
     monkeypatch.setattr(aliases, "_last_plan", None)
     assert aliases.adopt_plan(terms(sys.intern), record) is not None
+
+
+def test_a_held_plan_is_taken_without_its_key_only_inside_its_block_and_for_the_same_terms(monkeypatch):
+    from site_builder.load.content import Term
+
+    terms = [Term(slug=f"t{i}", title=f"T {i}", summary="", body="", path=f"terms/t{i}.md", body_line=4,
+                  aliases=[f"Alias {i}"], field_lines={"aliases": 3}) for i in range(3)]
+    record = aliases.plan_record(terms)
+    monkeypatch.setattr(aliases, "_last_plan", None)
+    keys = []
+    real_key = aliases.plan_key
+    monkeypatch.setattr(aliases, "plan_key", lambda terms: keys.append(len(terms)) or real_key(terms))
+    with aliases.held_plan(terms, record) as plan:
+        assert plan == aliases._plan(terms)
+        assert aliases.plan_redirects(list(terms)) == plan and len(keys) == 1  # the same objects: no key
+        copies = [replace(t) for t in terms]  # equal, but other objects: keyed (and the same plan)
+        assert aliases.plan_redirects(copies) == plan and len(keys) == 2
+    terms[0].aliases = ["Alias 9"]  # after the block: a change is seen
+    assert aliases.plan_redirects(terms) == aliases._plan(terms) and len(keys) == 3
+    assert [r.source for r in aliases.plan_redirects(terms)[0]][0] == "alias-1"
+    with aliases.held_plan(terms, record) as plan:  # the record no longer fits: nothing held
+        assert plan is None and aliases._held is None
