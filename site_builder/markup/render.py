@@ -39,11 +39,16 @@ from .page_ids import HOLDER_TAG, ReleasePageIds, ReservePageIds
 from .source import FENCE_RE, outside_fences, prepare_source
 
 
-PAGE_IDS = reserved().ids
-"""Ids the templates and scripts give elements around a body, read from those files
-(``markup.reserved``, which also reserves prefixes such as ``letter-``): a heading
-named "Related terms" gets ``related-terms_1``; setting one by hand is an error.
-The explainers' ids are handed in by the build (``BodyRenderer(reserved_ids=)``)."""
+def __getattr__(name: str):
+    """``PAGE_IDS``: ids the templates and scripts give elements around a body, read from
+    those files (``markup.reserved``, which also reserves prefixes such as ``letter-``):
+    a heading named "Related terms" gets ``related-terms_1``; setting one by hand is an
+    error. The explainers' ids are handed in by the build (``BodyRenderer(reserved_ids=)``).
+    Made when first asked, not at import: the cache layer may hand in what
+    ``reserved()`` reads (``markup.reserved.take_reserved``) before then."""
+    if name == "PAGE_IDS":
+        return reserved().ids
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _REPEAT = re.compile(r"_\d+$")  # toc's suffix for a repeated heading: never in an id the page makes
@@ -289,12 +294,12 @@ def _level_one_headings(source: list[str]) -> list[tuple[int, str]]:
 class GlossaryExtension(Extension):
     """Maths, wikilinks and link rewriting for term bodies."""
 
-    def __init__(self, state_ref, allow_raw_html: bool, page_ids: frozenset[str] = PAGE_IDS,
+    def __init__(self, state_ref, allow_raw_html: bool, page_ids: frozenset[str] | None = None,
                  explainer_ids: frozenset[str] = frozenset()):
         super().__init__()
         self.state_ref = state_ref
         self.allow_raw_html = allow_raw_html
-        self.page_ids = page_ids
+        self.page_ids = reserved().ids if page_ids is None else page_ids  # (None: PAGE_IDS)
         self.explainer_ids = explainer_ids
 
     def extendMarkdown(self, md):
@@ -326,7 +331,7 @@ class BodyRenderer:
         against. ``reserved_ids``: ids the page gives elements besides ``PAGE_IDS`` (the explainers');
         headings avoid them, a body may not set them. ``autolink_unit``: "page" or "section" links
         first mentions (``markup.autolink``). ``media_mb``: the largest file a body publishes."""
-        self.names, self.page_ids, self.explainer_ids = names, PAGE_IDS | reserved_ids, reserved_ids
+        self.names, self.page_ids, self.explainer_ids = names, reserved().ids | reserved_ids, reserved_ids
         self.pretty_urls, self.allow_raw_html, self.fast, self.media_mb = pretty_urls, allow_raw_html, fast, media_mb
         self.autolink_unit, self.slug = autolink_unit, None
         # What a [[wikilink]] name resolves to: a pure function of the name while this

@@ -205,7 +205,25 @@ def theme_names(templates: dict[str, tuple[str, str]], assets: dict[str, bytes])
     return frozenset(found.ids | found.classes)
 
 
-@functools.lru_cache(maxsize=1)
+_known: Reserved | None = None
+
+
 def reserved() -> Reserved:
-    """What the installed package's templates, styles and scripts use (read once per process)."""
-    return read_reserved(package_files(Path(str(resources.files("site_builder")))))
+    """What the installed package's templates, styles and scripts use: read once
+    per process (~240 KB of scripts and styles, ~10-15 ms), unless handed in
+    first (``take_reserved``)."""
+    global _known
+    if _known is None:
+        _known = read_reserved(package_files(Path(str(resources.files("site_builder")))))
+    return _known
+
+
+def take_reserved(found: Reserved | None) -> None:
+    """Hand in what ``reserved()`` reads (None: read it again when next asked).
+    The cache layer keeps it with the code version's stamps, which cover these
+    files (``cache/code.py``), so a one-body edit's process does not read them."""
+    global _known
+    _known = found
+
+
+reserved.cache_clear = lambda: take_reserved(None)  # type: ignore[attr-defined]  # as functools.lru_cache's

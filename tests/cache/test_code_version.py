@@ -213,3 +213,45 @@ def test_with_an_explainer_that_does_not_load_its_ids_are_asked_each_time(tmp_pa
     code.code_version.cache_clear()
     assert code.reserved_ids(folder) == asked
     assert hashed == []  # the version itself still came from the stamps
+
+
+def test_the_names_the_page_reserves_are_kept_with_the_stamps(tmp_path, fresh, monkeypatch):
+    """A later process takes ``markup.reserved.reserved()`` from the stamps (which
+    cover the templates, scripts and styles it is read from) instead of reading them."""
+    from site_builder.markup import reserved as page
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    page.take_reserved(None)
+    code.code_version(folder)
+    first = page.reserved()
+    assert first.ids and first.classes and first.id_prefixes and first.class_prefixes
+    assert first == page.read_reserved(page.package_files(code.package_root()))
+
+    def never(files):
+        raise AssertionError("the package's scripts and styles were read though nothing changed")
+
+    monkeypatch.setattr(page, "read_reserved", never)
+    page.take_reserved(None)  # as in a new process
+    code.code_version.cache_clear()
+    code.code_version(folder)
+    assert page.reserved() == first
+
+
+def test_the_names_the_page_reserves_are_read_again_when_the_code_changed(tmp_path, package, monkeypatch):
+    """Stamps that no longer hold hand nothing in; nor do stamps of a package
+    other than the one ``reserved()`` reads (the ``package`` fixture's)."""
+    from site_builder.markup import reserved as page
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    code.code_version(folder)
+    page.take_reserved(None)
+    code.code_version.cache_clear()
+    code.code_version(folder)  # the stamps hold, but cover another package than the one read
+    assert page._known is None
+    _in_place(package)
+    page.take_reserved(None)
+    code.code_version.cache_clear()
+    code.code_version(folder)
+    assert page._known is None

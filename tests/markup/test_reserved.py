@@ -105,3 +105,15 @@ def test_package_files_are_the_recursive_glob_without_vendor():
                  if path.suffix in (".html", ".js", ".css") and "vendor" not in path.relative_to(PACKAGE).parts]
     assert package_files(PACKAGE) == sorted(expected)
     assert any("vendor" in path.parts for path in (PACKAGE / "explainers").rglob("*.js"))  # something was skipped
+
+
+def test_page_ids_are_not_read_at_import():
+    """``markup.render`` does not read the package's scripts and styles when imported:
+    the cache layer may hand in what they reserve first (``take_reserved``)."""
+    import subprocess
+    import sys
+
+    script = ("import site_builder.markup.render as render, site_builder.markup.reserved as reserved\n"
+              "assert reserved._known is None, 'read at import'\n"
+              "assert render.PAGE_IDS == reserved.reserved().ids and 'search-input' in render.PAGE_IDS\n")
+    subprocess.run([sys.executable, "-c", script], check=True)
