@@ -51,6 +51,15 @@ from .templates import cache_templates
 STATE_TABLE = "site"
 """Cache table with what the fast path needs from the last full or fast build."""
 
+TERMS_STATE_TABLE = "site-terms"
+"""Cache table: slug -> (body key, backlinks) of the last full or fast build, apart
+from ``STATE_TABLE`` so that an edit saves the few entries it changed
+(``save_entries``) instead of the whole state (~12-18 ms at 10,000 terms).
+``_TOKEN`` holds the token ``STATE_TABLE``'s ``terms_token`` names: saved with
+it (first), so a state and a table of two different builds are never used together."""
+
+_TOKEN = ("token",)  # (a tuple: no slug)
+
 
 @dataclass
 class Change:
@@ -103,14 +112,36 @@ def remember(store: cache.BuildCache, config: SiteConfig, theme: Theme, body_sha
         "used_in": repr(sorted((used_in or {}).items())),
         "body_shared": body_shared,
         "names": (names.by_name, sorted(names.slugs)),
-        "body_keys": body_keys,
-        "backlinks": backlinks,
         # this build's preview warnings, which the fast path reports (or steps aside for)
         "previews": store.table(output_cache.PREVIEW_WARNINGS_TABLE) if config.makes_previews else None,
         "redirects": plan_record(terms) if terms is not None else None,
     }
-    if store.table(STATE_TABLE) != state:
-        store.save_table(STATE_TABLE, state)
+    entries = {slug: (key, backlinks.get(slug)) for slug, key in body_keys.items()}
+    entries.update((slug, (None, links)) for slug, links in backlinks.items() if slug not in body_keys)
+    kept, kept_entries = dict(store.table(STATE_TABLE)), store.table(TERMS_STATE_TABLE)
+    token = kept.pop("terms_token", None)
+    if token is not None and kept == state and kept_entries == {**entries, _TOKEN: token}:
+        return
+    token = os.urandom(8).hex()
+    store.save_table(TERMS_STATE_TABLE, {**entries, _TOKEN: token})  # first: the state names it
+    store.save_table(STATE_TABLE, {**state, "terms_token": token})
+
+
+def _term_state(store: cache.BuildCache, state: dict) -> tuple[dict, dict[str, str], dict[str, list[str]]] | None:
+    """(``TERMS_STATE_TABLE``, the body keys, the backlinks) of the build ``state``
+    is from; None when the table is another build's, or missing."""
+    entries = store.table(TERMS_STATE_TABLE)
+    if state.get("terms_token") is None or entries.get(_TOKEN) != state["terms_token"]:
+        return None
+    body_keys, backlinks = {}, {}
+    for slug, entry in entries.items():
+        if slug != _TOKEN:
+            key, links = entry
+            if key is not None:
+                body_keys[slug] = key
+            if links is not None:
+                backlinks[slug] = links
+    return entries, body_keys, backlinks
 
 
 def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: list[Term], changed: list[Term],
@@ -144,8 +175,10 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     previews = output_cache.recorded_preview_warnings(store, config, state.get("previews"))
     if previews is None or (strict and previews):
         return None
-    body_keys: dict[str, str] = dict(state["body_keys"])
-    backlinks: dict[str, list[str]] = dict(state["backlinks"])  # entries are replaced, never changed in place
+    term_state = _term_state(store, state)
+    if term_state is None:
+        return None
+    entries, body_keys, backlinks = term_state  # (backlinks' entries are replaced, never changed in place)
     if set(body_keys) != {t.slug for t in terms}:
         return None
     if any(record[2] for record in map(markdown.get, body_keys.values()) if record is not None):
@@ -263,7 +296,9 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
         store.save_entries(MARKDOWN_TABLE, {key: body.to_record() for key, body in new_bodies.items()},
                            [key for key in markdown if key not in live])
         store.blobs.put_many({key: body.html for key, body in new_bodies.items()}, live=live)
-    store.save_table(STATE_TABLE, {**state, "body_keys": body_keys, "backlinks": backlinks})
+    changed_entries = {slug: (key, backlinks.get(slug)) for slug, key in body_keys.items()
+                       if entries.get(slug) != (key, backlinks.get(slug))}
+    store.save_entries(TERMS_STATE_TABLE, changed_entries)  # the state itself is the same
     log(f"  fast path: {len(changed)} body edit(s), {len(redo_slugs)} page(s) rendered")
     return stats, warnings
 
