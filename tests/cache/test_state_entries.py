@@ -50,6 +50,11 @@ def test_an_edit_saves_entries_not_the_whole_state(tmp_path):
     assert any("fast path" in line for line in _build(content, output))
     assert (state.read_bytes(), state.stat().st_mtime_ns) == before, "the fast path saved the whole state"
     assert (cache / f"{incremental.TERMS_STATE_TABLE}.recent.table").exists()
+    from site_builder.cache import store
+
+    again = store.BuildCache(cache)  # as the next process reads them: the new backlink is kept
+    _entries, _keys, backlinks = incremental._term_state(again, again.table(incremental.STATE_TABLE))
+    assert backlinks["t04"] == ["t02"], backlinks
     assert manifest(output) == _clean(tmp_path, content)
     _edit(content, "Another edited line.")  # the entries saved are read back, with their table
     assert any("fast path" in line for line in _build(content, output))
