@@ -254,16 +254,13 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
         # ~0.1-0.4 s each (docs/performance.md, "Render stage and search tail").
         gc.freeze()
         staging = Staging(options.output)
-        later = []  # objects.inv without a cache: compressed beside the search tail (docs/performance.md)
         try:
             renderer, linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
             manifest = store.table("pages")
 
             def site_files() -> None:  # while forked workers render the term pages
-                made = output_cache.site_files(linking, store, config, terms, bodies, options.jobs or default_jobs(),
-                                               inventory=False)
-                later.extend([] if "objects.inv" in made else [linking.inventory_later()])
-                for relative, data in {**assets.files, **made}.items():
+                for relative, data in {**assets.files, **output_cache.site_files(linking, store, config, terms, bodies,
+                                                                                 options.jobs or default_jobs())}.items():
                     staging.add(relative, data)
                 for relative, path in published_media(terms, config.media_max_mb).items():  # docs/content.md
                     staging.add(relative, read_published(path, relative))
@@ -276,23 +273,17 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
                 fill_html=lambda slugs: body_cache.fill_html(slugs, bodies),
                 meanwhile=site_files, also=indexer.entries if indexer is not None else None,
                 collect=indexer.take if indexer is not None else None)  # assembled as the slices come in
-            for inventory in later:  # on the core the page workers have left
-                inventory.start()
             if indexer is not None:
                 with _stage("search", log):  # what is left of it: the files from the pages' entries
                     searched = indexer.files(bodies, lambda slugs: body_cache.fill_html(slugs, bodies),
                                              options.jobs or default_jobs(), made=entries)
             for relative, data in (searched or {}).items():
                 staging.add(relative, data)
-            for inventory in later:
-                staging.add("objects.inv", inventory.result())
             # Known only once the previews are made (which characters no font
             # has): under --strict it fails the build as any warning does,
             # before anything is written.
             _raise_if_failing(problems + linking.preview_problems, options.strict)
         except BaseException:
-            for inventory in later:
-                inventory.join()  # no thread outlives the build
             staging.abort()
             raise
         report.warnings += linking.preview_problems

@@ -26,16 +26,14 @@ PREVIEW_WARNINGS_TABLE = "preview-warnings"
 
 
 def site_files(linking: LinkingOutputs, store: cache.BuildCache, config: SiteConfig, terms: list[Term],
-               bodies: dict[str, RenderedBody], jobs: int = 1, inventory: bool = True) -> dict[str, bytes]:
+               bodies: dict[str, RenderedBody], jobs: int = 1) -> dict[str, bytes]:
     """relative path -> bytes of every output beside the pages, from the cache where it can
-    (previews drawn by ``jobs`` workers when many). ``inventory=False``: no
-    objects.inv when there is no cache to keep it in (the caller makes it
-    with ``linking.inventory_later()``); with a cache it is kept and given."""
+    (previews drawn by ``jobs`` workers when many)."""
     stored = store.table(PREVIEWS_TABLE)
     own, cards, texts = linking.preview_cards()
     drawn = linking.draw_previews({key: card for key, card in texts.items() if key not in stored}, jobs)
     images = {key: drawn[key] if key in drawn else stored[key] for key in texts}
-    files = {**linking_files(linking, store, config, terms, bodies, inventory), **own,
+    files = {**linking_files(linking, store, config, terms, bodies), **own,
              **{path: images[key] for path, key in cards.items()}}
     if images.keys() != stored.keys():  # new images, or unused ones
         store.save_table(PREVIEWS_TABLE, images)
@@ -69,12 +67,12 @@ def recorded_preview_warnings(store: cache.BuildCache, config: SiteConfig, recor
 
 
 def linking_files(linking: LinkingOutputs, store: cache.BuildCache, config: SiteConfig,
-                  terms: list[Term], bodies: dict[str, RenderedBody], inventory: bool = True) -> dict[str, bytes]:
+                  terms: list[Term], bodies: dict[str, RenderedBody]) -> dict[str, bytes]:
     """glossary.json, objects.inv, redirects, sitemap: rebuilt only when what they
     list changed (names, summaries, related terms, headings and anchors), or the
     config or the code; an edit to a body's prose leaves them alone."""
     if not store.enabled:
-        return linking.files(inventory)
+        return linking.files()
     inputs = cache.key(cache.code_version(), repr(config), repr([
         (t.slug, t.title, t.summary, t.aliases, t.related, bodies[t.slug].anchors, bodies[t.slug].headings)
         for t in terms

@@ -31,7 +31,7 @@ from ..load.media import published_preview
 from ..markup.render import RenderedBody
 from . import cards, discovery
 from .glossary_json import Entry, glossary_json, make_entry, redirect_sources
-from .inventory import DeflatedLater, inventory_parts, objects_inv
+from .inventory import objects_inv
 from .redirects import plan_redirects, redirect_page
 
 __all__ = ["LinkingOutputs"]
@@ -127,14 +127,13 @@ class LinkingOutputs:
             found = self._card_items[slug] = cards.card_item(self.entry(slug))
         return found
 
-    def files(self, inventory: bool = True) -> dict[str, bytes]:
-        """glossary.json, objects.inv (not with ``inventory=False``: see
-        ``inventory_later``), _headers, redirects, embed files, and (with a
-        base URL) sitemap and robots.txt."""
+    def files(self) -> dict[str, bytes]:
+        """glossary.json, objects.inv, _headers, redirects, embed files, and (with a base URL) sitemap and robots.txt."""
         config = self.config
+        headings = {slug: [(ident, text) for _, ident, text in body.headings] for slug, body in self.bodies.items()}
         files = {
             "glossary.json": glossary_json(config, self.entries),
-            **({"objects.inv": objects_inv(config.title, "", self.entries, self._headings())} if inventory else {}),
+            "objects.inv": objects_inv(config.title, "", self.entries, headings),
             "_headers": headers_file(),
             **cards.embed_files(),
         }
@@ -147,14 +146,6 @@ class LinkingOutputs:
             files["sitemap.xml"] = discovery.sitemap_xml(config.base_url, self.entries)
             files["robots.txt"] = discovery.robots_txt(config.base_url)
         return files
-
-    def inventory_later(self) -> DeflatedLater:
-        """``objects.inv``'s lines made now, compressed when its ``start()`` is
-        called, in a thread (``outputs.inventory.DeflatedLater``)."""
-        return DeflatedLater(*inventory_parts(self.config.title, "", self.entries, self._headings()))
-
-    def _headings(self) -> dict[str, list[tuple[str, str]]]:
-        return {slug: [(ident, text) for _, ident, text in body.headings] for slug, body in self.bodies.items()}
 
     def _wanted_previews(self) -> tuple[dict[str, bytes], list[tuple[str, str, tuple[str, str, str, str]]]]:
         """The explainers' own previews (path -> PNG), and the cards to compose:

@@ -27,7 +27,6 @@ no inventory it writes can hold a forged entry, whoever calls it.
 from __future__ import annotations
 
 import re
-import threading
 import zlib
 from typing import Iterable
 
@@ -91,13 +90,8 @@ def inventory_lines(entries: Iterable[Entry], headings: dict[str, list[tuple[str
     return lines
 
 
-LEVEL = 9
-"""zlib level of ``objects.inv``: fixed, so the same inventory gives the same bytes."""
-
-
-def inventory_parts(project: str, version: str, entries: Iterable[Entry],
-                    headings: dict[str, list[tuple[str, str]]] | None = None) -> tuple[bytes, bytes]:
-    """``objects.inv``'s header and its body still uncompressed (``objects_inv`` joins them)."""
+def objects_inv(project: str, version: str, entries: Iterable[Entry], headings: dict[str, list[tuple[str, str]]] | None = None) -> bytes:
+    """The bytes of ``objects.inv`` (deterministic: fixed zlib level, sorted lines)."""
     header = (
         "# Sphinx inventory version 2\n"
         f"# Project: {_clean(project)}\n"
@@ -106,53 +100,7 @@ def inventory_parts(project: str, version: str, entries: Iterable[Entry],
     )
     lines = inventory_lines(entries, headings)
     body = "\n".join(lines) + "\n" if lines else ""
-    return header.encode("utf-8"), body.encode("utf-8")
-
-
-def objects_inv(project: str, version: str, entries: Iterable[Entry], headings: dict[str, list[tuple[str, str]]] | None = None) -> bytes:
-    """The bytes of ``objects.inv`` (deterministic: fixed zlib level, sorted lines)."""
-    header, body = inventory_parts(project, version, entries, headings)
-    return header + zlib.compress(body, LEVEL)
-
-
-class DeflatedLater:
-    """``objects.inv`` from its parts (``inventory_parts``), compressed in a
-    thread of its own once ``start`` is called: zlib at level 9 is ~0.2 s at
-    10,000 terms, and ``zlib.compress`` releases the GIL, so it runs beside
-    what the build process still has to do. ``result()`` waits for it (and
-    starts it, if nothing did); ``join()`` only waits, for the paths where
-    the build fails (no thread outlives the build)."""
-
-    def __init__(self, header: bytes, body: bytes) -> None:
-        self._header, self._body = header, body
-        self._thread: threading.Thread | None = None
-        self._made: bytes | None = None
-        self._error: BaseException | None = None
-
-    def start(self) -> None:
-        """Compress in a thread now (once)."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._deflate, name="objects.inv", daemon=True)
-            self._thread.start()
-
-    def _deflate(self) -> None:
-        try:
-            self._made = zlib.compress(self._body, LEVEL)
-        except BaseException as error:  # handed to result(), in the thread that waits
-            self._error = error
-
-    def join(self) -> None:
-        """Wait for the thread, if one was started."""
-        if self._thread is not None:
-            self._thread.join()
-
-    def result(self) -> bytes:
-        """The bytes of ``objects.inv``, as ``objects_inv`` gives them; raises what the compression raised."""
-        self.start()
-        self.join()
-        if self._error is not None:
-            raise self._error
-        return self._header + self._made
+    return header.encode("utf-8") + zlib.compress(body.encode("utf-8"), 9)
 
 
 def read_inventory(data: bytes) -> list[tuple[str, str, int, str, str]]:
