@@ -28,14 +28,13 @@ build: it forks on its own, detaches and closes its descriptors.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import gc
 import os
 import signal
 import sys
 import threading
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -213,8 +212,7 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
 
     with pool(workers, initializer, initargs) as workers_pool:
         top_up()  # forks the workers (from this thread: see the module's docstring), before meanwhile()
-        with _paused_where_frozen():
-            meanwhile()
+        meanwhile()
         _settle()
         while True:
             with lock:
@@ -249,27 +247,6 @@ def _settle() -> None:
     if gc.isenabled() and gc.get_freeze_count():
         gc.collect(1)
         gc.freeze()
-
-
-@contextlib.contextmanager
-def _paused_where_frozen() -> Iterator[None]:
-    """The collector paused (where the caller froze, as ``_settle`` settles)
-    while ``meanwhile()`` runs: what it makes (in the render stage the index
-    page over every entry, the site files, the redirect pages) mostly lives
-    to the end of the build, and ``_settle`` collects the young generations
-    (all of it, the collector paused) and freezes what survived right after.
-    Running, the collector made one or two full collections over it at
-    10,000 terms (0.07 s each at load ~4, 0.36 s of CPU in all at load ~6),
-    and a young one every 700 containers (docs/performance.md, "Render
-    stage, second half (issue 40, fifth round)")."""
-    if not (gc.isenabled() and gc.get_freeze_count()):
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 SHARE_PER_SLICE = 4

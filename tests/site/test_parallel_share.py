@@ -162,55 +162,6 @@ def test_share_freezes_what_it_keeps_when_its_caller_froze():
         gc.unfreeze()
 
 
-class Cyclic:
-    """A container in a reference cycle (only the collector frees it), weakly referable."""
-
-    def __init__(self):
-        self.me = self
-
-
-@pytest.mark.parametrize("froze", [True, False])
-def test_meanwhile_runs_with_the_collector_paused_only_where_the_caller_froze(froze):
-    """``meanwhile()`` (the render stage's index page and site files) makes
-    much that lives to the end: where the caller froze, no collection walks it
-    while it grows (it made one or two full ones at 10,000 terms); the cyclic
-    garbage it leaves is freed right after, not frozen, and the collector is
-    back on, also when ``meanwhile`` fails. A library caller's collector is
-    left running."""
-    import weakref
-
-    seen: dict = {}
-
-    def meanwhile():
-        seen["enabled"] = gc.isenabled()
-        seen["garbage"] = weakref.ref(Cyclic())
-
-    gc.unfreeze()
-    if froze:
-        gc.freeze()
-    try:
-        parallel.share(parallel.guided_slices(100, 2), 1, meanwhile, lambda start, end: numbers((start, end)),
-                       numbers, lambda result: None)
-        assert seen["enabled"] is not froze
-        assert gc.isenabled()
-        if froze:
-            assert seen["garbage"]() is None  # collected by share, not frozen for the rest of the build
-    finally:
-        gc.unfreeze()
-
-    def failing():
-        raise OSError("disk gone")
-
-    gc.freeze()
-    try:
-        with pytest.raises(OSError):
-            parallel.share(parallel.guided_slices(100, 2), 1, failing, lambda start, end: numbers((start, end)),
-                           numbers, lambda result: None)
-        assert gc.isenabled()
-    finally:
-        gc.unfreeze()
-
-
 @pytest.mark.parametrize("processes", [1, 2, 3, 8])
 def test_page_slices_are_equal_then_taper_to_the_smallest(processes):
     """Every page once, in order; equal slices first, never growing, and small
