@@ -208,12 +208,10 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
                 result = future.result()
             handed += 1
             collect(result)
-            _settle()
 
     with pool(workers, initializer, initargs) as workers_pool:
         top_up()  # forks the workers (from this thread: see the module's docstring), before meanwhile()
         meanwhile()
-        _settle()
         while True:
             with lock:
                 top_up()
@@ -223,30 +221,6 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
             mine[index] = here(*cuts[index])
             hand_over(wait=False)
         hand_over(wait=True)
-
-
-def _settle() -> None:
-    """Out of the collector's sight, what this process has made so far (as
-    ``share`` hands over a slice, and after ``meanwhile()``), where its caller
-    froze what it had already (``build_site`` does, once the terms are
-    loaded): what it keeps from the slices lives to the end of the build (the
-    bodies; the search index, assembled as the pages come in), as what the
-    build loaded. A caller that froze nothing gets its collector back as it
-    left it: ``share`` never starts a freeze.
-
-    Else each full collection this process makes while a stage shares its
-    slices walks all of it again: at 10,000 terms two or three of 0.05-0.2 s
-    each in the markdown stage and as many in the render stage, the last one
-    over the search index. The young generations are collected first, so
-    most cyclic garbage made since the last slice (the markdown stage leaves
-    ~20 objects a body; the page rendering none) is freed, not frozen; what
-    had reached the oldest generation already stays frozen until the
-    caller's unfreeze (~20 objects of a 3,000-term build).
-    ``build_site`` unfreezes at its end (docs/performance.md, "Render stage
-    (issue 40, fifth round)")."""
-    if gc.isenabled() and gc.get_freeze_count():
-        gc.collect(1)
-        gc.freeze()
 
 
 SHARE_PER_SLICE = 4
