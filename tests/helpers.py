@@ -57,6 +57,19 @@ def manifest(folder: Path) -> dict[str, str]:
     }
 
 
+def clean_build_manifest(content: Path, where: Path) -> dict[str, str]:
+    """The ``manifest`` of ``content`` built from nothing (no cache, one job) into
+    ``where``/clean/out: what an incremental or edited build must equal."""
+    import shutil
+
+    from site_builder.build import BuildOptions, build_site
+
+    clean = where / "clean" / "out"
+    shutil.rmtree(clean.parent, ignore_errors=True)
+    build_site(BuildOptions(content=content, output=clean, cache=False, jobs=1))
+    return manifest(clean)
+
+
 def under_ci() -> bool:
     """True in CI (``CI=true``), where a test whose guard is off fails instead of skipping."""
     return os.environ.get("CI", "").lower() in {"1", "true", "yes"}

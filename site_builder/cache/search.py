@@ -144,10 +144,11 @@ class Indexer:
         # Without a cache no key is looked up (every page's entries are made
         # this build, nothing is stored): none made, ~50 ms at 10,000 terms
         # that ran before the page workers fork.
+        cached = store.enabled and self.on
         self.keys = ({t.slug: entry_key(self.settings, t, body_keys.get(t.slug, "")) for t in self.ordered}
-                     if store.enabled and self.on else {})
+                     if cached else {})
         self.live = set(self.keys.values())
-        previous = store.table(TABLE) if store.enabled and self.on else {}
+        previous = store.table(TABLE) if cached else {}
         self.pending = {k: v for k, v in previous.get("pending", {}).items() if k in self.live}
         self.stored: set[str] = set()
         if store.enabled and self.on:

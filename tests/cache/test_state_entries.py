@@ -4,14 +4,13 @@ and a state and a per-term table of two different builds are never used together
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from site_builder import CACHE_FOLDER
 from site_builder.build import BuildOptions, build_site
 from site_builder.cache import incremental
 
-from helpers import manifest, term, write_tree
+from helpers import clean_build_manifest, manifest, term, write_tree
 
 
 def _content(root: Path) -> Path:
@@ -31,13 +30,6 @@ def _edit(content: Path, line: str) -> None:
     path.write_text(path.read_text() + f"\n{line}\n")
 
 
-def _clean(tmp_path: Path, content: Path) -> dict:
-    clean = tmp_path / "clean" / "out"
-    shutil.rmtree(clean.parent, ignore_errors=True)
-    build_site(BuildOptions(content=content, output=clean, cache=False, jobs=1))
-    return manifest(clean)
-
-
 def test_an_edit_saves_entries_not_the_whole_state(tmp_path):
     content = _content(tmp_path / "content")
     output = tmp_path / "site" / "out"
@@ -55,10 +47,10 @@ def test_an_edit_saves_entries_not_the_whole_state(tmp_path):
     again = store.BuildCache(cache)  # as the next process reads them: the new backlink is kept
     _entries, _keys, backlinks = incremental._term_state(again, again.table(incremental.STATE_TABLE))
     assert backlinks["t04"] == ["t02"], backlinks
-    assert manifest(output) == _clean(tmp_path, content)
+    assert manifest(output) == clean_build_manifest(content, tmp_path)
     _edit(content, "Another edited line.")  # the entries saved are read back, with their table
     assert any("fast path" in line for line in _build(content, output))
-    assert manifest(output) == _clean(tmp_path, content)
+    assert manifest(output) == clean_build_manifest(content, tmp_path)
 
 
 def test_a_per_term_table_of_another_build_is_not_used(tmp_path):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from site_builder.build import BuildOptions, build_site
 
-from helpers import manifest, term, write_tree
+from helpers import clean_build_manifest, manifest, term, write_tree
 
 
 def _content(root: Path) -> Path:
@@ -22,13 +21,6 @@ def _build(content: Path, output: Path) -> None:
     build_site(BuildOptions(content=content, output=output, jobs=1))
 
 
-def _clean(content: Path, tmp_path: Path) -> dict:
-    clean = tmp_path / "clean" / "out"
-    shutil.rmtree(clean.parent, ignore_errors=True)
-    build_site(BuildOptions(content=content, output=clean, cache=False, jobs=1))
-    return manifest(clean)
-
-
 def test_stray_file_in_output_comes_back_two_builds_later(tmp_path):
     content = _content(tmp_path / "content")
     output = tmp_path / "site" / "out"
@@ -36,6 +28,6 @@ def test_stray_file_in_output_comes_back_two_builds_later(tmp_path):
     _build(content, output)  # a spare with its record
     (output / "stray.txt").write_text("left here by hand")
     _build(content, output)
-    assert manifest(output) == _clean(content, tmp_path)  # the stray file is gone
+    assert manifest(output) == clean_build_manifest(content, tmp_path)  # the stray file is gone
     _build(content, output)
-    assert manifest(output) == _clean(content, tmp_path)  # and stays gone (it came back before the fix)
+    assert manifest(output) == clean_build_manifest(content, tmp_path)  # and stays gone (it came back before the fix)
