@@ -15,6 +15,8 @@ in this one process:
 
 - cold build (no cache, empty output) of site_builder, and of Hugo / MkDocs
   when installed (Hugo: apt-get install hugo; MkDocs: pip install mkdocs);
+  ours and Hugo's interleaved (ours, Hugo's, ours, ...), and the ratio of
+  each pair printed beside the ratio of the medians;
 - rebuild after editing one term's body (warm cache), and the first such
   rebuild after a cold build, which also lays down the spare tree;
 - peak memory of the whole process tree (parent and workers), two ways:
@@ -28,6 +30,11 @@ in this one process:
   Hugo is one process: its two figures differ only by its shared libraries.
   The target ratio (<= 0.3x) is printed for PSS, the RSS-sum ratio beside it
   (docs/performance.md, "Peak memory (issue 40, third round)").
+
+Every timed run starts from a settled disk (``os.sync()`` first, untimed):
+the kernel writes a build's files back for up to 30 s after it ends (and the
+corpus's 30,000 files after they are made), and that work would otherwise
+land on whichever build runs next, the same one each time in a fixed order.
 
 Each figure's CPU time (user + system of the build and its workers) and the
 load average are printed beside it, and each ratio against the issue's target
@@ -168,6 +175,26 @@ def median_of(runs: int, command) -> tuple[float, int]:
     return statistics.median(times), max(peaks)
 
 
+def settled() -> None:
+    """Wait until every file written so far is on disk: the kernel writes a
+    build's output back in the background for up to 30 s after it ends, and
+    that work would otherwise land on whichever build runs next."""
+    os.sync()
+
+
+def timed(command: list[str], cwd: Path | None = None) -> tuple[float, int, float, int]:
+    """One run of ``command`` from a settled disk: (wall s, peak RSS sum MiB, CPU s, peak PSS sum MiB)."""
+    settled()
+    seconds, peak = run(command, cwd=cwd)
+    return seconds, peak, run.cpu, run.pss
+
+
+def summary(runs: list[tuple[float, int, float, int]]) -> tuple[float, int, float, int]:
+    """Median wall and CPU, highest peaks, of :func:`timed` results."""
+    return (statistics.median(r[0] for r in runs), max(r[1] for r in runs),
+            statistics.median(r[2] for r in runs), max(r[3] for r in runs))
+
+
 def fresh(folder: Path, name: str) -> Path:
     """A path under ``folder`` no build has used (see the module docstring for why not delete)."""
     fresh.count += 1
@@ -188,6 +215,7 @@ def make_corpus(n: int, folder: Path, mix: str = "simple") -> dict[str, Path]:
         paths[flavor] = folder / flavor
     # Previews are PNG rendering, which Hugo and MkDocs do not do: off for a fair comparison.
     (paths["plain"] / "site.toml").write_text('title = "Benchmark"\npreviews = false\n')
+    settled()  # 30,000 fresh files: written back now, not during the first timed build
     return paths
 
 
@@ -199,8 +227,16 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple")
         return [sys.executable, "-m", "site_builder", "build", "--quiet",
                 "--content", str(corpus["plain"]), "--output", str(site / "output"), *flags]
 
-    cold, cold_mem = median_of(runs, lambda: ours(fresh(work, "site"), "--no-cache"))
-    cold_cpu, cold_pss = median_of.cpu, median_of.pss
+    hugo_installed = shutil.which("hugo") is not None
+    # Cold builds of ours and Hugo's interleaved (as the issue asks): a
+    # machine whose speed drifts over minutes favours neither, and each
+    # starts with no other build's output still being written back.
+    cold_runs, hugo_runs = [], []
+    for _ in range(runs):
+        cold_runs.append(timed(ours(fresh(work, "site"), "--no-cache")))
+        if hugo_installed:
+            hugo_runs.append(timed(hugo_command(corpus, fresh(work, "hugo-public"))))
+    cold, cold_mem, cold_cpu, cold_pss = summary(cold_runs)
     site = fresh(work, "site")
     run(ours(site))  # fill the cache
     target = corpus["plain"] / "terms" / "term-00042.md"
@@ -209,6 +245,7 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple")
     def edit_body() -> list[str]:
         with open(target, "a") as handle:
             handle.write(f"\nAn edited line {next(edits)}.\n")
+        settled()
         return ours(site)
 
     # The first rebuild after a cold build also lays down the spare tree the
@@ -225,12 +262,13 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple")
           f"(RSS summed {warm_mem} MiB)  "
           f"(first after a cold build: {first:.2f} s)")
 
-    if shutil.which("hugo"):
-        hugo, hugo_mem = median_of(runs, lambda: hugo_command(corpus, fresh(work, "hugo-public")))
-        hugo_cpu, hugo_pss = median_of.cpu, median_of.pss
+    if hugo_installed:
+        hugo, hugo_mem, hugo_cpu, hugo_pss = summary(hugo_runs)
         print(f"Hugo cold build             {hugo:7.2f} s   CPU {hugo_cpu:6.2f} s   peak PSS {hugo_pss:5d} MiB "
               f"(RSS {hugo_mem} MiB)")
-        print(f"  cold / Hugo               {cold / hugo:7.2f} x   (CPU {cold_cpu / hugo_cpu:.2f} x)   target 1.4 x")
+        pair_ratios = [mine[0] / theirs[0] for mine, theirs in zip(cold_runs, hugo_runs)]
+        print(f"  cold / Hugo               {cold / hugo:7.2f} x   (CPU {cold_cpu / hugo_cpu:.2f} x; "
+              f"pairs {' '.join(f'{r:.2f}' for r in pair_ratios)})   target 1.4 x")
         print(f"  one-body edit / Hugo cold {warm / hugo:7.2f} x   (CPU {warm_cpu / hugo_cpu:.2f} x; "
               f"first after cold: {first / hugo:.2f} x)   target 0.1 x")
         print(f"  peak memory (PSS) / Hugo  {cold_pss / max(hugo_pss, 1):7.2f} x   "
@@ -263,9 +301,9 @@ def pairs(n: int, count: int, work: Path, mix: str = "simple") -> None:
     ratios, cpu_ratios = [], []
     print(f"\n## {n:,} terms, {mix} mix, {count} interleaved cold-build pairs")
     for _ in range(count):
-        mine, _ = run([sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
-                       "--content", str(corpus["plain"]), "--output", str(fresh(work, "site") / "output")])
-        mine_cpu = run.cpu
+        mine, _, mine_cpu, _ = timed([sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
+                                      "--content", str(corpus["plain"]), "--output", str(fresh(work, "site") / "output")])
+        settled()
         theirs, _ = run(hugo_command(corpus, fresh(work, "hugo-public")))
         ratios.append(mine / theirs)
         cpu_ratios.append(mine_cpu / run.cpu)
@@ -290,9 +328,9 @@ def against(n: int, runs: int, revision: str, other: Path, work: Path, mix: str 
                                                        "edit_cpu": [], "edit_mem": [], "first": []} for v in versions}
     for _ in range(runs):
         for name, checkout in versions.items():
-            seconds, peak = run(command(fresh(work, "site"), "--no-cache"), cwd=checkout)
+            seconds, peak, cpu, _ = timed(command(fresh(work, "site"), "--no-cache"), cwd=checkout)
             figures[name]["cold"].append(seconds)
-            figures[name]["cold_cpu"].append(run.cpu)
+            figures[name]["cold_cpu"].append(cpu)
             figures[name]["cold_mem"].append(peak)
             figures[name]["cold_pss"].append(run.pss)
     sites = {name: fresh(work, "site") for name in versions}
@@ -302,6 +340,7 @@ def against(n: int, runs: int, revision: str, other: Path, work: Path, mix: str 
     def edit_body(name: str) -> tuple[float, int]:
         with open(target, "a") as handle:
             handle.write(f"\nAn edited line {next(edits)}.\n")
+        settled()
         return run(command(sites[name]), cwd=versions[name])
 
     for name, checkout in versions.items():
