@@ -11,6 +11,7 @@ import re
 from typing import Callable, Collection, Container, Iterable, Mapping
 
 from ..load.content import Dropped, Term
+from ..load.schema import name_key
 from ..errors import Problem
 from ..explainers.base import REGISTRY, ExplainerError
 from ..markup.render import RenderedBody
@@ -42,7 +43,7 @@ def check_terms(terms: list[Term], dropped: Iterable[Dropped] = ()) -> list[Prob
             if kind == "slug":
                 key = slug_key(name)
             else:
-                key = normalise(name)
+                key = name_key(name)
                 found = inventory_name_problem(name)
                 if found is not None and found[1]:
                     # Forging another entry is an error. A name Sphinx would merely skip

@@ -87,3 +87,36 @@ def test_a_list_default_is_never_shared():
     first["aliases"].append("x")
     second, _ = check({}, TERM_SCHEMA, "a.md", {})
     assert second["aliases"] == [] and TERM_SCHEMA["aliases"].default == []
+
+
+def test_a_names_key_is_normalises_and_found_without_its_regex_for_plain_names(monkeypatch):
+    """``name_key`` gives ``names.normalise``'s key for every name (ASCII, with
+    every kind of whitespace, hyphens, underscores, and not ASCII: ``ß``
+    casefolds to ``ss``), and a term's title and aliases with neither hyphen nor
+    underscore (both corpus mixes') are keyed without calling ``normalise``."""
+    import random
+
+    from site_builder.load import front_matter
+    from site_builder.names import normalise
+
+    pieces = ["a", "B", "Term", "00004:", "it's", " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x85",
+              "\u00a0", "\u2028", "\u3000", "-", "_", "--", "ß", "İ", "Ǆ", "ﬃ", "é", "Σ", "x y"]
+    rng = random.Random(40)
+    names = ["", " ", "\x1c", "ß", "Straße Weg", " Output  Tokens ", "layer speculative 4", "Term 00004: memory rate"]
+    names += ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8))) for _ in range(3000)]
+    for name in names:
+        assert schema.name_key(name) == normalise(name), repr(name)
+    asked = []
+    monkeypatch.setattr(schema, "normalise", lambda name: asked.append(name) or normalise(name))
+    meta, problems = front_matter.parse_front_matter(
+        'title: "Term 00004: memory rate"\nsummary: S.\naliases: [layer speculative 4, Term 00004 memory rate, '
+        "it's-hyphenated]\n", "a.md")
+    assert meta["aliases"] == ["layer speculative 4", "Term 00004 memory rate", "it's-hyphenated"]
+    assert asked == ["it's-hyphenated"] and problems == []
+    meta, problems = front_matter.parse_front_matter("title: Same\nsummary: S.\naliases: [same, Other, other]\n", "a.md")
+    assert meta["aliases"] == ["Other"] and [p.severity for p in problems] == ["warning", "warning"]
+    keyed = []
+    real_key = schema.name_key
+    monkeypatch.setattr(schema, "name_key", lambda name: keyed.append(name) or real_key(name))
+    assert front_matter.parse_front_matter("title: A title\nsummary: S.\n", "a.md")[0]["aliases"] == []
+    assert keyed == [], "no aliases: the title needs no key"
