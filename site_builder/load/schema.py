@@ -305,7 +305,8 @@ def check(values: Mapping, schema: Schema, shown: str, key_lines: Mapping[str, i
         problems.append(Problem(shown, again, f"{key!r} is given twice (first on line {first}); YAML would keep only the last"))
     refused = set()
     texts = _joined_texts(values)  # one search over them all; a key at a time only to say where
-    suspect = values.items() if texts is None or CONTROL_RE.search(texts) is not None else ()
+    # (printable text holds no control character: a check in C over ASCII text, before the search)
+    suspect = values.items() if texts is None or (not texts.isprintable() and CONTROL_RE.search(texts)) else ()
     for key, value in suspect:
         # YAML and TOML write any character from an escape ("\u0000"); none may reach a page.
         found = control_character(key, f"{schema.noun} {str(key)!r}") or control_character(value, repr(str(key)))
@@ -363,8 +364,8 @@ def control_character(value: object, where: str) -> str | None:
 
 def _joined_texts(values: Mapping) -> str | None:
     """The text keys and values of ``values`` (a value: text, a list of texts, or a
-    number, bool or null, which hold no text) joined by line feeds, which
-    ``CONTROL_RE`` does not match; None when a key or value is anything else
+    number, bool or null, which hold no text) joined by spaces, which neither
+    ``CONTROL_RE`` matches nor ``str.isprintable`` refuses; None when a key or value is anything else
     (then ``control_character`` walks it)."""
     texts = []
     for key, value in values.items():
@@ -379,7 +380,7 @@ def _joined_texts(values: Mapping) -> str | None:
             texts += value
         elif value is not None and type(value) not in (bool, int, float):
             return None
-    return "\n".join(texts)
+    return " ".join(texts)
 
 
 def _known(key: str, schema: Schema) -> str:
