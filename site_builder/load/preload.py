@@ -95,6 +95,10 @@ class Preload:
                 except ProcessLookupError:  # pragma: no cover - already gone
                     pass
         for pid, reader, payload in self._loaders:
+            try:
+                os.ftruncate(payload, 0)  # its memory freed, though a process forked meanwhile holds it
+            except OSError:
+                pass
             for descriptor in (reader, payload):
                 try:
                     os.close(descriptor)

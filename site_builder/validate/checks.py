@@ -75,7 +75,8 @@ def check_terms(terms: list[Term], dropped: Iterable[Dropped] = ()) -> list[Prob
 
 
 _SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-"""``load.content.SLUG_RE``: what every loaded term's slug is."""
+"""What every loaded term's slug is (``load.content.SLUG_RE``), matched whole
+(``fullmatch``: that one's ``$`` also lets a final line break through)."""
 
 
 def slug_key(slug: str) -> str:
