@@ -166,7 +166,7 @@ class TextList(Kind):
         too_long = [v for v in value if field.max_length is not None and len(v) > field.max_length]
         if too_long:
             return INVALID, [(f"{key!r} has an entry {len(too_long[0]):,} characters long; the limit is {field.max_length:,}", "error")]
-        same = name_key if self.as_names else str
+        same = normalise if self.as_names else str
         title = cleaned.get("title") if self.as_names and value else None  # (no entries: no key needed)
         earlier: dict[str, str | None] = {same(title): None} if title else {}
         kept, problems = [], []
@@ -183,15 +183,6 @@ class TextList(Kind):
                 what = f"{entry!r} twice" if first == entry else f"{first!r} and {entry!r}, the same name"
                 problems.append((f"{key!r} lists {what}; the repeat is ignored", "warning"))
         return kept, problems
-
-
-def name_key(name: str) -> str:
-    """``names.normalise(name)``; where the casefold is ASCII with no hyphen or underscore, its
-    whitespace runs collapsed by ``str.split`` (which splits where ``\\s`` does) at a quarter of the cost."""
-    folded = name.casefold()
-    if folded.isascii() and "-" not in folded and "_" not in folded:
-        return " ".join(folded.split())
-    return normalise(name)
 
 
 def normalise_base_url(url: str) -> str:

@@ -11,7 +11,6 @@ import re
 from typing import Callable, Collection, Container, Iterable, Mapping
 
 from ..load.content import Dropped, Term
-from ..load.schema import name_key
 from ..errors import Problem
 from ..explainers.base import REGISTRY, ExplainerError
 from ..markup.render import RenderedBody
@@ -43,7 +42,7 @@ def check_terms(terms: list[Term], dropped: Iterable[Dropped] = ()) -> list[Prob
             if kind == "slug":
                 key = slug_key(name)
             else:
-                key = name_key(name)
+                key = normalise(name)
                 found = inventory_name_problem(name)
                 if found is not None and found[1]:
                     # Forging another entry is an error. A name Sphinx would merely skip
