@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import replace
+from dataclasses import field as dataclass_field, make_dataclass, replace
 from pathlib import Path
 
 from . import schema
-from .schema import AUTO_BOOL, BOOL, LANGUAGE, NAME_LIMIT, STRING, TEXT_LIMIT, URL, Field, normalise_base_url
+from .schema import AUTO_BOOL, BOOL, LANGUAGE, NAME_LIMIT, STRING, TEXT_LIMIT, URL, Field, Schema, normalise_base_url
 from .theme_settings import CSS_FILES, IMAGE_FILE, JS_FILES, LINKS
 from ..errors import Problem, display_path
 from ..files import RefusedPath, read_regular
@@ -116,7 +116,16 @@ SITE_FIELDS = (
 SITE_SCHEMA = schema.Schema(SITE_FIELDS, noun="key", default_line=1, suggest=False, one_problem_per_key=True)
 
 
-class SiteConfig(schema.settings_class("SiteConfig", SITE_SCHEMA, __name__)):
+def settings_class(name: str, settings: Schema, module: str):
+    """A frozen dataclass with one attribute per field of ``settings``, at its default
+    (a base for a typed settings class such as ``SiteConfig``)."""
+    made = make_dataclass(name, [(f.name, type(f.default), dataclass_field(default=f.default)) for f in settings.fields],
+                          frozen=True)
+    made.__module__ = module
+    return made
+
+
+class SiteConfig(settings_class("SiteConfig", SITE_SCHEMA, __name__)):
     """Settings for the whole site: one attribute per ``SITE_FIELDS`` entry, at its default."""
 
     @property

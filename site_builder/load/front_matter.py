@@ -25,6 +25,8 @@ _STR_TAG = yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG
 _IMPLICIT_STARTS = frozenset(_Loader.yaml_implicit_resolvers)
 """First characters of the plain scalars an implicit resolver may tag otherwise than as
 text (a number, a bool, a null, a date); ``None`` among them: one for every scalar."""
+_EVERY_SCALAR = None in _IMPLICIT_STARTS
+_SCALAR, _SEQUENCE, _MAPPING = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 
 
 class _FrontMatterLoader(_Loader):
@@ -35,9 +37,12 @@ class _FrontMatterLoader(_Loader):
     Without path resolvers its answer for a scalar depends on the value alone."""
 
     def resolve(self, kind, value, implicit):
-        if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
+        if self.yaml_path_resolvers:
             return super().resolve(kind, value, implicit)
-        if not implicit[0] or (value and value[0] not in _IMPLICIT_STARTS and None not in _IMPLICIT_STARTS):
+        if kind is not _SCALAR:
+            # PyYAML's answer for a list or mapping without path resolvers, without its call
+            return _SEQ_TAG if kind is _SEQUENCE else _MAP_TAG if kind is _MAPPING else super().resolve(kind, value, implicit)
+        if not implicit[0] or (value and value[0] not in _IMPLICIT_STARTS and not _EVERY_SCALAR):
             return _STR_TAG
         tag = _RESOLVED.get(value)
         if tag is None:
@@ -229,17 +234,21 @@ def _long_number_line(front: str) -> tuple[int, int]:
     return (front.count("\n", 0, match.start()) + 2 if match else 2), limit
 
 
-_KEY_LINE_RE = re.compile(r"^([A-Za-z_][\w-]*)[^\S\n]*:", re.MULTILINE)
-"""A line starting with a plain key and its colon (spaces but no line break between)."""
+_KEY_LINE_RE = re.compile(r"\n([A-Za-z_][\w-]*)[^\S\n]*:")
+"""A line break, then a plain key and its colon (spaces but no line break between).
+Searched in the text after a line break of its own: a pattern that starts with a
+literal character jumps from one to the next, where ``^`` with ``re.MULTILINE``
+was tried at every character (~10 % of parsing a front matter)."""
 
 
 def _key_lines(front: str) -> dict[str, int]:
     """Each plain key -> the line (of the file) where a line first starts with it."""
     lines: dict[str, int] = {}
     line, counted = 2, 0
-    for match in _KEY_LINE_RE.finditer(front):
+    for match in _KEY_LINE_RE.finditer("\n" + front):
         if match.group(1) not in lines:
-            line += front.count("\n", counted, match.start())
-            counted = match.start()
+            start = match.start()  # in ``front``: where that line starts (one character was put before it)
+            line += front.count("\n", counted, start)
+            counted = start
             lines[match.group(1)] = line
     return lines

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field as dataclass_field, make_dataclass
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..errors import Problem
@@ -167,7 +167,7 @@ class TextList(Kind):
         if too_long:
             return INVALID, [(f"{key!r} has an entry {len(too_long[0]):,} characters long; the limit is {field.max_length:,}", "error")]
         same = normalise if self.as_names else str
-        title = cleaned.get("title") if self.as_names else None
+        title = cleaned.get("title") if self.as_names and value else None  # (no entries: no key needed)
         earlier: dict[str, str | None] = {same(title): None} if title else {}
         kept, problems = [], []
         for entry in (" ".join(v.split()) for v in value):
@@ -296,7 +296,8 @@ def check(values: Mapping, schema: Schema, shown: str, key_lines: Mapping[str, i
         problems.append(Problem(shown, again, f"{key!r} is given twice (first on line {first}); YAML would keep only the last"))
     refused = set()
     texts = _joined_texts(values)  # one search over them all; a key at a time only to say where
-    suspect = values.items() if texts is None or CONTROL_RE.search(texts) is not None else ()
+    # (printable text holds no control character: a check in C over ASCII text, before the search)
+    suspect = values.items() if texts is None or (not texts.isprintable() and CONTROL_RE.search(texts)) else ()
     for key, value in suspect:
         # YAML and TOML write any character from an escape ("\u0000"); none may reach a page.
         found = control_character(key, f"{schema.noun} {str(key)!r}") or control_character(value, repr(str(key)))
@@ -354,8 +355,8 @@ def control_character(value: object, where: str) -> str | None:
 
 def _joined_texts(values: Mapping) -> str | None:
     """The text keys and values of ``values`` (a value: text, a list of texts, or a
-    number, bool or null, which hold no text) joined by line feeds, which
-    ``CONTROL_RE`` does not match; None when a key or value is anything else
+    number, bool or null, which hold no text) joined by spaces, which neither
+    ``CONTROL_RE`` matches nor ``str.isprintable`` refuses; None when a key or value is anything else
     (then ``control_character`` walks it)."""
     texts = []
     for key, value in values.items():
@@ -370,16 +371,7 @@ def _joined_texts(values: Mapping) -> str | None:
             texts += value
         elif value is not None and type(value) not in (bool, int, float):
             return None
-    return "\n".join(texts)
-
-
-def settings_class(name: str, schema: Schema, module: str):
-    """A frozen dataclass with one attribute per field of ``schema``, at its default
-    (a base for a typed settings class such as ``SiteConfig``)."""
-    made = make_dataclass(name, [(f.name, type(f.default), dataclass_field(default=f.default)) for f in schema.fields],
-                          frozen=True)
-    made.__module__ = module
-    return made
+    return " ".join(texts)
 
 
 def _known(key: str, schema: Schema) -> str:

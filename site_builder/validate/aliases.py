@@ -160,8 +160,8 @@ def _plan(terms: list[Term]) -> tuple[list[Redirect], list[Problem]]:
                 claims.setdefault(source, []).append((term, alias))
     redirects = []
     for source, owners in sorted(claims.items()):
-        targets = {term.slug for term, _ in owners}
-        if len(targets) > 1:
+        # (one owner, one target: no set made for each of the ~15,000 aliases at 10,000 realistic terms)
+        if len(owners) > 1 and len({term.slug for term, _ in owners}) > 1:
             names = ", ".join(f"{alias!r} ({term.slug})" for term, alias in owners)
             for term, alias in owners:
                 problems.append(Problem(term.path, term.field_lines.get("aliases", 2), f"alias {alias!r} shares the redirect /{source}/ with another term's alias: {names}; no redirect is written for it", "warning"))

@@ -7,6 +7,7 @@ the markdown is rendered) links to terms and anchors that do not exist.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Collection, Container, Iterable, Mapping
 
 from ..load.content import Dropped, Term
@@ -38,14 +39,17 @@ def check_terms(terms: list[Term], dropped: Iterable[Dropped] = ()) -> list[Prob
         for name, kind, line in names:
             if not name:
                 continue  # a title that failed its own check (reported on load)
-            found = inventory_name_problem(name) if kind != "slug" else None
-            if found is not None and found[1]:
-                # Forging another entry is an error. A name Sphinx would merely skip
-                # ("Llama 3 70 B", the realistic corpus's "word word 123") is left
-                # out of objects.inv without a word: a warning would fail --strict
-                # on ordinary aliases, and the term stays reachable by its slug.
-                problems.append(Problem(term.path, line, f"{kind} {name!r} cannot be listed in objects.inv: {found[0]}"))
-            key = normalise(name)
+            if kind == "slug":
+                key = slug_key(name)
+            else:
+                key = normalise(name)
+                found = inventory_name_problem(name)
+                if found is not None and found[1]:
+                    # Forging another entry is an error. A name Sphinx would merely skip
+                    # ("Llama 3 70 B", the realistic corpus's "word word 123") is left
+                    # out of objects.inv without a word: a warning would fail --strict
+                    # on ordinary aliases, and the term stays reachable by its slug.
+                    problems.append(Problem(term.path, line, f"{kind} {name!r} cannot be listed in objects.inv: {found[0]}"))
             if key in seen_here:
                 continue
             seen_here.add(key)
@@ -67,6 +71,18 @@ def check_terms(terms: list[Term], dropped: Iterable[Dropped] = ()) -> list[Prob
         elif term.explainer is not None:
             problems += _explainer_options(term)
     return problems
+
+
+_SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+"""What every loaded term's slug is (``load.content.SLUG_RE``), matched whole
+(``fullmatch``: that one's ``$`` also lets a final line break through)."""
+
+
+def slug_key(slug: str) -> str:
+    """``normalise(slug)``: for a slug (lowercase letters and digits between single
+    hyphens) that is its hyphens made spaces, found without the regular
+    expression split ``normalise`` runs (10,000 slugs a build, both mixes)."""
+    return slug.replace("-", " ") if _SLUG_RE.fullmatch(slug) else normalise(slug)
 
 
 def _explainer_options(term) -> list[Problem]:

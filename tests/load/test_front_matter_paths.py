@@ -65,3 +65,73 @@ def test_resolve_answers_as_pyyaml_does():
 def test_key_lines_as_line_by_line():
     text = "title: a\n  x : 1\ntitle2 :b\n\x0bk\x0c: v\nk2\x85: v\nt\n: x\n_a-b-: 1\nrelated:[a]\ntitle: again"
     assert _key_lines(text) == {"title": 2, "title2": 4, "k2": 6, "_a-b-": 9, "related": 10}
+
+
+def test_key_lines_are_those_of_a_line_by_line_search():
+    """``_key_lines`` finds each key's line with a pattern that starts with a line
+    break (the regex engine jumps from one to the next, instead of trying ``^``
+    at every character); the lines are those a multiline ``^`` search gives."""
+    import random
+    import re
+
+    from site_builder.load.front_matter import _KEY_LINE_RE, _key_lines
+
+    assert _KEY_LINE_RE.pattern.startswith("\\n")
+    line_by_line = re.compile(r"^([A-Za-z_][\w-]*)[^\S\n]*:", re.MULTILINE)
+
+    def expected(front: str) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for match in line_by_line.finditer(front):
+            found.setdefault(match.group(1), front.count("\n", 0, match.start()) + 2)
+        return found
+
+    rng = random.Random(6)
+    pieces = ["title", "a", "_x", "k-y", ":", " ", "\t", "\n", "\n\n", "é", "1", "- ", "#", "  :", "summary:", "\x0b"]
+    fronts = ["", "\n", "title: A\nsummary: B\n", "\ntitle: A", "  title: indented\ntitle: B\ntitle: again"]
+    fronts += ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 14))) for _ in range(20000)]
+    for front in fronts:
+        assert _key_lines(front) == expected(front), repr(front)
+
+
+def test_printable_front_matter_is_not_searched_for_control_characters(monkeypatch):
+    """Keys and values that are all printable (``str.isprintable``) skip the
+    control-character search; anything else is searched, and its problem is
+    still at its key's line."""
+    from site_builder.load import schema
+    from site_builder.load.front_matter import parse_front_matter
+
+    searched = []
+    real = schema.CONTROL_RE
+
+    class Counting:
+        def search(self, text, *args):
+            searched.append(text)
+            return real.search(text, *args)
+
+    monkeypatch.setattr(schema, "CONTROL_RE", Counting())
+    meta, problems = parse_front_matter("title: \"Term 1: it's\"\nsummary: S.\naliases: [a b, é ü]\n", "a.md")
+    assert problems == [] and searched == []
+    meta, problems = parse_front_matter('title: T\nsummary: "tab\\there, and a bell \\a"\n', "a.md")
+    assert searched and [p.line for p in problems] == [3]
+    assert problems[0].message.startswith("'summary' contains the control character U+0007")
+
+
+def test_lists_and_mappings_are_tagged_without_pyyamls_resolver(monkeypatch):
+    """libyaml asks ``resolve`` for every node: a list's or a mapping's tag is
+    answered at once (as PyYAML's resolver would without path resolvers), and
+    PyYAML's own resolver is asked only for a plain scalar it may tag otherwise
+    than as text, once per value."""
+    import yaml
+
+    from site_builder.load import front_matter
+
+    asked = []
+    real = yaml.resolver.BaseResolver.resolve
+    monkeypatch.setattr(yaml.resolver.BaseResolver, "resolve",
+                        lambda self, kind, value, implicit: asked.append((kind.__name__, value)) or real(self, kind, value, implicit))
+    monkeypatch.setattr(front_matter, "_RESOLVED", {})
+    meta, problems = front_matter.parse_front_matter(
+        "title: A\nsummary: S.\nrelated: [term-0001, term-0001]\nexplainer: {name: x, start: 3, on: yes}\n", "a.md")
+    # (a first character that may start a bool, null or number: t, n, digits, o, y; "term-0001" once)
+    assert asked == [("ScalarNode", v) for v in ("title", "term-0001", "name", "3", "on", "yes")]
+    assert meta["explainer_options"] == {"start": 3, "True": True}

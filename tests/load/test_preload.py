@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -114,7 +115,7 @@ def test_the_build_takes_the_preload_only_when_loading_from_nothing(small_site: 
 
 def test_discard_stops_and_reaps_the_loaders(small_site: Path):
     started = preload.start(small_site)
-    pids = [pid for pid, _reader in started._loaders]
+    pids = [pid for pid, _reader, _payload in started._loaders]
     started.discard()
     started.discard()  # twice is harmless
     for pid in pids:
@@ -133,7 +134,9 @@ def test_templates_compile_while_waiting_for_the_loaders(small_site: Path, tmp_p
         return original(self, noted)
 
     monkeypatch.setattr(preload.Preload, "result", result)
-    monkeypatch.setattr(preload.select, "select", lambda r, w, x, t: ([], [], []))  # "not done yet"
+    real_select = preload.select.select
+    monkeypatch.setattr(preload.select, "select",  # "not done yet" when asked without waiting
+                        lambda r, w, x, t: ([], [], []) if t == 0 else real_select(r, w, x, t))
     compiled = []
     monkeypatch.setattr(build, "compile_templates", lambda: compiled.append("compiled"))
     build_site(BuildOptions(content=small_site, output=tmp_path / "out", cache=False),
@@ -250,3 +253,48 @@ def test_the_loaders_inherit_the_load_modules(small_site: Path):
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_each_loaders_load_is_decoded_as_soon_as_it_exits(mixed_content: Path, tmp_path: Path, monkeypatch):
+    """A loader done early is decoded while an earlier slice's loader still
+    works (here: waits until the build has decoded the other), not after it."""
+    go_on = tmp_path / "decoded the second slice"
+    real_load = content.load_term_files
+
+    def first_waits(folder, part=None):
+        if part is not None and part[0] == 0:
+            for _ in range(200):  # at most 10 s: a build that reads in slice order fails the test, never hangs
+                if go_on.exists():
+                    break
+                time.sleep(0.05)
+        return real_load(folder, part=part)
+
+    monkeypatch.setattr(preload, "FILES_PER_LOADER", 1)
+    monkeypatch.setattr(content, "load_term_files", first_waits)  # the loaders inherit it
+    started = preload.start(mixed_content, cores=2)
+    monkeypatch.undo()
+    payloads = [payload for _pid, _reader, payload in started._loaders]
+    order = []
+    real_read = preload._read_payload
+
+    def read(payload):
+        order.append(payloads.index(payload))
+        go_on.touch()
+        return real_read(payload)
+
+    monkeypatch.setattr(preload, "_read_payload", read)
+    assert started.result() == content.load_term_files(mixed_content)  # in file order all the same
+    assert order == [1, 0]
+
+
+def test_a_payload_is_read_in_place_and_its_memory_given_back(mixed_content: Path):
+    loaded = content.load_term_files(mixed_content)
+    payload = preload._payload_file()
+    try:
+        os.write(payload, preload._encoded(loaded))
+        assert preload._read_payload(payload) == loaded
+        assert os.fstat(payload).st_size == 0  # emptied: a process forked meanwhile holds no copy of it
+        with pytest.raises(ValueError):
+            preload._read_payload(payload)  # nothing written: never an empty load
+    finally:
+        os.close(payload)

@@ -87,3 +87,48 @@ def test_a_list_default_is_never_shared():
     first["aliases"].append("x")
     second, _ = check({}, TERM_SCHEMA, "a.md", {})
     assert second["aliases"] == [] and TERM_SCHEMA["aliases"].default == []
+
+
+def test_a_names_key_is_the_regex_split_and_plain_names_skip_the_regex(monkeypatch):
+    """``names.normalise`` gives the key the regular expression split gives for
+    every name (ASCII, with every kind of whitespace, hyphens, underscores, and
+    not ASCII: ``ß`` casefolds to ``ss``), and keys a title or alias with neither
+    hyphen nor underscore (both corpus mixes') without the regular expression."""
+    import random
+    import re
+
+    from site_builder import names
+    from site_builder.load import front_matter
+
+    def reference(name):  # the key as it was always defined
+        return " ".join(re.split(r"[\s_-]+", name.casefold())).strip()
+
+    pieces = ["a", "B", "Term", "00004:", "it's", " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x85",
+              "\u00a0", "\u2028", "\u3000", "-", "_", "--", "ß", "İ", "Ǆ", "ﬃ", "é", "Σ", "x y"]
+    rng = random.Random(40)
+    samples = ["", " ", "\x1c", "ß", "Straße Weg", " Output  Tokens ", "layer speculative 4", "Term 00004: memory rate"]
+    samples += ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8))) for _ in range(3000)]
+    for name in samples:
+        assert names.normalise(name) == reference(name), repr(name)
+
+    class Recording:
+        def __init__(self, pattern):
+            self.pattern, self.split_from = pattern, []
+
+        def split(self, text):
+            self.split_from.append(text)
+            return self.pattern.split(text)
+
+    recording = Recording(names.SEPARATORS)
+    monkeypatch.setattr(names, "SEPARATORS", recording)
+    meta, problems = front_matter.parse_front_matter(
+        'title: "Term 00004: memory rate"\nsummary: S.\naliases: [layer speculative 4, Term 00004 memory rate, '
+        "it's-hyphenated]\n", "a.md")
+    assert meta["aliases"] == ["layer speculative 4", "Term 00004 memory rate", "it's-hyphenated"]
+    assert recording.split_from == ["it's-hyphenated"] and problems == []
+    meta, problems = front_matter.parse_front_matter("title: Same\nsummary: S.\naliases: [same, Other, other]\n", "a.md")
+    assert meta["aliases"] == ["Other"] and [p.severity for p in problems] == ["warning", "warning"]
+    keyed = []
+    monkeypatch.setattr(schema, "normalise", lambda name: keyed.append(name) or names.normalise(name))
+    assert front_matter.parse_front_matter("title: A title\nsummary: S.\n", "a.md")[0]["aliases"] == []
+    assert keyed == [], "no aliases: the title needs no key"

@@ -81,3 +81,20 @@ def test_check_links_and_backlinks_as_data():
     assert checks.check_placement(_term("gamma", explainer="speculative-decoding"), bodies["gamma"]) == []
     # a page's link to itself is no backlink; a link to an unknown slug is not counted either
     assert checks.backlinks(terms, bodies) == {"alpha": ["beta"], "beta": ["alpha"], "gamma": ["alpha"]}
+
+
+def test_a_slugs_name_key_is_found_without_normalise(monkeypatch):
+    """``check_terms`` keys each slug by ``slug_key`` (hyphens made spaces), not
+    by ``normalise``'s regular expression; the key is ``normalise``'s all the same,
+    so a title that normalises to another term's slug is still a duplicate."""
+    from site_builder.names import normalise
+
+    for name in ("a", "term-00042", "x-1-y", "Not-A-Slug", "a--b", "-a", "a_b", "Ünïcode", "a b"):
+        assert checks.slug_key(name) == normalise(name)
+    asked = []
+    monkeypatch.setattr(checks, "normalise", lambda name: asked.append(name) or normalise(name))
+    terms = [Term("output-tokens", "Tokens", "S", "", "a.md", 5),
+             Term("other", "Output tokens", "S", "", "b.md", 5, aliases=["More"])]
+    problems = checks.check_terms(terms)
+    assert sorted(asked) == ["More", "Output tokens", "Tokens"]  # titles and aliases only
+    assert [p.message for p in problems] == ["duplicate title 'Output tokens': 'output-tokens' (a.md) already answers to that name"]
