@@ -70,3 +70,24 @@ def test_a_body_with_problems_is_flagged_and_sends_an_edit_to_the_full_build(tmp
     again = build_site(BuildOptions(content=content, output=output, jobs=1), log.append)
     assert not any("fast path" in line for line in log)
     assert any("start body headings at ##" in p.message for p in again.warnings)
+
+
+def test_a_full_build_over_a_warm_cache_unpacks_with_the_collector_paused(tmp_path, monkeypatch):
+    """A full build that reuses the cached bodies unpacks every record: with the
+    collector paused (its lists are long-lived and hold no cycles), and to the
+    same site as a clean build."""
+    content = _content(tmp_path / "content")
+    output = tmp_path / "site" / "out"
+    _build(content, output)
+    collector = []
+    real = bodies.unpacked
+
+    def watched(entry):
+        collector.append(__import__("gc").isenabled())
+        return real(entry)
+    monkeypatch.setattr(bodies, "unpacked", watched)
+    path = content / "terms" / "t05.md"  # a summary shows on other pages: a full build, the bodies' keys unchanged
+    path.write_text(path.read_text().replace("Summary 5.", "Another summary."))
+    assert not any("fast path" in line for line in _build(content, output))
+    assert len(collector) == COUNT and not any(collector), collector
+    assert manifest(output) == clean_build_manifest(content, tmp_path)
