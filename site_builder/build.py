@@ -96,7 +96,9 @@ def _stage(name: str, log: Callable[[str], None]) -> Iterator[None]:
     """Log how long the stage ``name`` took (the build log, read by benchmarks/bench_ab.py).
 
     A stage is logged by its package's name (load, validate, markup, explainers,
-    render, publish); prepare, search and update are the steps between them."""
+    render, publish); prepare, search and update are the steps between them.
+    Two run inside another and are counted in its time too: validate in markup
+    (beside the markdown workers), search in render."""
     start = time.perf_counter()
     yield
     elapsed = time.perf_counter() - start
@@ -197,17 +199,24 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     # (a term whose front matter has errors too), so one run reports every
     # problem; the build stops once, below, before anything is written.
     dropped = loaded.dropped
-    with _stage("validate", log):
-        problems += validate.check_terms(terms, dropped)
-        problems += validate.check_aliases(terms)
-        if not terms and not any(p.severity == "error" for p in problems):
-            problems.append(Problem(str(options.content / "terms"), None, "no term files (*.md) found"))
+
+    def validate_terms() -> None:
+        # Run while the markdown workers start (the markup stage's meanwhile):
+        # nothing there needs its findings, and this process then takes fewer
+        # of the bodies, instead of the workers waiting for it (0.1-0.3 s at
+        # 10,000 terms, docs/performance.md, "Load and validate stages (issue 40, sixth round)").
+        overlap()
+        with _stage("validate", log):
+            problems.extend(validate.check_terms(terms, dropped))
+            problems.extend(validate.check_aliases(terms))
+            if not terms and not any(p.severity == "error" for p in problems):
+                problems.append(Problem(str(options.content / "terms"), None, "no term files (*.md) found"))
 
     with _stage("markup", log):
         names = NameIndex(terms, dropped)
         bodies, body_keys = body_cache.render_cached(terms, config, names,
                                                      store=store if options.write and store.enabled else None,
-                                                     jobs=options.jobs or default_jobs(), meanwhile=overlap,
+                                                     jobs=options.jobs or default_jobs(), meanwhile=validate_terms,
                                                      reserved_ids=reserved)
         problems += validate.check_links(terms, bodies, dropped)
         problems += validate.check_dropped(terms, bodies, dropped)
@@ -312,7 +321,13 @@ def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfi
     edited = incremental.body_only(loaded.change) if options.write and store.enabled else None
     if edited is None or any(p.severity == "error" or options.strict for p in problems):
         return None
-    with _stage("update", log):
+    # The collector paused for the whole update: it makes ~10^5-10^6 containers (the
+    # cache tables, the trees' records and path sets) and no cyclic garbage to
+    # speak of, and its ~100 young collections walked them for nothing (~20-35 ms
+    # of a 10,000-term realistic edit: docs/performance.md, "One-body edit (issue
+    # 40, sixth round)"). Frozen before it is back on when the update is done (the
+    # build then ends), or its first collection would walk them all at once.
+    with _stage("update", log), cache.collector_paused():
         writer = InPlace(options.output) if options.in_place else Staging(options.output)
         try:
             result = incremental.rebuild(store, config, theme, loaded.terms, edited, writer,
@@ -322,6 +337,8 @@ def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfi
         except BaseException:
             writer.abort()
             raise
+        if result is not None:
+            gc.freeze()
     if result is None:
         writer.release()  # untouched: the full build claims it again when it writes
         return None

@@ -44,7 +44,8 @@ from ..outputs.site import site_assets, site_renderer
 from . import outputs as output_cache
 from . import search as search_cache
 from . import store as cache
-from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, body_mentions, fill_html, stored_html
+from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, body_mentions, fill_html, packed, \
+    stored_html, unpacked
 from .pages import card_digests, page_key, shared_page_key
 from .templates import cache_templates
 
@@ -176,7 +177,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     entries, body_keys, backlinks = term_state  # (backlinks' entries are replaced, never changed in place)
     if set(body_keys) != {t.slug for t in terms}:
         return None
-    if any(record[2] for record in map(markdown.get, body_keys.values()) if record is not None):
+    if any(entry[0] for entry in map(markdown.get, body_keys.values()) if entry is not None):
         return None  # a body with warnings: the full build reports them again (and fails under --strict)
     names = NameIndex.from_parts(*state["names"])
 
@@ -186,10 +187,10 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     mentions = body_mentions(config, names)
     for term in changed:
         key = body_key(state["body_shared"], term, mentions)
-        old = markdown.get(body_keys[term.slug])
+        old = unpacked(markdown.get(body_keys[term.slug]))
         if old is None:
             return None
-        record = markdown.get(key)
+        record = unpacked(markdown.get(key))
         body = StoredBody.kept(record, term.slug, fetch) if record is not None else \
             render_one(term, names, config, reserved_ids)
         old_body = _CachedBody(old)
@@ -288,7 +289,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
                   if body is not None and not isinstance(body, StoredHtml)}  # rendered here, not read back
     if any(key not in markdown for key in new_bodies):
         live = set(body_keys.values())
-        store.save_entries(MARKDOWN_TABLE, {key: body.to_record() for key, body in new_bodies.items()},
+        store.save_entries(MARKDOWN_TABLE, {key: packed(body.to_record()) for key, body in new_bodies.items()},
                            [key for key in markdown if key not in live])
         store.blobs.put_many({key: body.html for key, body in new_bodies.items()}, live=live)
     # Only ``fresh``'s entries can differ: the edited terms (their body keys) and
@@ -341,7 +342,7 @@ class _Bodies(dict):
         self.markdown, self.body_keys, self.fetch = markdown, body_keys, fetch
 
     def __missing__(self, slug: str) -> "_CachedBody":
-        body = self[slug] = _CachedBody(self.markdown[self.body_keys[slug]], slug, self.fetch)
+        body = self[slug] = _CachedBody(unpacked(self.markdown[self.body_keys[slug]]), slug, self.fetch)
         return body
 
     def get(self, slug, default=None):
@@ -385,5 +386,5 @@ class _CachedBody(StoredHtml):
 
 
 def _anchors(markdown: dict, body_keys: dict[str, str], slug: str) -> list[str]:
-    record = markdown.get(body_keys.get(slug, ""))
+    record = unpacked(markdown.get(body_keys.get(slug, "")))
     return record[0] if record is not None else []

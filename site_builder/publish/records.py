@@ -10,13 +10,14 @@ import json
 import marshal
 import os
 import stat
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from ..files import RefusedPath, read_owned, write_owned
 from .guard import MARKER
-from .snapshot import _Snapshot, _clock, _folders_of, _survey
+from .snapshot import _Snapshot, _children, _clock, _folders_of, _survey
 from .trees import _remove_paths, _sweep, _unlink_quietly
 
 
@@ -33,10 +34,11 @@ from .trees import _remove_paths, _sweep, _unlink_quietly
 # which utime cannot set.
 
 
-_UNSAFE = ("//", "/./", "/../", "\0")
+_UNSAFE = ("//", "/./", "/../")
 """In a record's paths, each wrapped as ``/path/``: what could lead out of the tree
-(``..``) or is not a path a build writes. Substring tests: 10,000 paths are checked
-in well under a millisecond."""
+(``..``) or is not a path a build writes (an empty one: ``//``; none holds "\\0",
+which separates them: ``_pack``). Substring tests: 10,000 paths are checked in
+well under a millisecond."""
 
 
 @dataclass
@@ -50,19 +52,26 @@ class _Side:
     """Every file in it."""
     snapshot: _Snapshot
 
-    def to_data(self) -> dict:
-        return {"identity": self.identity, "paths": sorted(self.paths),
-                "ctimes": self.snapshot.ctimes, "listed": self.snapshot.listed}
+    def to_data(self, other: set[str] | None = None) -> dict:
+        """The side as the tree record stores it (``_pack``); its paths as None when
+        they are ``other`` (the live site's, as an edit leaves the spare's)."""
+        return {"identity": self.identity, "paths": None if self.paths == other else _pack(self.paths),
+                "ctimes": _pack_numbers(self.snapshot.ctimes, "q"),
+                "listed": {folder: _pack_numbers(inodes, "Q") for folder, inodes in self.snapshot.listed.items()}}
 
     @staticmethod
-    def from_data(data: dict | None) -> _Side | None:
+    def from_data(data: dict | None, other: set[str] | None = None) -> _Side | None:
+        """The side ``to_data`` stored (its paths ``other`` when it says so);
+        ValueError (or TypeError...) when malformed."""
         if data is None:
             return None
         paths, ctimes, listed = data["paths"], data["ctimes"], data["listed"]
-        if (not isinstance(ctimes, dict) or not isinstance(listed, dict) or "" not in listed
-                or _unsafe(paths)):
+        if not isinstance(listed, dict) or "" not in listed or (paths is None and other is None) or (
+                paths is not None and _unsafe(paths)):
             raise ValueError("malformed record")
-        return _Side(data["identity"], set(paths), _Snapshot(ctimes, listed))
+        # (The same set for both sides: none is changed in place.)
+        return _Side(data["identity"], other if paths is None else set(_unpack(paths)),
+                     _Snapshot(_unpack_numbers(ctimes), {folder: _unpack_numbers(inodes) for folder, inodes in listed.items()}))
 
     def holds(self, root: Path, live: bool) -> bool:
         """True when ``root`` is this very tree, entry for entry."""
@@ -82,10 +91,49 @@ class _SpareRecord:
     """The record as read, to give back unchanged (``release``)."""
 
 
-def _unsafe(paths: list[str]) -> bool:
-    """True when one of ``paths`` could lead out of its tree, or is not a path at all."""
-    wrapped = "/" + "/\n/".join(paths) + "/"  # raises TypeError for anything but strings
-    return not paths or any(bad in wrapped for bad in _UNSAFE)
+def _unsafe(packed: str) -> bool:
+    """True when one of the paths ``packed`` holds (``_pack``) could lead out of its
+    tree, or is not a path at all."""
+    if not isinstance(packed, str) or not packed:
+        return True
+    wrapped = "/" + packed.replace(_SEPARATOR, "/\n/") + "/"
+    return any(bad in wrapped for bad in _UNSAFE)
+
+
+# A side's paths, folders and root listing are 25,000 names each at 10,000
+# realistic terms. Stored as lists and dicts, the tree record took ~85 ms to
+# read and ~50 ms to write per edit (marshal makes or walks ~200,000 objects,
+# and the paths were sorted); stored as one string of names and one array of
+# numbers each, ~4x less (docs/performance.md, "One-body edit (issue 40,
+# sixth round)"). "\0" separates names: no file name can hold it.
+_SEPARATOR = "\0"
+
+
+def _pack(names) -> str:
+    """``names`` as one string (any order: a record is read back as a set or a dict)."""
+    return _SEPARATOR.join(names)
+
+
+def _unpack(packed: str) -> list[str]:
+    return packed.split(_SEPARATOR) if packed else []
+
+
+def _pack_numbers(numbers: dict[str, int], code: str) -> tuple[str, str, bytes]:
+    """name -> number as (the names packed, ``code``, the numbers as 64-bit integers:
+    "q" signed for ctimes, "Q" unsigned for inodes)."""
+    return _pack(numbers), code, array(code, numbers.values()).tobytes()
+
+
+def _unpack_numbers(packed: tuple[str, str, bytes]) -> dict[str, int]:
+    names, code, raw = packed
+    if code not in ("q", "Q"):
+        raise ValueError("malformed record")
+    numbers = array(code)
+    numbers.frombytes(raw)
+    names = _unpack(names)
+    if len(names) != len(numbers):
+        raise ValueError("malformed record")
+    return dict(zip(names, numbers.tolist()))
 
 
 def _record_path(spare: Path) -> Path:
@@ -138,7 +186,8 @@ def _read_trees(output: Path) -> tuple[_Side | None, _Side | None]:
     try:
         # marshal, as the build cache: at 10,000 pages JSON took 25 ms each way, marshal 5.
         data = marshal.loads(raw)
-        sides = _Side.from_data(data["output"]), _Side.from_data(data["spare"])
+        live = _Side.from_data(data["output"])
+        sides = live, _Side.from_data(data["spare"], live.paths if live is not None else None)
     except Exception:  # noqa: BLE001 - unreadable or damaged, in any way: no record
         return None, None
     _last_trees = signature, sides
@@ -148,7 +197,8 @@ def _read_trees(output: Path) -> tuple[_Side | None, _Side | None]:
 def _save_trees(output: Path, live: _Side, spare: _Side | None) -> None:
     global _last_trees
     path = _trees_path(output)
-    _save(path, {"output": live.to_data(), "spare": spare.to_data() if spare is not None else None}, marshal.dumps)
+    _save(path, {"output": live.to_data(), "spare": spare.to_data(live.paths) if spare is not None else None},
+          marshal.dumps)
     signature = _signature(path)
     _last_trees = (signature, (live, spare)) if signature is not None else None
 
@@ -238,7 +288,8 @@ def _carried(output: Path, paths: set[str], written: set[str], now: int, staged:
         only = _folders_of(touched) & folders
     else:  # (an edit's case) the same folders as the snapshot the claim checked
         only = _folders_of(touched)
-    fresh = _survey(str(output), paths, now, only=only)
+    top = _top_after(output, paths, touched, before.listed.get(""))
+    fresh = _survey(str(output), paths, now, only=only, top=top)
     if fresh is None:
         return None
     for folder in fresh.listed:
@@ -250,6 +301,34 @@ def _carried(output: Path, paths: set[str], written: set[str], now: int, staged:
     if paths != staged.paths and set(ctimes) | set(listed) != folders:
         return None  # a folder neither snapshot saw (cannot be, but then: survey it all)
     return _Snapshot(ctimes, listed)
+
+
+def _top_after(output: Path, paths: set[str], touched: set[str], listing: dict[str, int] | None) -> dict[str, int] | None:
+    """The root's entries (name -> inode) of the tree just swapped in (``output``,
+    holding ``paths``), from the listing its claim checked (``listing``): only the
+    entries holding a file the build changed (``touched``) are looked at again
+    (one lstat each), instead of listing 25,000 entries (~25 ms at 10,000
+    realistic terms). None when unknown (the root is then listed).
+
+    Safe as ``_carried``'s ctimes: an entry planted at the root since the claim is
+    missing from this listing, so the next check of the tree (which lists its
+    root) fails, and that build clears the tree."""
+    if listing is None:
+        return None
+    folders, files = _children(paths, {""})[""]
+    entries = dict(listing)
+    for name in {path.partition("/")[0] for path in touched}:
+        if name not in folders and name not in files:
+            entries.pop(name, None)  # removed by the build
+            continue
+        try:
+            info = os.lstat(os.path.join(output, name))
+        except OSError:
+            return None
+        if not (stat.S_ISDIR(info.st_mode) if name in folders else stat.S_ISREG(info.st_mode)):
+            return None
+        entries[name] = info.st_ino
+    return entries if entries.keys() == folders | files else None
 
 
 def _describe_spare(spare: Path, output: Path, output_paths: set[str], old: _Side | None, now: int,

@@ -139,9 +139,11 @@ def _children(paths, folders: set[str]) -> dict[str, tuple[set[str], set[str]]]:
 
 
 def _survey(root: str, paths: set[str], now: int | None, before: _Snapshot | None = None,
-            only: set[str] | None = None) -> _Snapshot | None:
+            only: set[str] | None = None, top: dict[str, int] | None = None) -> _Snapshot | None:
     """Snapshot the tree at ``root``, which holds exactly ``paths`` (only the folders
     ``only``, when given: the rest is known already); None when it does not.
+    ``top``: the root's entries (name -> inode) as known already, taken instead
+    of listing the root (with ``only``: ``records._carried``).
 
     With ``before``: None also unless every folder is still as ``before`` saw it.
     ``now`` (from ``_clock``) decides which folders are racy and must be listed;
@@ -150,7 +152,7 @@ def _survey(root: str, paths: set[str], now: int | None, before: _Snapshot | Non
     """
     folders = _folders_of(paths) if only is None else only | {""}
     ctimes: dict[str, int] = {}
-    to_list = {""}
+    to_list = {""} if top is None else set()
     try:
         root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
@@ -172,8 +174,8 @@ def _survey(root: str, paths: set[str], now: int | None, before: _Snapshot | Non
                 to_list.add(folder)  # racy: listed instead
             else:
                 ctimes[folder] = ctime
-        children = _children(paths, to_list)
-        listed: dict[str, dict[str, int]] = {}
+        children = _children(paths, to_list) if to_list else {}
+        listed: dict[str, dict[str, int]] = {"": top} if top is not None else {}
         for folder in to_list:
             inodes, subfolders, files = _entries(root_fd, folder)
             if (subfolders, files) != children[folder] or len(inodes) != len(subfolders) + len(files):
