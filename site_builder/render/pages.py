@@ -349,7 +349,7 @@ def _term_pages(start: int, end: int) -> list[tuple[str, object]]:
                 for term in phase]
         for term, page in zip(phase, made):
             staging.add(f"{term.slug}/index.html", page)
-        del made
+        del made  # written: not held while the entries are made
         if also is not None:
             beside += [(term.slug, also(term, bodies[term.slug])) for term in phase]
     return beside
