@@ -327,13 +327,29 @@ def _worker_pages(bounds: tuple[int, int]):
     return staging.worker_report(since), beside
 
 
+PAGES_PER_PHASE = 64
+"""``_term_pages`` renders this many pages, then writes them, then runs ``also``
+on them, instead of doing all three page by page: see there."""
+
+
 def _term_pages(start: int, end: int) -> list[tuple[str, object]]:
+    """Render and write the pages ``todo[start:end]``; (slug, ``also(...)``) of each.
+
+    In phases of ``PAGES_PER_PHASE`` pages: each phase's code and data stay
+    in the processor's caches for a run of pages instead of being pushed out
+    by the other two's (the templates', the kernel's file writing, the search
+    entries' regexes and stemmer) on every page. The same work took 0.6-0.8x
+    the CPU so (docs/performance.md, "Render stage (issue 40, sixth round)");
+    a phase holds its pages' HTML, ~1 MB, until they are written."""
     staging, renderer, todo, bodies, backlinks, explainers, also = _shared_state
     beside = []
-    for term in todo[start:end]:
-        body = bodies[term.slug]
-        page = renderer.term_page(term, body, backlinks[term.slug], explainers.get(term.slug))
-        staging.add(f"{term.slug}/index.html", page)
+    for first in range(start, end, PAGES_PER_PHASE):
+        phase = todo[first:min(first + PAGES_PER_PHASE, end)]
+        made = [renderer.term_page(term, bodies[term.slug], backlinks[term.slug], explainers.get(term.slug))
+                for term in phase]
+        for term, page in zip(phase, made):
+            staging.add(f"{term.slug}/index.html", page)
+        del made  # written: not held while the entries are made
         if also is not None:
-            beside.append((term.slug, also(term, body)))
+            beside += [(term.slug, also(term, bodies[term.slug])) for term in phase]
     return beside
