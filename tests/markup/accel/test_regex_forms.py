@@ -1,0 +1,106 @@
+"""Regexes and scans written for the regex engine's fast paths: the same answers as the forms they replace.
+
+Issue 40's sixth round rewrote the markdown stage's hottest searches so that
+the engine can skip ahead to where a match may start (a literal or a bare
+character set first, look-behinds after it; "  \\n" or a placeholder looked
+for with ``in``). Each test here compares a rewritten form with the former
+one, written out below as the reference, on generated strings aimed at the
+edges, and checks the property the speed comes from, so that going back to
+the former form fails.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from markdown import util
+
+from site_builder.markup.accel import direct_inline, inline_triggers
+
+SEED_COUNT = 40_000
+
+
+def _strings(alphabet: list[str], count: int = SEED_COUNT, longest: int = 24, seed: int = 40) -> list[str]:
+    pick = random.Random(seed)
+    return ["".join(pick.choice(alphabet) for _ in range(pick.randint(0, longest))) for _ in range(count)]
+
+
+def _starts(pattern: str) -> list:
+    """The opcode each alternative of ``pattern`` starts with (what the engine can skip to)."""
+    parsed = re._parser.parse(pattern)
+    first_op, first_av = parsed.data[0]
+    if first_op is re._constants.BRANCH:
+        branches = first_av[1]
+    else:
+        branches = [parsed]
+    starts = []
+    for branch in branches:
+        op, av = branch.data[0]
+        while op is re._constants.SUBPATTERN:  # a group: what it starts with
+            op, av = av[-1].data[0]
+        starts.append(op)
+    return starts
+
+
+# --- inline_triggers.holds_any: the snapshot's busy / any_key ------------------------
+
+
+def test_holds_any_answers_as_the_alternation_it_replaces():
+    chars = "".join(sorted(re.escape(c) for c in "<&*[\\^_`"))
+    prefix = util.INLINE_PLACEHOLDER_PREFIX
+    for needles in ((), ("  \n",), ("  \n", prefix), ("  \n", prefix, "@@")):
+        reference = re.compile("|".join([f"[{chars}]"] + [re.escape(n) for n in needles])).search
+        test = inline_triggers.holds_any(chars, needles)
+        alphabet = ["a", " ", "  ", "\n", "<", "&", "*", "[", "\\", "^", "_", "`", "@", prefix, util.STX, util.ETX, "é"]
+        for data in _strings(alphabet, count=SEED_COUNT // 4):
+            assert bool(test(data)) == (reference(data) is not None), (needles, data)
+    only_needles = inline_triggers.holds_any("", ("  \n",))
+    assert only_needles("a  \nb") and not only_needles("a \nb")
+
+
+def test_the_snapshot_tests_are_not_one_alternation_regex():
+    from site_builder.markup.render import BodyRenderer
+    from site_builder.names import NameIndex
+
+    snapshot = BodyRenderer(NameIndex([])).md.treeprocessors["inline"]._snapshot()
+    # An alternation with "  \n" would be a bound re.Pattern.search: tried at every space.
+    assert not isinstance(getattr(snapshot.busy, "__self__", None), re.Pattern)
+    assert not isinstance(getattr(snapshot.any_key, "__self__", None), re.Pattern)
+    assert snapshot.busy("a  \nb") and snapshot.busy("x" + util.INLINE_PLACEHOLDER % "0001")
+    assert not snapshot.any_key("x" + util.INLINE_PLACEHOLDER % "0001") and not snapshot.busy("plain words")
+
+
+# --- direct_inline: _TOKEN and the foreign-character test -----------------------------
+
+_INNER = r"[^\s*_\[\\<&]"
+FORMER_TOKEN = re.compile(
+    r"(?<!!)\[(?P<text>[^\[\]\\*_<&^][^\[\]\\*_<&]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\)"
+    rf"|(?<!\*)(?P<run>\*\*?)(?P<inner>{_INNER}(?:[^*_\[\\<&]*{_INNER})?)(?P=run)(?!\*)"
+    rf"|(?<![\w_])(?P<urun>__?)(?P<uinner>{_INNER}(?:[^*_\[\\<&]*{_INNER})?)(?P=urun)(?![\w_])"
+)
+FORMER_FOREIGN = re.compile(r"[\\<&_]|  \n")
+
+
+def _matches(pattern: re.Pattern, data: str) -> list:
+    return [(m.span(), m.lastgroup, m.groupdict()) for m in pattern.finditer(data)]
+
+
+def test_token_finds_what_the_former_token_found():
+    alphabet = ["a", "b", " ", "  ", "\n", "*", "**", "_", "__", "[", "]", "(", ")", "!", "\\", "`", "<", "&",
+                "^", "é", "1", "[a](b.md)", "![a](b)", "*a*", "_a_", "**a**", "a_b", "x.md"]
+    for data in _strings(alphabet):
+        assert _matches(direct_inline._TOKEN, data) == _matches(FORMER_TOKEN, data), data
+
+
+def test_foreign_test_agrees_with_the_former_one():
+    alphabet = ["a", " ", "  ", "\n", "\\", "<", "&", "_", "[", "*", "é", "]"]
+    for piece in _strings(alphabet, count=SEED_COUNT // 4):
+        former = "[" in piece or "*" in piece or FORMER_FOREIGN.search(piece) is not None
+        assert (direct_inline._FOREIGN_CHAR.search(piece) is not None or "  \n" in piece) == former, piece
+
+
+def test_token_alternatives_start_with_what_they_consume():
+    # A look-behind first (the former form) makes the engine try every position.
+    assert _starts(direct_inline._TOKEN.pattern) == [re._constants.LITERAL] * 3
+    assert _starts(FORMER_TOKEN.pattern) == [re._constants.ASSERT_NOT] * 3
