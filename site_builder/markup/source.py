@@ -26,7 +26,10 @@ FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")
 DISPLAY_IN_LINE_RE = re.compile(r"\$\$(.+?)\$\$")
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
-INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
+# The '$' first, then "no '\\' or '$' before it" (a look-behind over both): the
+# same matches as ``(?<![\\$])\$...``, but the engine can jump from '$' to '$'
+# instead of trying the look-behind at every position of the line.
+INLINE_MATH_RE = re.compile(r"\$(?<![\\$]\$)(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
 LINK_TARGET_RE = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
 QUOTE_RE = re.compile(r"^ {0,3}((?:> ?)+)")
 BRACKET_RE = re.compile(r"(?<!\\)[][()]")

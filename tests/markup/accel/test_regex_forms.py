@@ -104,3 +104,75 @@ def test_token_alternatives_start_with_what_they_consume():
     # A look-behind first (the former form) makes the engine try every position.
     assert _starts(direct_inline._TOKEN.pattern) == [re._constants.LITERAL] * 3
     assert _starts(FORMER_TOKEN.pattern) == [re._constants.ASSERT_NOT] * 3
+
+
+# --- fast_passes: the raw-HTML placeholders and the fence search ----------------------
+
+_PLACEHOLDER = util.HTML_PLACEHOLDER % r"([0-9]+)"
+FORMER_STASHED = re.compile(f"<p>{_PLACEHOLDER}</p>|{_PLACEHOLDER}")
+
+
+def test_substitute_stashed_replaces_what_the_stock_pattern_matched():
+    from site_builder.markup.accel.fast_passes import substitute_stashed
+
+    stx, etx = util.STX, util.ETX
+    alphabet = ["a", "<p>", "</p>", "<", "p", ">", "/", "\n", stx, etx, "wzxhzdk:", "1", "23", "x",
+                util.HTML_PLACEHOLDER % "0", util.HTML_PLACEHOLDER % "12", stx + "wzxhzdk:" + etx]
+
+    def former(m: re.Match) -> str:
+        return f"[{m.group(1) or m.group(2)}|{bool(m.group(1))}|{m.group(0)}]"
+
+    for text in _strings(alphabet, count=SEED_COUNT // 2):
+        ours = substitute_stashed(text, lambda key, wrapped, whole: f"[{key}|{wrapped}|{whole}]")
+        assert ours == FORMER_STASHED.sub(former, text), text
+
+
+def test_raw_html_goes_from_placeholder_to_placeholder(monkeypatch):
+    """The postprocessor no longer runs a regex over the page (which tried one at every '<')."""
+    from site_builder.markup.accel import fast_passes
+    from site_builder.markup.render import BodyRenderer
+    from site_builder.names import NameIndex
+
+    searched = []
+    real = fast_passes._STASHED_KEY
+
+    class Spy:
+        def match(self, text, pos):
+            searched.append(pos)
+            return real.match(text, pos)
+
+    monkeypatch.setattr(fast_passes, "_STASHED_KEY", Spy())
+    html = BodyRenderer(NameIndex([])).render("<b>x</b> and $x$ and\n\n$$y$$\n", 1).html
+    assert "<math" in html and "&lt;b&gt;" in html
+    assert len(searched) == 2  # one look at each placeholder, none elsewhere
+
+
+def test_fence_search_finds_what_the_stock_regex_finds():
+    from markdown.extensions.fenced_code import FencedBlockPreprocessor
+
+    from site_builder.markup.accel.fast_passes import FastFencedBlockPreprocessor, FenceSearch
+
+    stock = FencedBlockPreprocessor.FENCED_BLOCK_RE
+    ours = FastFencedBlockPreprocessor.FENCED_BLOCK_RE
+    assert isinstance(ours, FenceSearch) and ours.compiled is stock
+    alphabet = ["a", " ", "\n", "`", "```", "````", "~~~", "~", "{.x}", "py", "\n```\n", "\n~~~\n", "x```"]
+    pick = random.Random(41)
+    for text in _strings(alphabet, count=SEED_COUNT // 4, longest=16):
+        pos = pick.randint(0, len(text))
+        expected, found = stock.search(text, pos), ours.search(text, pos)
+        assert (found and (found.span(), found.groupdict())) == (expected and (expected.span(), expected.groupdict()))
+
+
+# --- source: inline maths -------------------------------------------------------------
+
+FORMER_INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
+
+
+def test_inline_maths_regex_matches_as_the_former_one():
+    from site_builder.markup import source
+
+    alphabet = ["$", "$$", "\\", "\\$", "a", "x^2", " ", "\n", "1", "é", "`"]
+    for text in _strings(alphabet):
+        assert ([(m.span(), m.group(1)) for m in source.INLINE_MATH_RE.finditer(text)]
+                == [(m.span(), m.group(1)) for m in FORMER_INLINE_MATH.finditer(text)]), text
+    assert _starts(source.INLINE_MATH_RE.pattern) == [re._constants.LITERAL]
