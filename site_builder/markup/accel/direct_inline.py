@@ -73,17 +73,19 @@ _code_escape = util.code_escape
 # at every space when an alternative starts with one.
 _FOREIGN_CHAR = re.compile(r"[\\<&_\[*]")
 _INNER_CHAR = r"[^\s*_\[\\<&]"
-# Each alternative starts with the character it consumes first, its look-behind
-# moved after it ('[' then "not '![' ", i.e. no '!' before the '['): the same
-# matches, but the engine can skip to the next '[', '*' or '_' instead of
-# trying three look-behinds at every position (half the CPU on prose).
+# Each alternative starts with the character it consumes first, outside any
+# group, its look-behind moved after it ('[' then "not '![' ", i.e. no '!' before
+# the '['), and a run's group holds what follows its first character (so '' for
+# em, '*' or '_' for strong): the same matches, but the engine skips from one
+# '[', '*' or '_' to the next (it only does for alternatives that each start
+# with a bare literal) instead of trying three look-behinds at every position.
 _TOKEN = re.compile(
     # [text](target): no '!' before (an image), text without '^' first (a footnote)
     r"\[(?<!!\[)(?P<text>[^\[\]\\*_<&^][^\[\]\\*_<&]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\)"
     # *em* or **strong**: the run touches no other '*', the text starts and ends with a non-space
-    rf"|(?P<run>\*(?<!\*\*)\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)(?P=run)(?!\*)"
+    rf"|\*(?<!\*\*)(?P<run>\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)\*(?P=run)(?!\*)"
     # _em_ or __strong__: the same, and (smart underscores) no word character before or after
-    rf"|(?P<urun>_(?<![\w_]_)_?)(?P<uinner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)(?P=urun)(?![\w_])"
+    rf"|_(?<![\w_]_)(?P<urun>_?)(?P<uinner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)_(?P=urun)(?![\w_])"
 )
 
 # The stock patterns (class, regex) this reasoning is about. Any other pattern in
@@ -213,7 +215,7 @@ def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
                 inner = match.group(kind)
                 if "  \n" in inner:
                     return None
-                element = etree.Element("em" if len(match.group("run" if star else "urun")) == 1 else "strong")
+                element = etree.Element("strong" if match.group("run" if star else "urun") else "em")
                 element.text = inner
             elements.append(element)
             position = match.end()

@@ -26,8 +26,9 @@ def _strings(alphabet: list[str], count: int = SEED_COUNT, longest: int = 24, se
     return ["".join(pick.choice(alphabet) for _ in range(pick.randint(0, longest))) for _ in range(count)]
 
 
-def _starts(pattern: str) -> list:
-    """The opcode each alternative of ``pattern`` starts with (what the engine can skip to)."""
+def _starts(pattern: str, into_groups: bool = True) -> list:
+    """The opcode each alternative of ``pattern`` starts with (what the engine can skip to);
+    ``into_groups``: what a group there starts with, else SUBPATTERN."""
     parsed = re._parser.parse(pattern)
     first_op, first_av = parsed.data[0]
     if first_op is re._constants.BRANCH:
@@ -37,7 +38,7 @@ def _starts(pattern: str) -> list:
     starts = []
     for branch in branches:
         op, av = branch.data[0]
-        while op is re._constants.SUBPATTERN:  # a group: what it starts with
+        while into_groups and op is re._constants.SUBPATTERN:  # a group: what it starts with
             op, av = av[-1].data[0]
         starts.append(op)
     return starts
@@ -82,15 +83,23 @@ FORMER_TOKEN = re.compile(
 FORMER_FOREIGN = re.compile(r"[\\<&_]|  \n")
 
 
-def _matches(pattern: re.Pattern, data: str) -> list:
-    return [(m.span(), m.lastgroup, m.groupdict()) for m in pattern.finditer(data)]
+def _matches(pattern: re.Pattern, data: str, runs_from_second: bool = False) -> list:
+    """Each match's span, kind and groups (``runs_from_second``: a run's group lacks its first character: put it back)."""
+    found = []
+    for m in pattern.finditer(data):
+        groups = m.groupdict()
+        for run, inner, first in (("run", "inner", "*"), ("urun", "uinner", "_")):
+            if groups[inner] is not None and runs_from_second:
+                groups[run] = first + groups[run]
+        found.append((m.span(), m.lastgroup, groups))
+    return found
 
 
 def test_token_finds_what_the_former_token_found():
     alphabet = ["a", "b", " ", "  ", "\n", "*", "**", "_", "__", "[", "]", "(", ")", "!", "\\", "`", "<", "&",
-                "^", "é", "1", "[a](b.md)", "![a](b)", "*a*", "_a_", "**a**", "a_b", "x.md"]
+                "^", "é", "1", "[a](b.md)", "![a](b)", "*a*", "_a_", "**a**", "a_b", "x.md", "***", "___"]
     for data in _strings(alphabet):
-        assert _matches(direct_inline._TOKEN, data) == _matches(FORMER_TOKEN, data), data
+        assert _matches(direct_inline._TOKEN, data, runs_from_second=True) == _matches(FORMER_TOKEN, data), data
 
 
 def test_foreign_test_agrees_with_the_former_one():
@@ -101,9 +110,10 @@ def test_foreign_test_agrees_with_the_former_one():
 
 
 def test_token_alternatives_start_with_what_they_consume():
-    # A look-behind first (the former form) makes the engine try every position.
-    assert _starts(direct_inline._TOKEN.pattern) == [re._constants.LITERAL] * 3
-    assert _starts(FORMER_TOKEN.pattern) == [re._constants.ASSERT_NOT] * 3
+    # The engine skips ahead only when every alternative starts with a bare
+    # literal (not a group, not a look-behind, as the former form did).
+    assert _starts(direct_inline._TOKEN.pattern, into_groups=False) == [re._constants.LITERAL] * 3
+    assert _starts(FORMER_TOKEN.pattern, into_groups=False) == [re._constants.ASSERT_NOT] * 3
 
 
 # --- fast_passes: the raw-HTML placeholders and the fence search ----------------------
@@ -176,3 +186,46 @@ def test_inline_maths_regex_matches_as_the_former_one():
         assert ([(m.span(), m.group(1)) for m in source.INLINE_MATH_RE.finditer(text)]
                 == [(m.span(), m.group(1)) for m in FORMER_INLINE_MATH.finditer(text)]), text
     assert _starts(source.INLINE_MATH_RE.pattern) == [re._constants.LITERAL]
+
+
+def test_link_targets_are_those_of_the_whole_link_target_regex():
+    from site_builder.markup import source
+
+    alphabet = ["a", " ", "](x)", "[a]: u", "](", ")", "\n", "[", "]", ":", "<", ">", "  ", "[r]:  <t> ", "](  <y", "\t"]
+    for text in _strings(alphabet, count=SEED_COUNT // 2, longest=12):
+        expected = [m.group(1) or m.group(2) for m in source.LINK_TARGET_RE.finditer(text)]
+        assert list(source._link_targets(text)) == expected, text
+    # Past the start only the inline form can match, and alone it starts with its ']'.
+    assert _starts(source._INLINE_TARGET_RE.pattern, into_groups=False) == [re._constants.LITERAL]
+
+
+# --- no attribute dict for elements without attributes --------------------------------
+
+
+def test_rendering_gives_no_attribute_dict_to_elements_without_attributes():
+    """The passes that walk every element (unescape, the link pass, the serializer) read
+    attributes with keys()/items(): reading ``attrib`` gives each element a dict of its own."""
+    import gc
+
+    from markdown.treeprocessors import Treeprocessor
+
+    from site_builder.markup.render import BodyRenderer
+    from site_builder.names import NameIndex
+
+    class Term:
+        slug, title, aliases = "other", "Other", []
+
+    renderer = BodyRenderer(NameIndex([Term()]))
+    kept = []
+
+    class Keep(Treeprocessor):
+        def run(self, root):
+            kept.append(root)
+
+    renderer.md.treeprocessors.register(Keep(renderer.md), "keep", -100)  # last: after the link pass
+    body = "Plain *em*, `code` and **strong**.\n\n- item\n- two\n\n## Head\n\nSee [other](other.md).\n"
+    html = renderer.render(body, 1).html
+    assert 'data-term="other"' in html and 'id="head"' in html
+    bare = [el for el in kept[0].iter() if not el.keys() and el is not kept[0]]  # (the root: the parser's)
+    assert len(bare) > 8
+    assert not [el.tag for el in bare if any(type(x) is dict for x in gc.get_referents(el))]
