@@ -229,3 +229,37 @@ def test_rendering_gives_no_attribute_dict_to_elements_without_attributes():
     bare = [el for el in kept[0].iter() if not el.keys() and el is not kept[0]]  # (the root: the parser's)
     assert len(bare) > 8
     assert not [el.tag for el in bare if any(type(x) is dict for x in gc.get_referents(el))]
+
+
+# --- fast_inline: the elements direct_inline builds are not walked again --------------
+
+
+def test_inline_pass_does_not_walk_the_elements_it_built_directly():
+    """Upstream pushes each built element on its stack; popping one only sets ``ancestors``
+    (no children, nothing left to expand). The fast run skips that, and ends with the same
+    ``ancestors`` as upstream (tests/markup/accel/test_fast_inline.py compares the state)."""
+    from site_builder.markup.accel.fast_inline import FastInlineProcessor
+    from site_builder.markup.render import BodyRenderer
+    from site_builder.names import NameIndex
+
+    walked = []
+
+    class Counting(FastInlineProcessor):
+        @property
+        def ancestors(self):
+            return self._walk_ancestors
+
+        @ancestors.setter
+        def ancestors(self, value):
+            walked.append(list(value))  # one per stack entry popped (and the tree)
+            self._walk_ancestors = value
+
+    renderer = BodyRenderer(NameIndex([]))
+    inline = renderer.md.treeprocessors["inline"]
+    assert type(inline) is FastInlineProcessor
+    inline.__class__ = Counting
+    html = renderer.render("One *a* and `b` and **c**.\n\n- x *y*\n- z `w`\n", 1).html
+    assert "<em>a</em>" in html and "<code>w</code>" in html
+    # The tree, each element with children (the list), then the ancestors upstream ends
+    # with (its last pop: the last item's code): not the five em/code/strong built.
+    assert walked == [["div"], ["div"], ["div", "ul", "li", "code"]]
