@@ -168,7 +168,7 @@ class _LinkPass(Treeprocessor):
             check_attribute_lists(state, self.explainer_ids)
         id_prefix = reserved().id_prefix
         for element in root.iter():
-            if not element.keys():  # (keys(): reading attrib would give the element a dict)
+            if not element.attrib:
                 continue  # every step below starts from an attribute (most elements have none)
             ident = element.get("id")
             if ident:

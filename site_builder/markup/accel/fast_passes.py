@@ -64,12 +64,12 @@ class FastUnescapeTreeprocessor(UnescapeTreeprocessor):
         search = self.RE.search
         if STX in (text := "".join(root.itertext())) and search(text):
             return super().run(root)
-        # items(), not attrib: reading attrib gives an element without
-        # attributes a dict of its own (one per element, allocated and freed).
         for elem in root.iter():
-            for _name, value in elem.items():
-                if value is not None and STX in value and search(value):
-                    return super().run(root)
+            attrib = elem.attrib
+            if attrib:
+                for value in attrib.values():
+                    if value is not None and STX in value and search(value):
+                        return super().run(root)
         return None
 
 

@@ -45,10 +45,10 @@ def _serialize(write, el: etree.Element) -> None:
         start, end, raw = _TAG_PARTS[tag]
     except KeyError:
         start, end, raw = _tag_parts(tag)
-    items = el.items()  # not el.attrib: that would give each element without attributes a dict
-    if items:
+    attrib = el.attrib
+    if attrib:
         parts = [start[:-1]]  # "<tag", the attributes go before its ">"
-        for k, v in sorted(items):  # lexical order, as stock
+        for k, v in sorted(el.items()):  # lexical order, as stock
             if k.__class__ is not str or (v is not None and v.__class__ is not str):
                 raise _Unusual
             if v is None:

@@ -201,38 +201,6 @@ def test_link_targets_are_those_of_the_whole_link_target_regex():
     assert _starts(source._INLINE_TARGET_RE.pattern, into_groups=False) == [re._constants.LITERAL]
 
 
-# --- no attribute dict for elements without attributes --------------------------------
-
-
-def test_rendering_gives_no_attribute_dict_to_elements_without_attributes():
-    """The passes that walk every element (unescape, the link pass, the serializer) read
-    attributes with keys()/items(): reading ``attrib`` gives each element a dict of its own."""
-    import gc
-
-    from markdown.treeprocessors import Treeprocessor
-
-    from site_builder.markup.render import BodyRenderer
-    from site_builder.names import NameIndex
-
-    class Term:
-        slug, title, aliases = "other", "Other", []
-
-    renderer = BodyRenderer(NameIndex([Term()]))
-    kept = []
-
-    class Keep(Treeprocessor):
-        def run(self, root):
-            kept.append(root)
-
-    renderer.md.treeprocessors.register(Keep(renderer.md), "keep", -100)  # last: after the link pass
-    body = "Plain *em*, `code` and **strong**.\n\n- item\n- two\n\n## Head\n\nSee [other](other.md).\n"
-    html = renderer.render(body, 1).html
-    assert 'data-term="other"' in html and 'id="head"' in html
-    bare = [el for el in kept[0].iter() if not el.keys() and el is not kept[0]]  # (the root: the parser's)
-    assert len(bare) > 8
-    assert not [el.tag for el in bare if any(type(x) is dict for x in gc.get_referents(el))]
-
-
 # --- fast_inline: the elements direct_inline builds are not walked again --------------
 
 
