@@ -26,8 +26,16 @@ FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")
 DISPLAY_IN_LINE_RE = re.compile(r"\$\$(.+?)\$\$")
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
-INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
+# The '$' first, then "no '\\' or '$' before it" (a look-behind over both): the
+# same matches as ``(?<![\\$])\$...``, but the engine can jump from '$' to '$'
+# instead of trying the look-behind at every position of the line.
+INLINE_MATH_RE = re.compile(r"\$(?<![\\$]\$)(?![\s$])((?:\\\$|[^$\n])+?)(?<![\s\\])\$(?!\d)")
 LINK_TARGET_RE = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
+# Its first alternative alone: past the start of a text, the only one that can
+# match (the second starts with ``^``). Alone it starts with a bare literal, so
+# the engine skips from one ']' to the next instead of trying both at every
+# position (``_link_targets``).
+_INLINE_TARGET_RE = re.compile(r"\]\(\s*<?([^)\s>]+)")
 QUOTE_RE = re.compile(r"^ {0,3}((?:> ?)+)")
 BRACKET_RE = re.compile(r"(?<!\\)[][()]")
 
@@ -295,10 +303,23 @@ def _rewrite_text(text, number, stash, resolve, scan) -> str:
         text = WIKILINK_RE.sub(lambda m: _wikilink(m, number, resolve, scan), text)
     if "]" not in text:
         return text  # both forms of LINK_TARGET_RE need one
-    for match in LINK_TARGET_RE.finditer(text):
-        target = match.group(1) or match.group(2)
+    for target in _link_targets(text):
         scan.link_lines.setdefault(target, []).append(number)
     return text
+
+
+def _link_targets(text: str) -> Iterator[str]:
+    """The target of each match of ``LINK_TARGET_RE.finditer(text)``, in order.
+
+    ``finditer`` first tries both alternatives at the start; if neither matches
+    there, or after the first match, only the first alternative can (the
+    second starts with ``^``), from where the last match ended.
+    """
+    first = LINK_TARGET_RE.match(text)
+    if first is not None:
+        yield first.group(1) or first.group(2)
+    for match in _INLINE_TARGET_RE.finditer(text, first.end() if first is not None else 0):
+        yield match.group(1)
 
 
 def _inline(latex, number, stash, scan) -> str:

@@ -1,7 +1,8 @@
 """The commonest inline markup, turned into elements without the pattern machinery.
 
 Most text that holds any inline markup at all holds only the simplest kinds:
-`` `code` ``, ``*em*``, ``**strong**``, ``_em_``, ``__strong__`` and ``[text](target)`` with plain words
+`` `code` ``, ``*em*``, ``**strong**``, ``_em_``, ``__strong__``, ``[text](target)`` and
+``<https://...>`` with plain words
 around and inside them. For such a string Python-Markdown's inline stage runs
 every candidate pattern over it, stashes each element it builds behind a
 placeholder, re-scans for the next one, and for emphasis runs its delimiter
@@ -46,11 +47,18 @@ stock patterns would do something else without it:
   span's placeholder or a link's, which the stock stage puts beside them, is
   no word character either, like the backtick or ')' seen here.
 
+* Autolinks: ``<scheme://...>`` as upstream's ``AUTOLINK_RE``, but without
+  whitespace, ``[ ] \\ &`` or placeholders inside; upstream's pattern runs
+  after the links and before emphasis (and the registry must hold it there), so
+  a ``*`` or ``_`` inside is the URL's. Its ``a`` gets the URL as ``href`` and
+  as an ``AtomicString`` text, as upstream's ``handleMatch``. Every ``<`` must
+  open one.
+
 Upstream stashes every element it builds under the next free id, and those
 ids can show: an image whose alt text holds a link prints the link's
 placeholder, id included. So ``stash`` files the elements built here as
 upstream would have, in the order its patterns ran: code spans, then links,
-then emphasis, each left to right. ``tests/markup/accel/test_direct_inline.py`` compares
+then autolinks, then emphasis, each left to right. ``tests/markup/accel/test_direct_inline.py`` compares
 this with the stock stage on generated strings, tree, stash and HTML.
 """
 
@@ -66,17 +74,28 @@ _AtomicString = util.AtomicString
 _PLACEHOLDER_PREFIX = util.INLINE_PLACEHOLDER_PREFIX
 _code_escape = util.code_escape
 
-# Outside code spans: anything here is some pattern's business, and makes the
-# string go the stock way.
-_FOREIGN = re.compile(r"[\\<&_]|  \n")
+# Outside code spans: any of these characters, or "  \n", is some pattern's
+# business, and makes the string go the stock way. ('[' and '*' too, in a piece
+# of text between tokens.) A character set alone, and "  \n" looked for apart:
+# the regex engine scans for a bare set in a tight loop, but tries a whole match
+# at every space when an alternative starts with one.
+_FOREIGN_CHAR = re.compile(r"[\\<&_\[*]")
 _INNER_CHAR = r"[^\s*_\[\\<&]"
+# Each alternative starts with the character it consumes first, outside any
+# group, its look-behind moved after it ('[' then "not '![' ", i.e. no '!' before
+# the '['), and a run's group holds what follows its first character (so '' for
+# em, '*' or '_' for strong): the same matches, but the engine skips from one
+# '[', '*' or '_' to the next (it only does for alternatives that each start
+# with a bare literal) instead of trying three look-behinds at every position.
 _TOKEN = re.compile(
     # [text](target): no '!' before (an image), text without '^' first (a footnote)
-    r"(?<!!)\[(?P<text>[^\[\]\\*_<&^][^\[\]\\*_<&]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\)"
+    r"\[(?<!!\[)(?P<text>[^\[\]\\*_<&^][^\[\]\\*_<&]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\)"
     # *em* or **strong**: the run touches no other '*', the text starts and ends with a non-space
-    rf"|(?<!\*)(?P<run>\*\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)(?P=run)(?!\*)"
+    rf"|\*(?<!\*\*)(?P<run>\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)\*(?P=run)(?!\*)"
     # _em_ or __strong__: the same, and (smart underscores) no word character before or after
-    rf"|(?<![\w_])(?P<urun>__?)(?P<uinner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)(?P=urun)(?![\w_])"
+    rf"|_(?<![\w_]_)(?P<urun>_?)(?P<uinner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)_(?P=urun)(?![\w_])"
+    # <scheme://...>: upstream's AUTOLINK_RE, without whitespace, brackets, '\\', '&' or placeholders in it
+    r"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]*://[^<>\s\[\]\\&\x02\x03]*)>"
 )
 
 # The stock patterns (class, regex) this reasoning is about. Any other pattern in
@@ -136,8 +155,9 @@ def delimiter_processor(patterns: list) -> inlinepatterns.DelimiterProcessor | N
             delimiters = pattern
         order.append(type(pattern))
     kinds = [kind for kind in order if kind is inlinepatterns.BacktickInlineProcessor or kind in _LINKS
-             or kind is inlinepatterns.DelimiterProcessor]
-    expected = [inlinepatterns.BacktickInlineProcessor, *_LINKS, inlinepatterns.DelimiterProcessor]
+             or kind is inlinepatterns.AutolinkInlineProcessor or kind is inlinepatterns.DelimiterProcessor]
+    expected = [inlinepatterns.BacktickInlineProcessor, *_LINKS, inlinepatterns.AutolinkInlineProcessor,
+                inlinepatterns.DelimiterProcessor]
     return delimiters if kinds == expected else None
 
 
@@ -170,7 +190,7 @@ def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
 
     def text(piece: str) -> bool:
         nonlocal lead
-        if "[" in piece or "*" in piece or _FOREIGN.search(piece):
+        if _FOREIGN_CHAR.search(piece) or "  \n" in piece:
             return False
         if piece:
             if not elements:
@@ -194,7 +214,14 @@ def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
             if not text(part[position:match.start()]):
                 return None
             kind = match.lastgroup  # the last group of the alternative that matched
-            if kind == "href":
+            if kind == "auto":
+                # AutolinkInlineProcessor.handleMatch: its unescape() only expands
+                # inline placeholders, and there are none here.
+                url = match.group("auto")
+                element = etree.Element("a")
+                element.set("href", url)
+                element.text = _AtomicString(url)
+            elif kind == "href":
                 words = match.group("text")
                 if "  \n" in words:
                     return None
@@ -206,7 +233,7 @@ def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
                 inner = match.group(kind)
                 if "  \n" in inner:
                     return None
-                element = etree.Element("em" if len(match.group("run" if star else "urun")) == 1 else "strong")
+                element = etree.Element("strong" if match.group("run" if star else "urun") else "em")
                 element.text = inner
             elements.append(element)
             position = match.end()
@@ -215,10 +242,16 @@ def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
     return lead, elements
 
 
-_STASH_ORDER = {"code": 0, "a": 1, "em": 2, "strong": 2}
+_STASH_ORDER = {"code": 0, "a": 1, "em": 3, "strong": 3}
+
+
+def _stash_rank(element: etree.Element) -> int:
+    # An autolink's text is an AtomicString, a link's a str: the autolink pattern runs after the links.
+    rank = _STASH_ORDER[element.tag]
+    return 2 if rank == 1 and type(element.text) is _AtomicString else rank
 
 
 def stash(stashed: dict, elements: list[etree.Element]) -> None:
     """File ``elements`` in the inline stash under the ids upstream would have given them."""
-    for element in sorted(elements, key=lambda element: _STASH_ORDER[element.tag]):  # stable: left to right
+    for element in sorted(elements, key=_stash_rank):  # stable: left to right
         stashed["%04d" % len(stashed)] = element

@@ -113,6 +113,7 @@ class FastInlineProcessor(PlaceholderSteps):
         self.parent_map = parent_map = {c: p for p in tree.iter() for c in p}
         stack = [(tree, tree_parents)]
         self._InlineProcessor__build_ancestors(tree, tree_parents)
+        last_leaf = None  # (ancestors, element) of a built element when it was the last pushed
 
         while stack:
             currElement, parents = stack.pop(0)
@@ -137,17 +138,25 @@ class FastInlineProcessor(PlaceholderSteps):
                         lst = process_placeholders(handle_inline(text), child)
                         clean = None  # the stock patterns ran: ask again
                     else:
-                        # What __processPlaceholders would return: each element with
-                        # its own copy of the ancestors, the leading text on child.
+                        # What __processPlaceholders would return (the leading text on
+                        # child), but not put on the stack: upstream pushes each element
+                        # with its own copy of the ancestors, and popping one only sets
+                        # self.ancestors, since it has no children and its text holds no
+                        # key and no placeholder (direct_inline). The last one pushed is
+                        # kept, for the ancestors upstream would end the run with.
                         lead, elements = built
                         direct_inline.stash(self.stashed_nodes, elements)
                         if lead is not None:
                             child.text = lead
-                        ancestors = self.ancestors
-                        lst = [(element, ancestors[:]) for element in elements]
+                        lst = [(element, None) for element in elements]
+                        if elements:
+                            last_leaf = (self.ancestors[:], elements[-1])
                     for item in lst:
                         parent_map[item[0]] = child
-                    stack += lst
+                    if built is None:
+                        stack += lst
+                        if lst:
+                            last_leaf = None
                     insertQueue.append((child, lst))
                     self.ancestors.pop()
                 tail = child.tail
@@ -184,11 +193,17 @@ class FastInlineProcessor(PlaceholderSteps):
                 if len(child):
                     parent_map[child] = currElement
                     stack.append((child, self.ancestors[:]))
+                    last_leaf = None
 
             for element, lst in insertQueue:
                 for i, obj in enumerate(lst):
                     newChild = obj[0]
                     element.insert(i, newChild)
+        if last_leaf is not None:
+            # Upstream's last pop was that element: it set the ancestors so.
+            ancestors, element = last_leaf
+            ancestors.append(element.tag.lower())
+            self.ancestors = ancestors
         return tree
 
     # Upstream's __handleInline, name-mangled because it is private. Overriding

@@ -146,8 +146,34 @@ class FastNormalizeWhitespace(NormalizeWhitespace):
         return source.split("\n")
 
 
+class FenceSearch:
+    """``FencedBlockPreprocessor.FENCED_BLOCK_RE`` whose ``search`` starts at the first fence.
+
+    A match starts with its opening fence (three backticks or tildes), so none
+    starts before the first "```" or "~~~" at or after ``pos``: searching from
+    there finds the same match (``^`` and the look-behind read the text before
+    the search's start as they would). The pattern begins with ``^``, which the
+    regex engine tries at every position of a body's text (twice a body with
+    one fence: the text before it, then all after it); ``str.find`` skips there.
+    """
+
+    def __init__(self, compiled: re.Pattern):
+        self.compiled = compiled
+        self.pattern, self.flags, self.groupindex = compiled.pattern, compiled.flags, compiled.groupindex
+
+    def search(self, text: str, pos: int = 0) -> re.Match | None:
+        """``compiled.search(text, pos)``."""
+        backticks, tildes = text.find("```", pos), text.find("~~~", pos)
+        start = tildes if backticks < 0 else backticks if tildes < 0 else min(backticks, tildes)
+        return None if start < 0 else self.compiled.search(text, start)
+
+
 class FastFencedBlockPreprocessor(FencedBlockPreprocessor):
-    """``FencedBlockPreprocessor`` that returns at once when there is no fence to find."""
+    """``FencedBlockPreprocessor`` that returns at once when there is no fence to find,
+    and searches from fence to fence (``FenceSearch``: stock ``run()`` calls
+    ``self.FENCED_BLOCK_RE.search``)."""
+
+    FENCED_BLOCK_RE = FenceSearch(FencedBlockPreprocessor.FENCED_BLOCK_RE)
 
     def run(self, lines: list[str]) -> list[str]:
         """The lines stock ``run()`` returns."""
@@ -158,16 +184,52 @@ class FastFencedBlockPreprocessor(FencedBlockPreprocessor):
         return super().run(lines)
 
 
-_STASHED = util.HTML_PLACEHOLDER % r"([0-9]+)"
-_STASHED_RE = re.compile(f"<p>{_STASHED}</p>|{_STASHED}")  # stock run()'s pattern, compiled once
+_STASHED_PREFIX = util.HTML_PLACEHOLDER.split("%s")[0]  # STX "wzxhzdk:"
+_STASHED_KEY = re.compile(f"([0-9]+){ETX}")  # the rest of a placeholder, from its key on
+
+
+def substitute_stashed(text: str, replace) -> str:
+    """What stock's ``re.sub(f"<p>{placeholder}</p>|{placeholder}", ...)`` makes of ``text``.
+
+    ``replace(key, wrapped, whole)`` gives each match's replacement: ``key``, the
+    digits; ``wrapped``, whether the first alternative (``<p>`` placeholder
+    ``</p>``) matched; ``whole``, the text matched. The regex engine cannot skip
+    ahead to an alternation that may start with '<' or STX, and a page's HTML
+    is full of '<': it tried a match at every tag. Here ``str.find`` goes from
+    placeholder to placeholder. A match can only start at a placeholder or at
+    the ``<p>`` right before one, not inside the previous match; the first
+    alternative is the one taken when both could match.
+    """
+    find = text.find
+    pieces = []
+    done = 0  # where the previous match ended
+    at = find(_STASHED_PREFIX)
+    while at >= 0:
+        key = _STASHED_KEY.match(text, at + len(_STASHED_PREFIX))
+        if key is None:
+            at = find(_STASHED_PREFIX, at + 1)
+            continue
+        start, end = at, key.end()
+        wrapped = at - 3 >= done and text.startswith("<p>", at - 3) and text.startswith("</p>", end)
+        if wrapped:
+            start, end = at - 3, end + 4
+        pieces.append(text[done:start])
+        pieces.append(replace(key.group(1), wrapped, text[start:end]))
+        done = end
+        at = find(_STASHED_PREFIX, end)
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 class FastRawHtmlPostprocessor(RawHtmlPostprocessor):
     """``RawHtmlPostprocessor`` that returns at once when there is no placeholder.
 
-    Otherwise stock ``run()`` with its pattern compiled once, and without
-    searching a stashed piece of HTML for placeholders when it holds no STX
-    (both alternatives of the pattern need one; most stashed HTML is maths).
+    Otherwise stock ``run()``, its regex's substitution done by
+    ``substitute_stashed``, and without searching a stashed piece of HTML for
+    placeholders when it holds no STX (both alternatives of the pattern need
+    one; most stashed HTML is maths).
     """
 
     def run(self, text: str) -> str:
@@ -178,20 +240,14 @@ class FastRawHtmlPostprocessor(RawHtmlPostprocessor):
         counter, blocks = stash.html_counter, stash.rawHtmlBlocks
         if not counter:
             return text
-        pattern = _STASHED_RE
         to_string, block_level = self.stash_to_string, self.isblocklevel
 
-        def substitute_match(m: re.Match[str]) -> str:
-            if key := m.group(1):
-                wrapped = True
-            else:
-                key = m.group(2)
-                wrapped = False
-            if (key := int(key)) >= counter:
-                return m.group(0)
-            html = to_string(blocks[key])
+        def substitute_match(key: str, wrapped: bool, whole: str) -> str:
+            if (index := int(key)) >= counter:
+                return whole
+            html = to_string(blocks[index])
             if wrapped and not block_level(html):
                 html = f"<p>{html}</p>"
-            return pattern.sub(substitute_match, html) if STX in html else html
+            return substitute_stashed(html, substitute_match) if STX in html else html
 
-        return pattern.sub(substitute_match, text)
+        return substitute_stashed(text, substitute_match)

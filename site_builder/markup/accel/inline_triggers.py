@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import operator
 import re
+from typing import Callable
 
 from markdown import inlinepatterns, util
 
@@ -88,6 +89,26 @@ def holds(trigger: tuple[tuple[str, ...], ...], data: str, start: int) -> bool:
     return True
 
 
+def holds_any(chars: str, needles: tuple[str, ...]) -> Callable[[str], bool]:
+    """A test: does a string hold one of ``chars`` (a regex character set's contents) or of ``needles``?
+
+    The same answer as searching ``[chars]|needle|...`` as one regex, for a
+    third to a half of the CPU: the engine cannot skip ahead to a place where
+    such an alternation may start when one alternative starts with a space
+    ("  \n", a line break) or STX, so it tries a match at every space of the
+    prose; a bare character set it scans for in a tight loop, and ``in`` finds
+    a needle with a fast substring search.
+    """
+    search = re.compile(f"[{chars}]").search if chars else None
+    if search is not None and len(needles) == 1:
+        needle = needles[0]
+        return lambda data: search(data) is not None or needle in data
+    if search is not None and len(needles) == 2:
+        first, second = needles
+        return lambda data: search(data) is not None or first in data or second in data
+    return lambda data: (search is not None and search(data) is not None) or any(n in data for n in needles)
+
+
 def _key(needle: str) -> str:
     """The part of ``needle`` that stands for it in the candidate scan (see _Snapshot)."""
     stripped = needle.rstrip()
@@ -120,12 +141,11 @@ class _Snapshot:
         self.scan = re.compile(f"[{chars}]").findall if chars else (lambda data: [])
         self._candidates: dict[frozenset[str], tuple[int, ...]] = {}
         if all(triggers):
-            alternatives = ([f"[{chars}]"] if chars else []) + [re.escape(k) for k in self.long_keys]
             # No key: no pattern can match (the common case, cheaper than candidates()).
-            self.any_key = re.compile("|".join(alternatives)).search
+            self.any_key = holds_any(chars, self.long_keys)
             # No key and no placeholder prefix: __handleInline returns the
             # string unchanged and __processPlaceholders puts it back as it was.
-            self.busy = re.compile("|".join(alternatives + [re.escape(_PLACEHOLDER_PREFIX)])).search
+            self.busy = holds_any(chars, self.long_keys + (_PLACEHOLDER_PREFIX,))
             # Only over the stock patterns: the simplest markup built directly (direct_inline).
             self.delimiters = direct_inline.delimiter_processor(patterns)
         else:
@@ -134,7 +154,7 @@ class _Snapshot:
 
     def candidates(self, data: str) -> tuple[int, ...]:
         """Indices of the patterns that might match in ``data``, in order (cached per set of keys)."""
-        if self.any_key is not None and self.any_key(data) is None:
+        if self.any_key is not None and not self.any_key(data):
             return ()
         present = set(self.scan(data))
         for key in self.long_keys:
