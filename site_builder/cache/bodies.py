@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import html
 import marshal
+import pickle
 import re
 from typing import Callable, Mapping
 
@@ -32,7 +33,7 @@ TABLE = "markdown"
 ``packed``: (whether it has problems, the record marshalled)."""
 
 
-def packed(record: tuple) -> tuple[bool, bytes]:
+def packed(record: tuple) -> tuple:
     """A body's record as ``TABLE`` keeps it: (whether it has problems, its bytes).
 
     An edit reads the whole table but looks at a few records (the edited body,
@@ -40,13 +41,22 @@ def packed(record: tuple) -> tuple[bool, bytes]:
     has problems: kept as bytes, the table of 10,000 realistic bodies loads in
     ~7 ms instead of ~50-75 ms (its lists of anchors, links and headings are
     made only for the records asked for: ``unpacked``). A full build over a
-    warm cache unpacks them all (~+30 ms at 10,000)."""
-    return bool(record[2]), marshal.dumps(record)
+    warm cache unpacks them all (~+30 ms at 10,000).
+
+    A record marshal cannot store (a subclass of str, say, which Python-Markdown
+    makes) is pickled instead, marked by a third item, as the store itself
+    falls back (``store._write``): slower, never a failed build."""
+    try:
+        return bool(record[2]), marshal.dumps(record)
+    except ValueError:  # an object marshal refuses
+        return bool(record[2]), pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL), "pickle"
 
 
-def unpacked(entry: tuple[bool, bytes] | None) -> tuple | None:
+def unpacked(entry: tuple | None) -> tuple | None:
     """The record ``packed`` made (None for None)."""
-    return marshal.loads(entry[1]) if entry is not None else None
+    if entry is None:
+        return None
+    return pickle.loads(entry[1]) if len(entry) > 2 else marshal.loads(entry[1])
 
 
 def shared_body_key(config: SiteConfig, names: NameIndex, reserved_ids: frozenset[str]) -> str:

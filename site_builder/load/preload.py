@@ -105,7 +105,10 @@ class Preload:
                 except OSError:
                     pass
             if pid:
-                os.waitpid(pid, 0)
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:  # reaped already (an interrupt between result()'s reap and its record)
+                    pass
         self._loaders = []
 
 
@@ -156,9 +159,20 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
     started_ns = time.time_ns()
     loaders: list[tuple[int, int, int]] = []
     for index in range(parts):
-        payload = _payload_file()
-        reader, writer = os.pipe()
-        pid = parallel.fork()  # guarded: it dies with this process, so a killed build leaves no loader
+        opened: list[int] = []
+        try:
+            payload = _payload_file()
+            opened.append(payload)
+            reader, writer = os.pipe()
+            opened += [reader, writer]
+            pid = parallel.fork()  # guarded: it dies with this process, so a killed build leaves no loader
+        except OSError:
+            # No descriptor or process to spare (EMFILE, EAGAIN): the build loads
+            # the terms itself, and no loader started so far outlives this.
+            for descriptor in opened:
+                os.close(descriptor)
+            Preload(content, loaders, started_ns).discard()
+            return None
         if pid == 0:  # pragma: no cover - runs in the child; its result is tested
             os.close(reader)
             for _pid, earlier, earlier_payload in loaders:  # the other loaders': only the build may hold them

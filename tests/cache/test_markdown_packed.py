@@ -91,3 +91,17 @@ def test_a_full_build_over_a_warm_cache_unpacks_with_the_collector_paused(tmp_pa
     assert not any("fast path" in line for line in _build(content, output))
     assert len(collector) == COUNT and not any(collector), collector
     assert manifest(output) == clean_build_manifest(content, tmp_path)
+
+
+def test_a_record_marshal_refuses_is_pickled_instead():
+    """A record holding a str subclass (Python-Markdown's AtomicString) cannot
+    be marshalled: it is kept pickled, and reads back equal, not a failed build."""
+    from markdown.util import AtomicString
+
+    plain = ("<p>x</p>", ["a"], [], (("h", "Heading"),))
+    odd = ("<p>x</p>", [AtomicString("a")], [("problem", 3)], (("h", "Heading"),))
+    assert bodies.unpacked(bodies.packed(plain)) == plain and len(bodies.packed(plain)) == 2
+    entry = bodies.packed(odd)
+    assert entry[0] is True and len(entry) == 3
+    assert bodies.unpacked(entry) == odd
+    assert bodies.unpacked(None) is None

@@ -298,3 +298,51 @@ def test_a_payload_is_read_in_place_and_its_memory_given_back(mixed_content: Pat
             preload._read_payload(payload)  # nothing written: never an empty load
     finally:
         os.close(payload)
+
+
+@pytest.mark.parametrize("failing", ["payload", "pipe", "fork"])
+def test_no_descriptor_or_process_to_spare_means_no_preload_and_nothing_left(
+        mixed_content: Path, monkeypatch, failing: str):
+    """When the third loader cannot get its payload file, its pipe or its
+    process (EMFILE, EAGAIN), start() gives None (the build loads the terms
+    itself): the two loaders already started are stopped and reaped, and no
+    descriptor is left open."""
+    monkeypatch.setattr(preload, "FILES_PER_LOADER", 1)
+    calls = {"payload": 0, "pipe": 0, "fork": 0}
+    pids: list[int] = []
+    real = {"payload": preload._payload_file, "pipe": os.pipe, "fork": preload.parallel.fork}
+
+    def counted(kind):
+        def call(*args):
+            calls[kind] += 1
+            if kind == failing and calls[kind] == 3:
+                raise OSError(24, "Too many open files")
+            result = real[kind](*args)
+            if kind == "fork" and result:
+                pids.append(result)
+            return result
+        return call
+    monkeypatch.setattr(preload, "_payload_file", counted("payload"))
+    monkeypatch.setattr(preload.os, "pipe", counted("pipe"))
+    monkeypatch.setattr(preload.parallel, "fork", counted("fork"))
+    before = set(os.listdir("/proc/self/fd"))
+    assert preload.start(mixed_content, cores=3) is None
+    monkeypatch.undo()
+    assert calls[failing] == 3 and len(pids) == 2
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # stopped and reaped
+    assert set(os.listdir("/proc/self/fd")) <= before
+
+
+def test_discard_after_a_loader_was_reaped_elsewhere(small_site: Path):
+    """An interrupt between result()'s reap of a loader and its record of it
+    leaves a pid already reaped: discard() still stops the rest and closes
+    every descriptor instead of raising ChildProcessError."""
+    started = preload.start(small_site, cores=1)
+    pid, reader, payload = started._loaders[0]
+    os.waitpid(pid, 0)
+    started.discard()
+    for descriptor in (reader, payload):
+        with pytest.raises(OSError):
+            os.fstat(descriptor)

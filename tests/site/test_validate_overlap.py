@@ -5,7 +5,6 @@ or not the bodies come from the cache."""
 
 from __future__ import annotations
 
-import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from site_builder import build
 from site_builder.build import BuildOptions, build_site
 from site_builder.errors import BuildFailed
+from site_builder.markup import stage
 from site_builder.markup.stage import PARALLEL_THRESHOLD
 
 from helpers import term, write_tree
@@ -28,12 +28,14 @@ def _content(root: Path, count: int) -> Path:
 
 
 def _watch(monkeypatch) -> list[int]:
-    """The number of live pool workers each time check_terms is called."""
+    """How many bodies the markdown workers were handed (``markup.stage._items``,
+    set just before they are forked) each time check_terms is called: none
+    before the markup stage, or when it runs without workers."""
     workers: list[int] = []
     real = build.validate.check_terms
 
     def check_terms(*args, **kwargs):
-        workers.append(len(multiprocessing.active_children()))
+        workers.append(len(stage._items))
         return real(*args, **kwargs)
     monkeypatch.setattr(build.validate, "check_terms", check_terms)
     return workers
@@ -49,7 +51,7 @@ def test_validate_runs_beside_the_markdown_workers(tmp_path, monkeypatch):
     content = _content(tmp_path / "content", PARALLEL_THRESHOLD + 10)
     workers = _watch(monkeypatch)
     messages = _failure(content, tmp_path / "site" / "output", jobs=2)
-    assert workers and workers[0] >= 1, "check_terms ran before the markdown worker was forked"
+    assert workers and workers[0] >= PARALLEL_THRESHOLD, "check_terms ran before the markdown workers were started"
     assert any(m.startswith("duplicate title 'Term 3'") for m in messages)  # validate's
     assert any("No such term" in m for m in messages)  # and the markup stage's, in one run
     assert not (tmp_path / "site" / "output").exists()
