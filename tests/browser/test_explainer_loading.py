@@ -39,9 +39,13 @@ new PerformanceObserver(l => l.getEntries().forEach(e => window.__shifts.push({ 
 // after every task that changed the page: each chart either static (its picture shown, no view
 // yet) or live (its view drawn, the picture hidden), never in between
 window.__swaps = []; window.__between = [];
+// (a chart the parser has not finished has no picture yet: the observer also
+// runs between two chunks of the HTML, which a loaded machine makes likely)
 new MutationObserver(() => document.querySelectorAll('[data-chart]').forEach(chart => {
-  const view = chart.querySelector('.sd-vega'), shown = chart.querySelector('picture img').getBoundingClientRect().height > 0;
+  const view = chart.querySelector('.sd-vega'), img = chart.querySelector('picture img');
   const live = chart.dataset.live === 'true';
+  if (!img && !live) return;
+  const shown = img ? img.getBoundingClientRect().height > 0 : false;
   if (live && !window.__swaps.includes(chart.dataset.chart)) window.__swaps.push(chart.dataset.chart);
   if (live ? !(view && view.querySelector('svg path, canvas') && !shown) : (view || !shown))
     window.__between.push({ chart: chart.dataset.chart, live, view: !!view, shown });
