@@ -16,6 +16,7 @@ its own table; the machine's load average is printed with each.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import resource
@@ -27,6 +28,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms$", re.M)
@@ -72,6 +74,24 @@ def compare(args: argparse.Namespace, work: Path, other: Path, mix: str) -> None
         print(f"{name:<9} {theirs:12.0f} {mine:9.0f}  {ratio}")
 
 
+@contextlib.contextmanager
+def revision_worktree(revision: str, prefix: str) -> Iterator[tuple[Path, Path]]:
+    """(a scratch folder, a git worktree of ``revision`` inside it), both
+    compiled as ``pip install`` would (see bench_build.py); removed on exit."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    other = work / "other"
+    try:
+        subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(other), revision],
+                       cwd=ROOT, check=True)
+        for checkout in (ROOT, other):
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "site_builder")])
+        yield work, other
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revision", help="the git revision to compare this checkout with")
@@ -79,19 +99,9 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=10, help="builds of each version (default 10)")
     bench_build.add_mix_argument(parser)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="bench-ab-"))
-    other = work / "other"
-    try:
-        subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(other), args.revision],
-                       cwd=ROOT, check=True)
-        for checkout in (ROOT, other):
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "site_builder")])
+    with revision_worktree(args.revision, "bench-ab-") as (work, other):
         for mix in args.mix:
             compare(args, work, other, mix)
-    finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

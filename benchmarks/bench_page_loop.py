@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import bench_ab  # noqa: E402  (the revision's worktree)
 import bench_build  # noqa: E402  (--mix and the corpus command)
 
 DRIVER = """
@@ -103,19 +102,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="the builds' --jobs (default 1)")
     bench_build.add_mix_argument(parser)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="bench-page-loop-"))
-    other = work / "other"
-    try:
-        subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(other), args.revision],
-                       cwd=ROOT, check=True)
-        for checkout in (ROOT, other):
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "site_builder")])
+    with bench_ab.revision_worktree(args.revision, "bench-page-loop-") as (work, other):
         for mix in args.mix:
             compare(args, work, other, mix)
-    finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
