@@ -151,7 +151,7 @@ class Indexer:
         previous = store.table(TABLE) if cached else {}
         self.pending = {k: v for k, v in previous.get("pending", {}).items() if k in self.live}
         self.stored: set[str] = set()
-        if store.enabled and self.on:
+        if cached:
             blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
             self.stored = blobs.present(sorted(self.live))
             blobs.close()  # never shared with forked workers

@@ -7,10 +7,9 @@ the markdown is rendered) links to terms and anchors that do not exist.
 
 from __future__ import annotations
 
-import re
 from typing import Callable, Collection, Container, Iterable, Mapping
 
-from ..load.content import Dropped, Term
+from ..load.content import SLUG_RE, Dropped, Term
 from ..errors import Problem
 from ..explainers.base import REGISTRY, ExplainerError
 from ..markup.render import RenderedBody
@@ -73,16 +72,12 @@ def check_terms(terms: list[Term], dropped: Iterable[Dropped] = ()) -> list[Prob
     return problems
 
 
-_SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-"""What every loaded term's slug is (``load.content.SLUG_RE``), matched whole
-(``fullmatch``: that one's ``$`` also lets a final line break through)."""
-
-
 def slug_key(slug: str) -> str:
     """``normalise(slug)``: for a slug (lowercase letters and digits between single
     hyphens) that is its hyphens made spaces, found without the regular
     expression split ``normalise`` runs (10,000 slugs a build, both mixes)."""
-    return slug.replace("-", " ") if _SLUG_RE.fullmatch(slug) else normalise(slug)
+    # (fullmatch: SLUG_RE's own "$" would also let a final line break through)
+    return slug.replace("-", " ") if SLUG_RE.fullmatch(slug) else normalise(slug)
 
 
 def _explainer_options(term) -> list[Problem]:

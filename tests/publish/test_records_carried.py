@@ -73,29 +73,11 @@ def test_a_folder_changed_while_the_build_ran_is_cleared_by_the_next_build(tmp_p
     its swap, goes live with the tree (no build can see it in time); the record
     keeps the folder's ctime from before, so the next build finds the tree changed
     and clears it out of the spare, instead of trusting it and staging into it."""
-    content = _content(tmp_path / "content")
-    output = tmp_path / "site" / "out"
-    _build(content, output)
-    _build(content, output)
-    real = staging._exchange
-
-    def exchange(new, current):
-        (Path(new) / "gamma" / "planted.txt").write_text("planted during the build")
-        real(new, current)
-    monkeypatch.setattr(staging, "_exchange", exchange)
-    _edit(content, "beta", 1)
-    _build(content, output)
-    monkeypatch.undo()
+    content, output = _planted_during_an_edit(tmp_path, monkeypatch, Path("gamma") / "planted.txt")
     assert (output / "gamma" / "planted.txt").exists()  # the race: live until the next build
     spare = output.parent / ".out.spare"
-    for number in range(2, 5):
-        _edit(content, "beta", number)
-        _build(content, output)
-        clean = tmp_path / f"clean-{number}" / "out"
-        _build(content, clean, cache=False)
-        assert manifest(output) == manifest(clean)
+    for number in _edits_match_a_clean_build(tmp_path, content, output, range(2, 5)):
         assert not any(path.name == "planted.txt" for path in spare.rglob("*")), f"edit {number}: the spare kept it"
-        shutil.rmtree(clean.parent)
 
 
 def test_an_edit_lists_the_new_site_root_no_more(tmp_path, monkeypatch):
@@ -129,6 +111,17 @@ def test_an_entry_planted_at_the_root_while_the_build_ran_is_cleared_by_the_next
     """As a folder changed between the claim and the swap (above), a file planted at
     the root then is not in the root entries the record carries: the next build
     finds the tree changed and clears it out of both trees."""
+    content, output = _planted_during_an_edit(tmp_path, monkeypatch, Path("planted-at-root.txt"))
+    live, _spare = records._read_trees(output)
+    assert live is None or not live.holds(output, True), "the record does not describe the plant as the site's"
+    spare = output.parent / ".out.spare"
+    for number in _edits_match_a_clean_build(tmp_path, content, output, range(2, 4)):
+        assert not (spare / "planted-at-root.txt").exists(), f"edit {number}: the spare kept it"
+
+
+def _planted_during_an_edit(tmp_path: Path, monkeypatch, relative: Path) -> tuple[Path, Path]:
+    """(content, output) of a site built twice, then edited, with a file planted
+    at ``relative`` in the new tree between the edit's claim and its swap."""
     content = _content(tmp_path / "content")
     output = tmp_path / "site" / "out"
     _build(content, output)
@@ -136,22 +129,25 @@ def test_an_entry_planted_at_the_root_while_the_build_ran_is_cleared_by_the_next
     real = staging._exchange
 
     def exchange(new, current):
-        (Path(new) / "planted-at-root.txt").write_text("planted during the build")
+        (Path(new) / relative).write_text("planted during the build")
         real(new, current)
     monkeypatch.setattr(staging, "_exchange", exchange)
     _edit(content, "beta", 1)
     _build(content, output)
     monkeypatch.undo()
-    live, _spare = records._read_trees(output)
-    assert live is None or not live.holds(output, True), "the record does not describe the plant as the site's"
-    spare = output.parent / ".out.spare"
-    for number in range(2, 4):
+    return content, output
+
+
+def _edits_match_a_clean_build(tmp_path: Path, content: Path, output: Path, numbers: range):
+    """Edit and rebuild once per number; each time the site equals a clean build of
+    the same content, then the number is yielded for the caller's own check."""
+    for number in numbers:
         _edit(content, "beta", number)
         _build(content, output)
         clean = tmp_path / f"clean-{number}" / "out"
         _build(content, clean, cache=False)
         assert manifest(output) == manifest(clean)
-        assert not (spare / "planted-at-root.txt").exists(), f"edit {number}: the spare kept it"
+        yield number
         shutil.rmtree(clean.parent)
 
 
