@@ -31,6 +31,14 @@ in this one process:
   The target ratio (<= 0.3x) is printed for PSS, the RSS-sum ratio beside it
   (docs/performance.md, "Peak memory (issue 40, third round)").
 
+Memory is sampled in runs of its own, never in a timed one (since issue 40's
+seventh round): one cold build of ours and one of Hugo's, interleaved, and
+one edit, after the timed runs. The sampler reads ``smaps_rollup`` in the
+kernel, ~7 ms a read over our process tree, ~15 % of a core in all, on a
+2-core machine both our workers want; Hugo leaves a core partly idle, so the
+sampler took its time mostly from ours. The memory runs' wall times are
+printed too: the difference is the sampler's cost.
+
 Every timed run starts from a settled disk (``os.sync()`` first, untimed):
 the kernel writes a build's files back for up to 30 s after it ends (and the
 corpus's 30,000 files after they are made), and that work would otherwise
@@ -160,18 +168,17 @@ PSS_EVERY = 0.05
 
 
 def median_of(runs: int, command) -> tuple[float, int]:
-    """Median wall time and highest RSS-sum peak of ``runs`` runs of ``command()``
-    (a fresh argv each run); the median CPU time (user + system, with the
-    workers) is left in ``median_of.cpu``, the highest PSS-sum peak in ``median_of.pss``."""
+    """Median wall time of ``runs`` unsampled runs of ``command()`` (a fresh
+    argv each run), and a peak of 0; the median CPU time (user + system, with
+    the workers) is left in ``median_of.cpu``. Memory: :func:`timed` with ``sample=True``."""
     times, peaks, cpus, psses = [], [], [], []
     for _ in range(runs):
-        seconds, peak = run(command())
+        seconds, peak = run(command(), sample=False)
         times.append(seconds)
         peaks.append(peak)
         cpus.append(run.cpu)
         psses.append(run.pss)
     median_of.cpu = statistics.median(cpus)
-    median_of.pss = max(psses)
     return statistics.median(times), max(peaks)
 
 
@@ -182,10 +189,12 @@ def settled() -> None:
     os.sync()
 
 
-def timed(command: list[str], cwd: Path | None = None) -> tuple[float, int, float, int]:
-    """One run of ``command`` from a settled disk: (wall s, peak RSS sum MiB, CPU s, peak PSS sum MiB)."""
+def timed(command: list[str], cwd: Path | None = None, sample: bool = False) -> tuple[float, int, float, int]:
+    """One run of ``command`` from a settled disk: (wall s, peak RSS sum MiB, CPU s, peak PSS sum MiB).
+    Unsampled by default (peaks of 0): a memory sampler beside a timed run
+    takes its CPU from the run (see the module docstring); ``sample=True`` for a memory run."""
     settled()
-    seconds, peak = run(command, cwd=cwd)
+    seconds, peak = run(command, cwd=cwd, sample=sample)
     return seconds, peak, run.cpu, run.pss
 
 
@@ -236,9 +245,13 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple")
         cold_runs.append(timed(ours(fresh(work, "site"), "--no-cache")))
         if hugo_installed:
             hugo_runs.append(timed(hugo_command(corpus, fresh(work, "hugo-public"))))
-    cold, cold_mem, cold_cpu, cold_pss = summary(cold_runs)
+    cold, _, cold_cpu, _ = summary(cold_runs)
+    # Memory, sampled in runs of their own (interleaved the same way).
+    memory_wall, cold_mem, _, cold_pss = timed(ours(fresh(work, "site"), "--no-cache"), sample=True)
+    if hugo_installed:
+        hugo_memory_wall, hugo_mem, _, hugo_pss = timed(hugo_command(corpus, fresh(work, "hugo-public")), sample=True)
     site = fresh(work, "site")
-    run(ours(site))  # fill the cache
+    run(ours(site), sample=False)  # fill the cache
     target = corpus["plain"] / "terms" / "term-00042.md"
     edits = iter(range(10**6))
 
@@ -250,22 +263,23 @@ def bench(n: int, runs: int, with_mkdocs: bool, work: Path, mix: str = "simple")
 
     # The first rebuild after a cold build also lays down the spare tree the
     # next ones stage into (see site_builder/publish/staging.py); every later edit is "steady".
-    first, _ = run(edit_body())
-    warm, warm_mem = median_of(runs, edit_body)
-    warm_cpu, warm_pss = median_of.cpu, median_of.pss
+    first, _ = run(edit_body(), sample=False)
+    warm, _ = median_of(runs, edit_body)
+    warm_cpu = median_of.cpu
+    _, warm_mem, _, warm_pss = timed(edit_body(), sample=True)  # the edit's memory, in a run of its own
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\n## {n:,} terms, {mix} mix ({runs} run(s) each, median; peak = whole process tree; "
           f"load average {load})")
     print(f"site_builder cold build     {cold:7.2f} s   CPU {cold_cpu:6.2f} s   peak PSS {cold_pss:5d} MiB "
-          f"(RSS summed {cold_mem} MiB)")
+          f"(RSS summed {cold_mem} MiB; the memory run, sampler on: {memory_wall:.2f} s)")
     print(f"site_builder one-body edit  {warm:7.2f} s   CPU {warm_cpu:6.2f} s   peak PSS {warm_pss:5d} MiB "
           f"(RSS summed {warm_mem} MiB)  "
           f"(first after a cold build: {first:.2f} s)")
 
     if hugo_installed:
-        hugo, hugo_mem, hugo_cpu, hugo_pss = summary(hugo_runs)
+        hugo, _, hugo_cpu, _ = summary(hugo_runs)
         print(f"Hugo cold build             {hugo:7.2f} s   CPU {hugo_cpu:6.2f} s   peak PSS {hugo_pss:5d} MiB "
-              f"(RSS {hugo_mem} MiB)")
+              f"(RSS {hugo_mem} MiB; the memory run, sampler on: {hugo_memory_wall:.2f} s)")
         pair_ratios = [mine[0] / theirs[0] for mine, theirs in zip(cold_runs, hugo_runs)]
         print(f"  cold / Hugo               {cold / hugo:7.2f} x   (CPU {cold_cpu / hugo_cpu:.2f} x; "
               f"pairs {' '.join(f'{r:.2f}' for r in pair_ratios)})   target 1.4 x")
@@ -304,7 +318,7 @@ def pairs(n: int, count: int, work: Path, mix: str = "simple") -> None:
         mine, _, mine_cpu, _ = timed([sys.executable, "-m", "site_builder", "build", "--quiet", "--no-cache",
                                       "--content", str(corpus["plain"]), "--output", str(fresh(work, "site") / "output")])
         settled()
-        theirs, _ = run(hugo_command(corpus, fresh(work, "hugo-public")))
+        theirs, _ = run(hugo_command(corpus, fresh(work, "hugo-public")), sample=False)
         ratios.append(mine / theirs)
         cpu_ratios.append(mine_cpu / run.cpu)
         print(f"site_builder {mine:6.2f} s (CPU {mine_cpu:6.2f} s)   Hugo {theirs:6.2f} s (CPU {run.cpu:6.2f} s)   "
@@ -328,30 +342,33 @@ def against(n: int, runs: int, revision: str, other: Path, work: Path, mix: str 
                                                        "edit_cpu": [], "edit_mem": [], "first": []} for v in versions}
     for _ in range(runs):
         for name, checkout in versions.items():
-            seconds, peak, cpu, _ = timed(command(fresh(work, "site"), "--no-cache"), cwd=checkout)
+            seconds, _, cpu, _ = timed(command(fresh(work, "site"), "--no-cache"), cwd=checkout)
             figures[name]["cold"].append(seconds)
             figures[name]["cold_cpu"].append(cpu)
-            figures[name]["cold_mem"].append(peak)
-            figures[name]["cold_pss"].append(run.pss)
+    for name, checkout in versions.items():  # memory: a sampled run of its own (see the module docstring)
+        _, peak, _, pss = timed(command(fresh(work, "site"), "--no-cache"), cwd=checkout, sample=True)
+        figures[name]["cold_mem"].append(peak)
+        figures[name]["cold_pss"].append(pss)
     sites = {name: fresh(work, "site") for name in versions}
     target = corpus["plain"] / "terms" / "term-00042.md"
     edits = iter(range(10**6))
 
-    def edit_body(name: str) -> tuple[float, int]:
+    def edit_body(name: str, sample: bool = False) -> tuple[float, int]:
         with open(target, "a") as handle:
             handle.write(f"\nAn edited line {next(edits)}.\n")
         settled()
-        return run(command(sites[name]), cwd=versions[name])
+        return run(command(sites[name]), cwd=versions[name], sample=sample)
 
     for name, checkout in versions.items():
-        run(command(sites[name]), cwd=checkout)  # fill the cache
+        run(command(sites[name]), cwd=checkout, sample=False)  # fill the cache
         figures[name]["first"].append(edit_body(name)[0])  # also lays down the spare tree
     for _ in range(runs):
         for name in versions:
-            seconds, peak = edit_body(name)
+            seconds, _ = edit_body(name)
             figures[name]["edit"].append(seconds)
             figures[name]["edit_cpu"].append(run.cpu)
-            figures[name]["edit_mem"].append(peak)
+    for name in versions:
+        figures[name]["edit_mem"].append(edit_body(name, sample=True)[1])
     this, theirs = figures["this"], figures[revision]
     print(f"\n## {n:,} terms, {mix} mix: this checkout against {revision} ({runs} run(s) each, alternated; median)")
     print(f"{'':28} {'this':>8} {revision[:10]:>10} {'ratio':>7}")
