@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
 from typing import Callable, Iterable, Mapping
 
 from .. import parallel
@@ -158,19 +159,28 @@ class Indexer:
         self.stored |= self.pending.keys()  # what fast paths indexed since: moved into the store in files()
         self.stem = _NoteNewStems(config.language, dict(previous.get("stems", {}))
                                   if previous.get("settings") == self.settings else {})
-        self._assembly = search_index.Assembly()  # the records in doc order, as they come (take)
+        # Without a cache nothing reads how many pages hold each surface word:
+        # not counted (~2 us a page in this process).
+        self._assembly = search_index.Assembly(count_words=store.enabled)  # the records in doc order, as they come (take)
+        self._home = os.getpid()  # the process that takes the entries (entries() also runs in forked workers)
         self._arrived: dict[str, bytes] = {}  # slug -> entries taken before their turn in doc order
         self._fresh: dict[str, bytes] = {}  # key -> entries made this build, to store (with a cache)
         self._cached: dict[str, bytes] | None = None  # _stored(), once read
 
-    def entries(self, term: Term, body: RenderedBody) -> tuple[bytes, dict[str, str]] | None:
-        """A page's encoded entries and the words stemmed for them that the memo
-        lacked; None when the cache has its entries (or search is off)."""
+    def entries(self, term: Term, body: RenderedBody) -> tuple[bytes | search_index.Record, dict[str, str]] | None:
+        """A page's entries and the words stemmed for them that the memo lacked;
+        None when the cache has its entries (or search is off).
+
+        In a forked worker the entries are encoded (``_encode``: what crosses to
+        the build process, ~1 KB a page where the dicts would pickle slower);
+        in the process that takes them they stay as made: encoding them there
+        only to decode them in ``take`` cost ~15 us a page (encoded in ``take``
+        only to be stored, with a cache)."""
         if not self.on or (self.stored and self.keys[term.slug] in self.stored):
             return None
-        data = _encode(page_record(self.config, self.stem, term, body))
+        made = page_record(self.config, self.stem, term, body)
         fresh, self.stem.fresh = self.stem.fresh, {}
-        return data, fresh
+        return (made if os.getpid() == self._home else _encode(made)), fresh
 
     def take(self, made: Iterable[tuple[str, object]]) -> None:
         """(slug, ``entries(...)``) of pages as the render stage hands them over
@@ -185,8 +195,8 @@ class Indexer:
                 data, stems = found
                 self._arrived[slug] = data
                 self.stem.stems.update(stems)
-                if self.store.enabled:
-                    self._fresh[self.keys[slug]] = data  # stored in files()
+                if self.store.enabled:  # stored in files(), encoded
+                    self._fresh[self.keys[slug]] = data if type(data) is bytes else _encode(data)
         self._advance()
 
     def _stored(self) -> dict[str, bytes]:
@@ -211,7 +221,7 @@ class Indexer:
             if data is None:
                 return
             shown = display(self.config, ordered[assembly.docs], self.bodies[slug]) if self.bodies is not None else None
-            assembly.add(_decode(data), shown)
+            assembly.add(data if type(data) is tuple else _decode(data), shown)
 
     def files(self, bodies: Mapping[str, RenderedBody], fill_html: Callable[[list[str]], None], jobs: int = 1,
               made: Mapping[str, object] = {}) -> dict[str, bytes]:
