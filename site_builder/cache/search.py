@@ -190,7 +190,8 @@ class Indexer:
         (``parallel.share``: slice by slice, while the workers still render):
         the records next in doc order are assembled now, so that little of the
         index is left to make once the last page is rendered; the others wait
-        for their turn."""
+        for their turn. With the bodies given, the files are made as the last
+        record comes in (``files`` then returns them)."""
         if not self.on:
             return
         for slug, found in made:
