@@ -163,9 +163,11 @@ class Indexer:
                                   if previous.get("settings") == self.settings else {})
         # Without a cache nothing reads how many pages hold each surface word:
         # not counted (~2 us a page in this process).
-        self._assembly = search_index.Assembly(count_words=store.enabled)  # the records in doc order, as they come (take)
+        # the records in doc order, as they come (take)
+        self._assembly = search_index.Assembly(count_words=store.enabled)
         self._home = os.getpid()  # the process that takes the entries (entries() also runs in forked workers)
-        self._arrived: dict[str, bytes | search_index.Record] = {}  # slug -> entries taken before their turn in doc order
+        # slug -> entries taken before their turn in doc order
+        self._arrived: dict[str, bytes | search_index.Record] = {}
         self._fresh: dict[str, bytes] = {}  # key -> entries made this build, to store (with a cache)
         self._cached: dict[str, bytes] | None = None  # _stored(), once read
         self._made: dict[str, bytes] | None = None  # the files, made as the last page's entries came in
