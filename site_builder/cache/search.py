@@ -161,9 +161,8 @@ class Indexer:
         self.stored |= self.pending.keys()  # what fast paths indexed since: moved into the store in files()
         self.stem = _NoteNewStems(config.language, dict(previous.get("stems", {}))
                                   if previous.get("settings") == self.settings else {})
-        # Without a cache nothing reads how many pages hold each surface word:
-        # not counted (~2 us a page in this process).
-        # the records in doc order, as they come (take)
+        # The records in doc order, as they come (take). Without a cache nothing
+        # reads how many pages hold each surface word: not counted (~2 us a page).
         self._assembly = search_index.Assembly(count_words=store.enabled)
         self._home = os.getpid()  # the process that takes the entries (entries() also runs in forked workers)
         # slug -> entries taken before their turn in doc order
