@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
 from typing import Callable, Iterable, Mapping
 
 from .. import parallel
@@ -140,10 +141,12 @@ class Indexer:
         """slug -> body: given, each page's display data is made (``search/d/``) as its entries are assembled."""
         self.on = enabled(config)
         self.ordered = sorted(terms, key=lambda t: t.slug)
-        self.settings = _settings(config)
         # Without a cache no key is looked up (every page's entries are made
         # this build, nothing is stored): none made, ~50 ms at 10,000 terms
-        # that ran before the page workers fork.
+        # that ran before the page workers fork; nor the settings key, whose
+        # code version no other step of such a build asks for (hashing the
+        # code: ~15-20 ms, also before the fork).
+        self.settings = _settings(config) if store.enabled else ""
         cached = store.enabled and self.on
         self.keys = ({t.slug: entry_key(self.settings, t, body_keys.get(t.slug, "")) for t in self.ordered}
                      if cached else {})
@@ -158,26 +161,38 @@ class Indexer:
         self.stored |= self.pending.keys()  # what fast paths indexed since: moved into the store in files()
         self.stem = _NoteNewStems(config.language, dict(previous.get("stems", {}))
                                   if previous.get("settings") == self.settings else {})
-        self._assembly = search_index.Assembly()  # the records in doc order, as they come (take)
-        self._arrived: dict[str, bytes] = {}  # slug -> entries taken before their turn in doc order
+        # The records in doc order, as they come (take). Without a cache nothing
+        # reads how many pages hold each surface word: not counted (~2 us a page).
+        self._assembly = search_index.Assembly(count_words=store.enabled)
+        self._home = os.getpid()  # the process that takes the entries (entries() also runs in forked workers)
+        # slug -> entries taken before their turn in doc order
+        self._arrived: dict[str, bytes | search_index.Record] = {}
         self._fresh: dict[str, bytes] = {}  # key -> entries made this build, to store (with a cache)
         self._cached: dict[str, bytes] | None = None  # _stored(), once read
+        self._made: dict[str, bytes] | None = None  # the files, made as the last page's entries came in
 
-    def entries(self, term: Term, body: RenderedBody) -> tuple[bytes, dict[str, str]] | None:
-        """A page's encoded entries and the words stemmed for them that the memo
-        lacked; None when the cache has its entries (or search is off)."""
+    def entries(self, term: Term, body: RenderedBody) -> tuple[bytes | search_index.Record, dict[str, str]] | None:
+        """A page's entries and the words stemmed for them that the memo lacked;
+        None when the cache has its entries (or search is off).
+
+        In a forked worker the entries are encoded (``_encode``: what crosses to
+        the build process, ~1 KB a page where the dicts would pickle slower);
+        in the process that takes them they stay as made: encoding them there
+        only to decode them in ``take`` cost ~15 us a page (encoded in ``take``
+        only to be stored, with a cache)."""
         if not self.on or (self.stored and self.keys[term.slug] in self.stored):
             return None
-        data = _encode(page_record(self.config, self.stem, term, body))
+        made = page_record(self.config, self.stem, term, body)
         fresh, self.stem.fresh = self.stem.fresh, {}
-        return data, fresh
+        return (made if os.getpid() == self._home else _encode(made)), fresh
 
     def take(self, made: Iterable[tuple[str, object]]) -> None:
         """(slug, ``entries(...)``) of pages as the render stage hands them over
         (``parallel.share``: slice by slice, while the workers still render):
         the records next in doc order are assembled now, so that little of the
         index is left to make once the last page is rendered; the others wait
-        for their turn."""
+        for their turn. With the bodies given, the files are made as the last
+        record comes in (``files`` then returns them)."""
         if not self.on:
             return
         for slug, found in made:
@@ -185,8 +200,8 @@ class Indexer:
                 data, stems = found
                 self._arrived[slug] = data
                 self.stem.stems.update(stems)
-                if self.store.enabled:
-                    self._fresh[self.keys[slug]] = data  # stored in files()
+                if self.store.enabled:  # stored in files(), encoded
+                    self._fresh[self.keys[slug]] = data if type(data) is bytes else _encode(data)
         self._advance()
 
     def _stored(self) -> dict[str, bytes]:
@@ -211,7 +226,18 @@ class Indexer:
             if data is None:
                 return
             shown = display(self.config, ordered[assembly.docs], self.bodies[slug]) if self.bodies is not None else None
-            assembly.add(_decode(data), shown)
+            assembly.add(data if type(data) is tuple else _decode(data), shown)
+        if self.bodies is not None and self._made is None:
+            # Every page is in: the files now, while the page workers exit (the
+            # pool's end waits for them, ~20 ms at 10,000 pages), not after.
+            self._made = self._search_files(self.bodies)
+
+    def _search_files(self, bodies: Mapping[str, RenderedBody]) -> dict[str, bytes]:
+        """Every file under ``search/``, once every page's record is assembled."""
+        shards, self._words, pairs = self._assembly.result()
+        shown = (self._assembly.doc_files() if self.bodies is not None
+                 else search_index.doc_files([display(self.config, t, bodies[t.slug]) for t in self.ordered]))
+        return search_index.files(shards, len(self.ordered), pairs, shown)
 
     def files(self, bodies: Mapping[str, RenderedBody], fill_html: Callable[[list[str]], None], jobs: int = 1,
               made: Mapping[str, object] = {}) -> dict[str, bytes]:
@@ -228,10 +254,8 @@ class Indexer:
                 if t.slug not in self._arrived and keys.get(t.slug) not in stored and keys.get(t.slug) not in fresh]
         fill_html([t.slug for t in todo])
         self.take((slug, (data, {})) for slug, data in _records(config, todo, bodies, jobs, stem).items())
-        shards, words, pairs = self._assembly.result()
-        shown = (self._assembly.doc_files() if self.bodies is not None
-                 else search_index.doc_files([display(config, t, bodies[t.slug]) for t in ordered]))
-        files = search_index.files(shards, len(ordered), pairs, shown)
+        files = self._made if self._made is not None else self._search_files(bodies)
+        words = self._words
         if store.enabled:
             blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
             blobs.put_many({**self.pending, **fresh}, live=self.live)

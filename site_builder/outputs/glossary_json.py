@@ -63,10 +63,16 @@ def inert(text: str) -> str:
     return text
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""What ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` builds on each call (it
+is ``JSONEncoder(**options).encode(value)``), made once: ~1 us less per call, two or so a page."""
+
+
 def dumps_inert(value: object, indent: int | None = None) -> str:
     """JSON that stays inert inside HTML, ``<script>`` elements and JavaScript source."""
-    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=(",", ": ") if indent else (",", ":"))
-    return inert(text)
+    if indent is None:
+        return inert(_COMPACT.encode(value))
+    return inert(json.dumps(value, ensure_ascii=False, indent=indent, separators=(",", ": ") if indent else (",", ":")))
 
 
 @dataclass(frozen=True)

@@ -103,9 +103,11 @@ class Assembly:
     (``add(..., shown)``), it also writes ``search/d/`` as each chunk fills
     (``doc_files``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, count_words: bool = True) -> None:
         self.flat: defaultdict[str, list[int]] = defaultdict(list)  # stem -> [doc, code, doc, code, ...]
         self.counts: Counter = Counter()
+        self.count_words = count_words
+        """Whether to count the pages holding each surface word (``result``'s second item; else empty)."""
         self.stems: dict[str, str] = {}
         self.pair_docs: defaultdict[str, list[int]] = defaultdict(list)
         self.docs = 0
@@ -122,7 +124,8 @@ class Assembly:
         codes, surface, pairs = entries
         doc = self.docs
         any(map(list.extend, map(self.flat.__getitem__, codes), zip(repeat(doc), codes.values())))
-        self.counts.update(surface.keys())
+        if self.count_words:
+            self.counts.update(surface.keys())
         self.stems.update(surface)  # a word's stem is the same on every page
         any(map(list.append, map(self.pair_docs.__getitem__, pairs), repeat(doc)))
         self.docs = doc + 1

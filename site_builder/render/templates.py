@@ -168,9 +168,21 @@ def template_problem(error: Exception, overrides: Mapping[str, tuple[str, str]] 
 
 def render(template: jinja2.Template, context: dict, overrides: Mapping[str, tuple[str, str]]) -> str:
     """``template`` rendered with ``context``; an error in a site's override
-    (or one it causes in a package template) raises ``BuildFailed`` at its line."""
+    (or one it causes in a package template) raises ``BuildFailed`` at its line.
+
+    ``context`` is the caller's to give away: the template's globals (``range``,
+    ``namespace``...) are added to it where it has no value of that name, and
+    Jinja renders from it as it is (``new_context(shared=True)``). What
+    ``template.render(context)`` does, less its two copies of the context, one
+    into a dict and one with the globals (~4 us of a term page's ~60 in Jinja):
+    the same values, the same lookups, and the same traceback handling."""
     try:
-        return template.render(context)
+        for name, value in template.globals.items():
+            context.setdefault(name, value)
+        try:
+            return template.environment.concat(template.root_render_func(template.new_context(context, shared=True)))
+        except Exception:
+            template.environment.handle_exception()
     except Exception as error:
         if not overrides:
             raise  # the package's own templates: a bug, with its traceback

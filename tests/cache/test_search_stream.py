@@ -90,3 +90,51 @@ def test_the_render_stage_starts_with_what_the_build_made_frozen(tmp_path, monke
     build_site(BuildOptions(content=content, output=tmp_path / "out" / "site", cache=False, jobs=1))
     assert seen == [True]
     assert manifest(tmp_path / "out" / "site")
+
+
+def test_entries_made_in_a_worker_are_encoded_and_give_the_same_files(monkeypatch):
+    """The build process keeps the entries it makes as they are; a forked page
+    worker's cross to it encoded. Either way, the same files."""
+    terms, bodies = pages(40)
+    config = SiteConfig(title="Stream")
+    whole = search_cache.Indexer(store.BuildCache(None), config, terms, {}).files(bodies, lambda slugs: None)
+    streamed = search_cache.Indexer(store.BuildCache(None), config, terms, {}, bodies)
+    home = search_cache.os.getpid()
+    made = []
+    for i, t in enumerate(terms):
+        in_worker = i % 3 == 0
+        monkeypatch.setattr(search_cache.os, "getpid", (lambda: home + 1) if in_worker else (lambda: home))
+        made.append((t.slug, streamed.entries(t, bodies[t.slug])))
+        assert isinstance(made[-1][1][0], bytes if in_worker else tuple)
+    monkeypatch.setattr(search_cache.os, "getpid", lambda: home)
+    streamed.take(made)
+    assert streamed.files(bodies, lambda slugs: None) == whole
+
+
+def test_the_files_are_made_as_the_last_entries_come_in(monkeypatch):
+    terms, bodies = pages(40)
+    config = SiteConfig(title="Stream")
+    streamed = search_cache.Indexer(store.BuildCache(None), config, terms, {}, bodies)
+    made = [(t.slug, streamed.entries(t, bodies[t.slug])) for t in terms]
+    calls = []
+    original = search_index.files
+    monkeypatch.setattr(search_index, "files", lambda *args: calls.append(len(calls)) or original(*args))
+    streamed.take(made[:30])
+    assert calls == []
+    streamed.take(made[30:])
+    assert calls == [0]  # made in take: files() has nothing left to make
+    files = streamed.files(bodies, lambda slugs: None)
+    assert calls == [0] and "search/index.json" in files
+
+
+def test_an_assembly_without_word_counts_makes_the_same_shards_and_pairs():
+    terms, bodies = pages(30)
+    config = SiteConfig(title="Stream")
+    stem = search_cache.Stemmer(config.language)
+    records = [search_cache.page_record(config, stem, t, bodies[t.slug]) for t in terms]
+    counted, uncounted = search_index.Assembly(), search_index.Assembly(count_words=False)
+    for record in records:
+        counted.add(record)
+        uncounted.add(record)
+    shards, words, pairs = counted.result()
+    assert words and uncounted.result() == (shards, {}, pairs)

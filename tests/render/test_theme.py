@@ -220,3 +220,21 @@ def test_templates_escape_what_markupsafe_escapes_overrides_and_package_alike():
         assert template.render(a="<&>", b=markupsafe.Markup("<em>"), c="<br>") == \
             "&lt;&amp;&gt;|<em>|<br>|<&lt;&amp;&gt;>", environment
         assert template.root_render_func.__globals__["escape"] is output_escape
+
+
+def test_render_gives_what_jinja_gives_with_the_globals_and_an_overrides_line_on_error():
+    # templates.render renders from the caller's context (no copies): the globals
+    # are there unless the context names its own, and an error is still at its line.
+    from site_builder.render.templates import render, theme_environment
+
+    source = ("{% set n = namespace(total=0) %}{% for i in range(3) %}{% set n.total = n.total + i %}{% endfor %}"
+              "{{ n.total }}|{{ cycler }}|{{ title }}\n{{ missing.deeper }}")
+    themed = theme_environment({"x.html": (source, "templates/x.html")}, "digest-of-the-globals-test")
+    template = themed.get_template("x.html")
+    context = {"title": "<T>", "cycler": "mine", "missing": {"deeper": "ok"}}
+    assert render(template, dict(context), {"x.html": (source, "templates/x.html")}) == \
+        template.render(context) == "3|mine|&lt;T&gt;\nok"
+    with pytest.raises(BuildFailed) as failed:
+        render(template, {"title": "t", "cycler": "c"}, {"x.html": (source, "templates/x.html")})
+    problem = failed.value.problems[0]
+    assert (problem.path, problem.line) == ("templates/x.html", 2) and "UndefinedError" in problem.message
