@@ -307,7 +307,9 @@ class _ResultFiles:
         """Slice ``index``'s result, unpickled from its file (sent before its future was done)."""
         if index not in self.arrived:
             self.receive()
-        descriptor = self.arrived.pop(index)
+        descriptor = self.arrived.pop(index, None)
+        if descriptor is None:  # the kernel dropped it: this process had no descriptor to spare
+            raise OSError(f"the result of a worker's slice {index} was lost on its way back")
         try:
             with mmap.mmap(descriptor, os.fstat(descriptor).st_size, access=mmap.ACCESS_READ) as mapped:
                 with memoryview(mapped) as view:
@@ -335,7 +337,10 @@ def _run_slice(in_worker: Callable[[tuple[int, int]], object], bounds: tuple[int
     data = pickle.dumps(in_worker(bounds), protocol=pickle.HIGHEST_PROTOCOL)
     if _results is None or len(data) < INLINE_BYTES:
         return data
-    _results.send(index, data)
+    try:
+        _results.send(index, data)
+    except OSError:  # no memory or descriptor to spare for the file: the pipe, as before
+        return data
     return index
 
 

@@ -204,3 +204,16 @@ def test_a_failed_stage_leaves_no_result_file_open(markers):
 def big_marked_worker(bounds):
     in_worker(bounds)
     return big_slice(bounds)
+
+
+def test_a_worker_without_a_file_to_spare_sends_its_result_through_the_pipe(monkeypatch):
+    """No memory or descriptor for the file (``memfd_create`` failing in the
+    worker): the result comes through the pool's pipe, as before, not as an error."""
+    def no_file(*args):
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(parallel.os, "memfd_create", no_file)  # the forked worker inherits it
+    collected: list = []
+    parallel.share(parallel.guided_slices(400, 2), 1, lambda: None, lambda start, end: big_slice((start, end)),
+                   big_slice, collected.extend)
+    assert collected == big_slice((0, 400))
