@@ -165,8 +165,8 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
     result, in ``cuts``' order, in this process, as soon as it and every slice
     before it are in (between the slices run here): what is made of them runs
     while the workers still work, not after the last one. A worker's result
-    comes back in a file in memory (``_ResultFiles``), not through the pool's
-    pipe.
+    large result comes back in a file in memory (``_ResultFiles``), not
+    through the pool's pipe.
 
     Why ``jobs - 1`` workers beside this process rather than ``jobs`` beside a
     waiting one: on ``jobs`` cores they do as much, what runs here is neither
@@ -220,8 +220,9 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
                 if isinstance(sent, bytes):  # small: it came through the pool's pipe
                     result = pickle.loads(sent)
                 else:
-                    with lock:
-                        result = files.take(handed)
+                    with lock:  # (the pool's thread receives into the same table)
+                        descriptor = files.descriptor(handed)
+                    result = _ResultFiles.load(descriptor)  # unpickled outside the lock: top-ups go on
             handed += 1
             collect(result)
 
@@ -257,8 +258,8 @@ class _ResultFiles:
     Through the pool's pipe, this process's result thread read a result 64 KiB
     at a time, taking the GIL back after each read from the main thread, busy
     rendering its own slices, which gives it up every 5 ms: a 10,000-term
-    markdown stage's worker spent 0.55-0.70 s blocked writing its results, its
-    page stage's worker 0.2-0.25 s (docs/performance.md, "Load, validate and
+    markdown stage's worker spent 0.7-1.1 s blocked writing its results, its
+    page stage's worker 0.2-1.0 s (docs/performance.md, "Load, validate and
     the two cores (issue 40, seventh round)"). A file is written at once; this
     process maps and unpickles it when the slice's turn comes."""
 
@@ -303,13 +304,18 @@ class _ResultFiles:
             for descriptor in descriptors:
                 self.arrived[int.from_bytes(message, "little")] = descriptor
 
-    def take(self, index: int) -> object:
-        """Slice ``index``'s result, unpickled from its file (sent before its future was done)."""
+    def descriptor(self, index: int) -> int:
+        """The file of slice ``index``'s result (sent before its future was done), now the caller's."""
         if index not in self.arrived:
             self.receive()
         descriptor = self.arrived.pop(index, None)
         if descriptor is None:  # the kernel dropped it: this process had no descriptor to spare
             raise OSError(f"the result of a worker's slice {index} was lost on its way back")
+        return descriptor
+
+    @staticmethod
+    def load(descriptor: int) -> object:
+        """The result in the file ``descriptor``, unpickled; the file is closed."""
         try:
             with mmap.mmap(descriptor, os.fstat(descriptor).st_size, access=mmap.ACCESS_READ) as mapped:
                 with memoryview(mapped) as view:

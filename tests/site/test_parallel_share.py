@@ -179,7 +179,7 @@ def test_a_large_result_comes_back_in_a_file_and_small_ones_through_the_pipe():
     try:
         assert isinstance(parallel._run_slice(numbers, (0, 3), 0), bytes)  # small: through the pipe
         assert parallel._run_slice(big_slice, (0, 40), 7) == 7  # large: in a file, under its slice's index
-        assert files.take(7) == big_slice((0, 40))
+        assert parallel._ResultFiles.load(files.descriptor(7)) == big_slice((0, 40))
     finally:
         parallel._results = None
         files.close()
