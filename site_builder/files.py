@@ -94,8 +94,16 @@ def read_regular(path: Path | str, *, follow: bool = False, owned: bool = True, 
         size = os.fstat(descriptor).st_size
         if limit is not None and size > limit:
             raise ValueError(f"file is {size:,} bytes; the limit is {limit:,}")
-        with open(descriptor, "rb", closefd=False) as handle:
-            return handle.read()
+        # One read of the size known, one byte more to see the end: a file that
+        # grew since the fstat is read on to its end, as a buffered reader would.
+        # (open()'s reader cost a term file ~4 us more: objects, fstat, lseek, ioctl.)
+        data = os.read(descriptor, size + 1)
+        if len(data) <= size:
+            return data
+        chunks = [data]
+        while more := os.read(descriptor, 1 << 16):
+            chunks.append(more)
+        return b"".join(chunks)
     finally:
         os.close(descriptor)
 

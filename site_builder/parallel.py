@@ -30,13 +30,18 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import mmap
 import os
+import pickle
 import signal
 import sys
 import threading
 from typing import TYPE_CHECKING, Callable
 
+from .files import write_all
+
 if TYPE_CHECKING:
+    import socket
     from concurrent.futures import ProcessPoolExecutor
 
 _PR_SET_PDEATHSIG = 1
@@ -159,7 +164,9 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
     is busy with ``meanwhile()``). ``collect(result)`` gets each slice's
     result, in ``cuts``' order, in this process, as soon as it and every slice
     before it are in (between the slices run here): what is made of them runs
-    while the workers still work, not after the last one.
+    while the workers still work, not after the last one. A worker's result
+    large result comes back in a file in memory (``_ResultFiles``), not
+    through the pool's pipe.
 
     Why ``jobs - 1`` workers beside this process rather than ``jobs`` beside a
     waiting one: on ``jobs`` cores they do as much, what runs here is neither
@@ -169,19 +176,23 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
     An error here or in a worker ends the stage: it is raised here, and the
     pool's exit waits for its workers (none outlives the build).
     """
+    global _results
     futures: dict[int, object] = {}  # slice -> its worker's future
     mine: dict[int, object] = {}  # slice -> its result, for those run here
     taken = 0  # slices handed out so far, to a worker or to this process
     handed = 0  # slices whose results went to collect()
     lock = threading.RLock()  # taken and futures: the main thread's and the pool's result thread's
+    files = _results = _ResultFiles.open()  # before the pool forks: its workers inherit the sending end
 
     def top_up(_done=None) -> None:
         nonlocal taken
         with lock:
+            if _done is not None and files is not None:
+                files.receive()  # the file of the slice just done, now: a full socket would stall its worker
             running = sum(1 for future in futures.values() if not future.done())
             while taken < len(cuts) and running < workers * OUTSTANDING_PER_WORKER:
                 try:
-                    future = futures[taken] = workers_pool.submit(in_worker, cuts[taken])
+                    future = futures[taken] = workers_pool.submit(_run_slice, in_worker, cuts[taken], taken)
                 except Exception:  # (RuntimeError, BrokenProcessPool)
                     if _done is None:
                         raise
@@ -205,22 +216,138 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
                     if future is None or not (wait or future.done()):
                         return
                     del futures[handed]
-                result = future.result()
+                sent = future.result()
+                if isinstance(sent, bytes):  # small: it came through the pool's pipe
+                    result = pickle.loads(sent)
+                else:
+                    with lock:  # (the pool's thread receives into the same table)
+                        descriptor = files.descriptor(handed)
+                    result = _ResultFiles.load(descriptor)  # unpickled outside the lock: top-ups go on
             handed += 1
             collect(result)
 
-    with pool(workers, initializer, initargs) as workers_pool:
-        top_up()  # forks the workers (from this thread: see the module's docstring), before meanwhile()
-        meanwhile()
+    try:
+        with pool(workers, initializer, initargs) as workers_pool:
+            top_up()  # forks the workers (from this thread: see the module's docstring), before meanwhile()
+            meanwhile()
+            while True:
+                with lock:
+                    top_up()
+                    if taken == len(cuts):
+                        break
+                    index, taken = taken, taken + 1
+                mine[index] = here(*cuts[index])
+                hand_over(wait=False)
+            hand_over(wait=True)
+    finally:
+        _results = None
+        if files is not None:
+            files.close()
+
+
+INLINE_BYTES = 16384
+"""A worker's result pickled to fewer bytes than this goes back through the
+pool's pipe; a larger one in a file in memory (``_ResultFiles``)."""
+
+
+class _ResultFiles:
+    """How a worker of ``share`` hands a large result back: pickled into a file in
+    memory (``memfd``), whose descriptor it sends over a socket (``SCM_RIGHTS``)
+    before the pool learns that its slice is done.
+
+    Through the pool's pipe, this process's result thread read a result 64 KiB
+    at a time, taking the GIL back after each read from the main thread, busy
+    rendering its own slices, which gives it up every 5 ms: a 10,000-term
+    markdown stage's worker spent 0.7-1.1 s blocked writing its results, its
+    page stage's worker 0.2-1.0 s (docs/performance.md, "Load, validate and
+    the two cores (issue 40, seventh round)"). A file is written at once; this
+    process maps and unpickles it when the slice's turn comes."""
+
+    def __init__(self, receiving: "socket.socket", sending: "socket.socket"):
+        self.receiving, self.sending = receiving, sending
+        self.arrived: dict[int, int] = {}  # slice -> the descriptor of its result's file
+
+    @classmethod
+    def open(cls) -> "_ResultFiles | None":
+        """A socket pair for the descriptors; None where this cannot work (no memfd, not Linux)."""
+        import socket  # here: preload imports this module before anything heavy
+
+        if not hasattr(os, "memfd_create") or not hasattr(socket, "send_fds"):  # pragma: no cover - not Linux
+            return None
+        try:
+            receiving, sending = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        except OSError:  # pragma: no cover - no descriptors to spare: results come through the pipe
+            return None
+        receiving.setblocking(False)
+        return cls(receiving, sending)
+
+    def send(self, index: int, data: bytes) -> None:
+        """In a worker: put ``data`` (slice ``index``'s result, pickled) in a file and send it."""
+        import socket
+
+        descriptor = os.memfd_create("site_builder-slice", os.MFD_CLOEXEC)
+        try:
+            write_all(descriptor, data)
+            socket.send_fds(self.sending, [index.to_bytes(8, "little")], [descriptor])
+        finally:
+            os.close(descriptor)
+
+    def receive(self) -> None:
+        """Take every descriptor sent so far (callers hold ``share``'s lock)."""
+        import socket
+
         while True:
-            with lock:
-                top_up()
-                if taken == len(cuts):
-                    break
-                index, taken = taken, taken + 1
-            mine[index] = here(*cuts[index])
-            hand_over(wait=False)
-        hand_over(wait=True)
+            try:
+                message, descriptors, _flags, _address = socket.recv_fds(self.receiving, 8, 1)
+            except BlockingIOError:
+                return
+            for descriptor in descriptors:
+                self.arrived[int.from_bytes(message, "little")] = descriptor
+
+    def descriptor(self, index: int) -> int:
+        """The file of slice ``index``'s result (sent before its future was done), now the caller's."""
+        if index not in self.arrived:
+            self.receive()
+        descriptor = self.arrived.pop(index, None)
+        if descriptor is None:  # the kernel dropped it: this process had no descriptor to spare
+            raise OSError(f"the result of a worker's slice {index} was lost on its way back")
+        return descriptor
+
+    @staticmethod
+    def load(descriptor: int) -> object:
+        """The result in the file ``descriptor``, unpickled; the file is closed."""
+        try:
+            with mmap.mmap(descriptor, os.fstat(descriptor).st_size, access=mmap.ACCESS_READ) as mapped:
+                with memoryview(mapped) as view:
+                    return pickle.loads(view)
+        finally:
+            os.close(descriptor)
+
+    def close(self) -> None:
+        """Close the sockets and any result's file not taken (a failed stage)."""
+        self.receive()
+        for descriptor in self.arrived.values():
+            os.close(descriptor)
+        self.arrived.clear()
+        self.receiving.close()
+        self.sending.close()
+
+
+_results: _ResultFiles | None = None
+"""While ``share`` runs: its ``_ResultFiles``, which its forked workers inherit."""
+
+
+def _run_slice(in_worker: Callable[[tuple[int, int]], object], bounds: tuple[int, int], index: int) -> bytes | int:
+    """In a worker of ``share``: slice ``index``'s result, pickled; sent in a file
+    when large (then ``index`` is what the pool gets back)."""
+    data = pickle.dumps(in_worker(bounds), protocol=pickle.HIGHEST_PROTOCOL)
+    if _results is None or len(data) < INLINE_BYTES:
+        return data
+    try:
+        _results.send(index, data)
+    except OSError:  # no memory or descriptor to spare for the file: the pipe, as before
+        return data
+    return index
 
 
 SHARE_PER_SLICE = 4

@@ -92,8 +92,8 @@ def test_a_list_default_is_never_shared():
 def test_a_names_key_is_the_regex_split_and_plain_names_skip_the_regex(monkeypatch):
     """``names.normalise`` gives the key the regular expression split gives for
     every name (ASCII, with every kind of whitespace, hyphens, underscores, and
-    not ASCII: ``ß`` casefolds to ``ss``), and keys a title or alias with neither
-    hyphen nor underscore (both corpus mixes') without the regular expression."""
+    not ASCII: ``ß`` casefolds to ``ss``), and keys an ASCII title, alias or slug
+    (both corpus mixes') without the regular expression."""
     import random
     import re
 
@@ -125,7 +125,8 @@ def test_a_names_key_is_the_regex_split_and_plain_names_skip_the_regex(monkeypat
         'title: "Term 00004: memory rate"\nsummary: S.\naliases: [layer speculative 4, Term 00004 memory rate, '
         "it's-hyphenated]\n", "a.md")
     assert meta["aliases"] == ["layer speculative 4", "Term 00004 memory rate", "it's-hyphenated"]
-    assert recording.split_from == ["it's-hyphenated"] and problems == []
+    assert recording.split_from == [] and problems == []
+    assert names.normalise("Café-Bar") == "café bar" and recording.split_from == ["café-bar"]
     meta, problems = front_matter.parse_front_matter("title: Same\nsummary: S.\naliases: [same, Other, other]\n", "a.md")
     assert meta["aliases"] == ["Other"] and [p.severity for p in problems] == ["warning", "warning"]
     keyed = []

@@ -158,3 +158,62 @@ def test_page_slices_are_equal_then_taper_to_the_smallest(processes):
         if count >= parallel.SMALLEST_SLICE * processes * parallel.SHARE_PER_SLICE:
             assert sizes[-2] <= parallel.SMALLEST_SLICE  # tapered: the last two are the smallest
         assert len(bounds) <= processes * 24 * 4  # handing over stays cheap
+
+
+def big_slice(bounds):  # module level: pickled by name; ~40 KB a slice, past parallel.INLINE_BYTES
+    return [(str(i), "x" * 2000 + str(i)) for i in range(*bounds)]
+
+
+def test_a_large_result_comes_back_in_a_file_and_small_ones_through_the_pipe():
+    """A worker's result past ``INLINE_BYTES`` is handed back in a file in memory
+    (its descriptor sent over a socket), not through the pool's pipe, whose reading
+    waited on the busy main thread; what ``collect`` gets is the same either way."""
+    cuts = parallel.guided_slices(400, 2)
+    collected: list = []
+    parallel.share(cuts, 1, lambda: None, lambda start, end: big_slice((start, end)), big_slice, collected.extend)
+    assert collected == big_slice((0, 400))
+    assert parallel._results is None
+    # which way a result takes, asked here as a worker would be:
+    files = parallel._ResultFiles.open()
+    parallel._results = files
+    try:
+        assert isinstance(parallel._run_slice(numbers, (0, 3), 0), bytes)  # small: through the pipe
+        assert parallel._run_slice(big_slice, (0, 40), 7) == 7  # large: in a file, under its slice's index
+        assert parallel._ResultFiles.load(files.descriptor(7)) == big_slice((0, 40))
+    finally:
+        parallel._results = None
+        files.close()
+
+
+def test_a_failed_stage_leaves_no_result_file_open(markers):
+    """The files of slices done when the stage fails are closed with it."""
+    def render(start, end):
+        wait_for(lambda: worker_slices() >= 2)
+        raise RuntimeError("template error")
+
+    def descriptors() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = descriptors()
+    with pytest.raises(RuntimeError, match="template error"):
+        parallel.share(parallel.guided_slices(400, 2), 1, meanwhile=lambda: None, here=render,
+                       in_worker=big_marked_worker, collect=lambda results: None)
+    assert descriptors() == before
+
+
+def big_marked_worker(bounds):
+    in_worker(bounds)
+    return big_slice(bounds)
+
+
+def test_a_worker_without_a_file_to_spare_sends_its_result_through_the_pipe(monkeypatch):
+    """No memory or descriptor for the file (``memfd_create`` failing in the
+    worker): the result comes through the pool's pipe, as before, not as an error."""
+    def no_file(*args):
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(parallel.os, "memfd_create", no_file)  # the forked worker inherits it
+    collected: list = []
+    parallel.share(parallel.guided_slices(400, 2), 1, lambda: None, lambda start, end: big_slice((start, end)),
+                   big_slice, collected.extend)
+    assert collected == big_slice((0, 400))
