@@ -8,6 +8,7 @@ bodies it has no entry for.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Callable, Sequence
 
 from .. import parallel
@@ -18,6 +19,19 @@ from ..names import NameIndex
 
 PARALLEL_THRESHOLD = 200
 """Below this many terms, starting worker processes costs more than it saves."""
+
+RESULT_SWITCH_INTERVAL = 0.0002
+"""Seconds (``sys.setswitchinterval``) this process's thread renders before it lets the
+pool's result thread run, while the workers render too (Python's default: 0.005).
+
+A worker sends each slice's bodies (~2-3 MB for 1,250) through a pipe that holds
+64 KiB, and waits, sending, until this process has read all of it: the pool's
+thread reads it one 64 KiB piece at a time and needs the interpreter for each
+piece, which this process's rendering held for a whole switch interval. At the
+default 5 ms, a worker sat idle ~1 s of a 3.5 s stage at 10,000 terms, and this
+process rendered the bodies it did not (docs/performance.md, "Markdown stage
+(issue 40, seventh round)"). The thread asks only when a piece is in, so a
+shorter interval costs nothing while no result arrives."""
 
 _worker: BodyRenderer | None = None
 _items: Sequence[tuple[str, str, int, dict]] = ()
@@ -89,8 +103,13 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
                 renderer.append(_renderer(names, config, reserved_ids))
             return _render_slice(renderer[0], start, end)
 
-        parallel.share(parallel.guided_slices(len(items), jobs), jobs - 1, meanwhile, here, _render_chunk,
-                       results.update, _init_worker, (names, config, reserved_ids))
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(interval, RESULT_SWITCH_INTERVAL))
+        try:
+            parallel.share(parallel.guided_slices(len(items), jobs), jobs - 1, meanwhile, here, _render_chunk,
+                           results.update, _init_worker, (names, config, reserved_ids))
+        finally:
+            sys.setswitchinterval(interval)
     finally:
         _items = ()
     return results

@@ -57,3 +57,28 @@ def test_workers_and_the_build_process_render_what_one_process_renders(realistic
     for slug, body in alone.items():
         assert type(shared[slug]) is RenderedBody and shared[slug] == body
         assert all(type(link) is Link for link in shared[slug].links)
+
+
+def test_the_result_thread_gets_the_interpreter_quickly_while_workers_render(realistic, monkeypatch):
+    """While workers render, this process hands the interpreter over every
+    ``RESULT_SWITCH_INTERVAL``, so the pool's thread reads each piece of a worker's
+    results at once (the worker waits, sending, until all is read); after the
+    stage, and when it fails, the interval is what it was."""
+    terms, config, names = realistic
+    before = sys.getswitchinterval()
+    seen = []
+    real_render = BodyRenderer.render
+    monkeypatch.setattr(BodyRenderer, "render",
+                        lambda self, *args: seen.append(sys.getswitchinterval()) or real_render(self, *args))
+    stage.render_bodies(terms, config, names, jobs=2, meanwhile=lambda: seen.append(sys.getswitchinterval()))
+    assert seen and max(seen) <= stage.RESULT_SWITCH_INTERVAL < before
+    assert sys.getswitchinterval() == before
+
+    def fail():
+        raise RuntimeError("meanwhile failed")
+    with pytest.raises(RuntimeError):
+        stage.render_bodies(terms, config, names, jobs=2, meanwhile=fail)
+    assert sys.getswitchinterval() == before
+    seen.clear()
+    stage.render_bodies(terms, config, names, jobs=1)  # no workers: nothing to hand over to
+    assert seen and min(seen) == before
