@@ -7,8 +7,9 @@ bodies it has no entry for.
 
 from __future__ import annotations
 
+import mmap
 import os
-import sys
+import pickle
 from typing import Callable, Sequence
 
 from .. import parallel
@@ -20,23 +21,12 @@ from ..names import NameIndex
 PARALLEL_THRESHOLD = 200
 """Below this many terms, starting worker processes costs more than it saves."""
 
-RESULT_SWITCH_INTERVAL = 0.0002
-"""Seconds (``sys.setswitchinterval``) this process's thread renders before it lets the
-pool's result thread run, while the workers render too (Python's default: 0.005).
-
-A worker sends each slice's bodies (~2-3 MB for 1,250) through a pipe that holds
-64 KiB, and waits, sending, until this process has read all of it: the pool's
-thread reads it one 64 KiB piece at a time and needs the interpreter for each
-piece, which this process's rendering held for a whole switch interval. At the
-default 5 ms, a worker sat idle ~1 s of a 3.5 s stage at 10,000 terms, and this
-process rendered the bodies it did not (docs/performance.md, "Markdown stage
-(issue 40, seventh round)"). The thread asks only when a piece is in, so a
-shorter interval costs nothing while no result arrives."""
-
 _worker: BodyRenderer | None = None
 _items: Sequence[tuple[str, str, int, dict]] = ()
 """What forked workers inherit to render, and this process renders its slices of:
 (slug, body, first line, files); see ``render_bodies``."""
+_result_files: dict[int, int] = {}
+"""Slice start -> the in-memory file a worker writes that slice's bodies to (``_sent``)."""
 
 
 def _renderer(names: NameIndex, config: SiteConfig, reserved_ids: frozenset[str]) -> BodyRenderer:
@@ -50,11 +40,53 @@ def _init_worker(names: NameIndex, config: SiteConfig, reserved_ids: frozenset[s
     _worker = _renderer(names, config, reserved_ids)
 
 
-def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
+def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]] | int:
     assert _worker is not None
     if parallel.orphaned():  # the build is gone (killed): nobody wants this chunk
         os._exit(1)
-    return _render_slice(_worker, *bounds)
+    return _sent(_render_slice(_worker, *bounds), bounds[0])
+
+
+def _sent(rendered: list[tuple[str, RenderedBody]], start: int) -> list[tuple[str, RenderedBody]] | int:
+    """In a worker: ``rendered`` written to the slice's result file, and its size (what
+    the pool sends back); ``rendered`` itself where there is no such file.
+
+    Through the pool, a slice's bodies (~2-3 MB for 1,250) go down a pipe that holds
+    64 KiB, read one piece at a time by the build process's pool thread, which needs
+    the interpreter for each piece while the build process renders: the worker waited,
+    sending, ~1 s of a 3.5 s stage at 10,000 terms (docs/performance.md, "Markdown
+    stage (issue 40, seventh round)"). Written to a file it costs the worker a copy
+    in memory, and the build process reads it at once (``_received``)."""
+    descriptor = _result_files.get(start)
+    if descriptor is None:
+        return rendered
+    data = pickle.dumps(rendered, pickle.HIGHEST_PROTOCOL)
+    with memoryview(data) as view:
+        written = 0
+        while written < len(data):
+            written += os.pwrite(descriptor, view[written:], written)
+    return len(data)
+
+
+def _received(result: list[tuple[str, RenderedBody]] | int, start: int) -> list[tuple[str, RenderedBody]]:
+    """In the build process: a slice's bodies, from a worker's ``_sent`` or rendered here.
+    Its file is emptied then (its memory freed, though other workers hold it open too)."""
+    if not isinstance(result, int):
+        return result
+    descriptor = _result_files[start]
+    try:
+        with mmap.mmap(descriptor, result, access=mmap.ACCESS_READ) as mapped:
+            return pickle.loads(mapped)
+    finally:
+        os.ftruncate(descriptor, 0)
+
+
+def _result_file() -> int | None:
+    """An in-memory file no path leads to, or None where there is none (not Linux)."""
+    try:
+        return os.memfd_create("site_builder-markup", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):  # pragma: no cover - no memfd: the pool's pipe carries the bodies
+        return None
 
 
 def _render_slice(renderer: BodyRenderer, start: int, end: int) -> list[tuple[str, RenderedBody]]:
@@ -90,11 +122,17 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
     if any("$" in body for _slug, body, _line, _media in items):
         import latex2mathml.converter  # noqa: F401 - once, before forking, not once per worker
     global _items
-    # fork: workers inherit the imported modules and the bodies (set before the
-    # first submit forks them), so start-up costs milliseconds and only the
-    # bounds of each slice are sent.
+    # fork: workers inherit the imported modules, the bodies and the result files
+    # (set before the first submit forks them), so start-up costs milliseconds, only
+    # the bounds of each slice are sent, and only the size of its bodies comes back.
     _items = items
+    cuts = parallel.guided_slices(len(items), jobs)
     try:
+        for start, _end in cuts:
+            descriptor = _result_file()
+            if descriptor is None:
+                break
+            _result_files[start] = descriptor
         results: dict[str, RenderedBody] = {}
         renderer: list[BodyRenderer] = []  # this process's, made when it takes its first slice
 
@@ -103,14 +141,17 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
                 renderer.append(_renderer(names, config, reserved_ids))
             return _render_slice(renderer[0], start, end)
 
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(interval, RESULT_SWITCH_INTERVAL))
-        try:
-            parallel.share(parallel.guided_slices(len(items), jobs), jobs - 1, meanwhile, here, _render_chunk,
-                           results.update, _init_worker, (names, config, reserved_ids))
-        finally:
-            sys.setswitchinterval(interval)
+        collected = iter(cuts)  # share collects in the slices' order
+
+        def collect(result: list[tuple[str, RenderedBody]] | int) -> None:
+            results.update(_received(result, next(collected)[0]))
+
+        parallel.share(cuts, jobs - 1, meanwhile, here, _render_chunk, collect, _init_worker,
+                       (names, config, reserved_ids))
     finally:
         _items = ()
+        for descriptor in _result_files.values():
+            os.close(descriptor)
+        _result_files.clear()
     return results
 

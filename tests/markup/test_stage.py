@@ -7,8 +7,10 @@ stage must hand back the same ``RenderedBody`` values in the terms' order.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,26 +61,35 @@ def test_workers_and_the_build_process_render_what_one_process_renders(realistic
         assert all(type(link) is Link for link in shared[slug].links)
 
 
-def test_the_result_thread_gets_the_interpreter_quickly_while_workers_render(realistic, monkeypatch):
-    """While workers render, this process hands the interpreter over every
-    ``RESULT_SWITCH_INTERVAL``, so the pool's thread reads each piece of a worker's
-    results at once (the worker waits, sending, until all is read); after the
-    stage, and when it fails, the interval is what it was."""
+
+def _result_files() -> list[str]:
+    """This process's open descriptors to the stage's in-memory result files."""
+    fds = Path("/proc/self/fd")
+    return [link for link in (os.readlink(fd) if fd.is_symlink() else "" for fd in fds.iterdir())
+            if "site_builder-markup" in link]
+
+
+def test_workers_send_back_only_the_size_of_the_bodies_they_wrote_to_a_file(realistic, monkeypatch):
+    """A worker writes its slice's bodies to an in-memory file and the pool carries
+    back only their size (megabytes through the pool's pipe made the worker wait
+    while this process rendered); the files are closed after the stage, also when it fails."""
     terms, config, names = realistic
-    before = sys.getswitchinterval()
-    seen = []
-    real_render = BodyRenderer.render
-    monkeypatch.setattr(BodyRenderer, "render",
-                        lambda self, *args: seen.append(sys.getswitchinterval()) or real_render(self, *args))
-    stage.render_bodies(terms, config, names, jobs=2, meanwhile=lambda: seen.append(sys.getswitchinterval()))
-    assert seen and max(seen) <= stage.RESULT_SWITCH_INTERVAL < before
-    assert sys.getswitchinterval() == before
+    alone = stage.render_bodies(terms, config, names, jobs=1)
+    carried = []
+    real_share = parallel.share
+
+    def share(cuts, workers, meanwhile, here, in_worker, collect, *args):
+        return real_share(cuts, workers, meanwhile, here, in_worker,
+                          lambda result: carried.append(result) or collect(result), *args)
+    monkeypatch.setattr(stage.parallel, "share", share)
+    assert stage.render_bodies(terms, config, names, jobs=2) == alone
+    sizes = [result for result in carried if isinstance(result, int)]
+    assert sizes and all(0 < size for size in sizes)  # a worker's slices: sizes, not bodies
+    assert any(isinstance(result, list) for result in carried)  # this process's own
+    assert _result_files() == []
 
     def fail():
         raise RuntimeError("meanwhile failed")
     with pytest.raises(RuntimeError):
         stage.render_bodies(terms, config, names, jobs=2, meanwhile=fail)
-    assert sys.getswitchinterval() == before
-    seen.clear()
-    stage.render_bodies(terms, config, names, jobs=1)  # no workers: nothing to hand over to
-    assert seen and min(seen) == before
+    assert _result_files() == []
