@@ -36,11 +36,28 @@ def _init_worker(names: NameIndex, config: SiteConfig, reserved_ids: frozenset[s
     _worker = _renderer(names, config, reserved_ids)
 
 
-def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, RenderedBody]]:
+def _render_chunk(bounds: tuple[int, int]) -> tuple[tuple[str, str, tuple], ...]:
+    """In a worker: a slice's bodies as plain rows, (slug, html, ``RenderedBody.to_record()``).
+
+    Plain values pickle in half the time the dataclass and its ``Link`` tuples
+    do, and unpickle and rebuild in 0.4-0.8x (docs/performance.md, "Markdown
+    stage (issue 40, seventh round)"); a tuple, where this process's own slices
+    are lists, so ``_collected`` knows which to rebuild."""
     assert _worker is not None
     if parallel.orphaned():  # the build is gone (killed): nobody wants this chunk
         os._exit(1)
-    return _render_slice(_worker, *bounds)
+    return tuple((slug, body.html, body.to_record()) for slug, body in _render_slice(_worker, *bounds))
+
+
+def _collected(results: dict[str, RenderedBody]) -> Callable[[list | tuple], None]:
+    """``parallel.share``'s collect: a slice's bodies into ``results``, a worker's rebuilt from its rows."""
+    def collect(slice_result: list | tuple) -> None:
+        if isinstance(slice_result, tuple):
+            from_record = RenderedBody.from_record
+            results.update((slug, from_record(record, html)) for slug, html, record in slice_result)
+        else:
+            results.update(slice_result)
+    return collect
 
 
 def _render_slice(renderer: BodyRenderer, start: int, end: int) -> list[tuple[str, RenderedBody]]:
@@ -90,7 +107,7 @@ def render_bodies(terms: list[Term], config: SiteConfig, names: NameIndex, jobs:
             return _render_slice(renderer[0], start, end)
 
         parallel.share(parallel.guided_slices(len(items), jobs), jobs - 1, meanwhile, here, _render_chunk,
-                       results.update, _init_worker, (names, config, reserved_ids))
+                       _collected(results), _init_worker, (names, config, reserved_ids))
     finally:
         _items = ()
     return results

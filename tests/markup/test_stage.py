@@ -57,3 +57,22 @@ def test_workers_and_the_build_process_render_what_one_process_renders(realistic
     for slug, body in alone.items():
         assert type(shared[slug]) is RenderedBody and shared[slug] == body
         assert all(type(link) is Link for link in shared[slug].links)
+
+
+def test_a_workers_slices_travel_as_plain_rows_and_this_process_keeps_its_own(realistic, monkeypatch):
+    """A worker's bodies come back as (slug, html, record) rows, cheaper to pickle
+    than the dataclass and its links; this process's own slices stay as made."""
+    terms, config, names = realistic
+    carried = []
+    real_share = parallel.share
+
+    def share(cuts, workers, meanwhile, here, in_worker, collect, *args):
+        return real_share(cuts, workers, meanwhile, here, in_worker,
+                          lambda result: carried.append(result) or collect(result), *args)
+    monkeypatch.setattr(stage.parallel, "share", share)
+    assert stage.render_bodies(terms, config, names, jobs=2) == stage.render_bodies(terms, config, names, jobs=1)
+    rows = [row for result in carried if isinstance(result, tuple) for row in result]
+    assert rows and all(type(html) is str and type(record) is tuple for _slug, html, record in rows)
+    own = [pair for result in carried if isinstance(result, list) for pair in result]
+    assert own and all(type(body) is RenderedBody for _slug, body in own)
+    assert len(rows) + len(own) == len(terms)
