@@ -36,7 +36,10 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-_ATTRIBUTE = re.compile(r"""\b(id|class)\s*=\s*(?:\\?["'])(.*?)(?:\\?["'])""", re.S)
+# The value runs to the quote that opened it (escaped too, for markup in a
+# script's string), over whole Jinja tags: id="letter-{{ group['id'] }}" holds
+# a quote of the other kind, where the value used to stop.
+_ATTRIBUTE = re.compile(r"""\b(id|class)\s*=\s*\\?(["'])((?:\{\{.*?\}\}|\{%.*?%\}|(?!\\?\2).)*?)\\?\2""", re.S)
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
 _NAME = re.compile(r"(?<![\w-])[_a-zA-Z][\w-]*")
 _COMMENTS = re.compile(r"<!--.*?-->|\{#.*?#\}", re.S)
@@ -96,7 +99,7 @@ def _string(match: re.Match, first: int = 1) -> str | None:
 
 def _from_markup(text: str, ids: set, id_prefixes: set, classes: set) -> None:
     """Literal id and class values in HTML (a template, or markup inside a script's string)."""
-    for kind, value in _ATTRIBUTE.findall(_COMMENTS.sub(" ", text)):
+    for kind, _quote, value in _ATTRIBUTE.findall(_COMMENTS.sub(" ", text)):
         if kind == "id":
             literal = _JINJA.split(value)
             if len(literal) == 1:

@@ -49,6 +49,21 @@ def test_a_new_template_id_class_or_script_lookup_is_reserved_without_touching_a
     assert "is-" in after.class_prefixes
 
 
+def test_a_jinja_tag_holding_the_other_quote_does_not_end_the_attribute():
+    """``id="letter-{{ group['id'] }}"`` (a template subscripting a dict) reserves
+    ``letter-`` as the dotted form does; the value used to stop at the inner quote,
+    and the prefix went unreserved. Both quote kinds, escaped too (markup in a script's string)."""
+    for markup, prefix, classes in (
+            ('<h2 id="dot-{{ group.id }}">', "dot-", set()),
+            ('<h2 id="sub-{{ group[\'id\'] }}" class="one {{ item[\'c\'] }} two">', "sub-", {"one", "two"}),
+            ("<h2 id='alt-{{ group[\"id\"] }}'>", "alt-", set()),
+            ('el.innerHTML = "<p id=\\"esc-{{ g[\'i\'] }}\\" class=\\"kept\\">";', "esc-", {"kept"}),
+            ('<p id="x-{% if a == \'b\' %}b{% endif %}">', "x-", set())):
+        ids, id_prefixes, found = set(), set(), set()
+        reserved_module._from_markup(markup, ids, id_prefixes, found)
+        assert (ids, id_prefixes, found) == (set(), {prefix}, classes), markup
+
+
 def test_every_reserved_id_is_refused_in_a_body_and_kept_off_headings():
     renderer = BodyRenderer(NameIndex([]))
     for ident in sorted(reserved().ids):
