@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import parallel
+from ..files import RefusedPath
 from .records import _identity, _read_trees, _Side
 from .snapshot import _clock, _Snapshot, _survey
 
@@ -81,13 +82,17 @@ class _Ahead:
 def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
     """Fork the child that checks the trees of ``output`` (and runs ``extra``,
     whose result must be marshallable); False when there is nothing worth
-    checking ahead (no tree record, a small site) or no fork. ``stop`` ends it."""
+    checking ahead (no tree record, a small site, no free core) or no fork.
+    ``stop`` ends it."""
     global _running
     stop()
     if not hasattr(os, "fork"):  # pragma: no cover - not POSIX
         return False
     output = output.absolute()
-    sides = _read_trees(output)  # read once here: the claim takes the same objects (kept by signature)
+    try:
+        sides = _read_trees(output)  # read once here: the claim takes the same objects (kept by signature)
+    except (OSError, RefusedPath):  # a plant at the record's path: the claim refuses it, as ever
+        return False
     live = sides[0]
     if live is None or len(live.paths) < AHEAD_FROM or not _idle_core():
         return False
