@@ -115,15 +115,26 @@ def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
 
 
 def _idle_core() -> bool:
-    """Whether a core is likely free for the child: the last minute's load average
-    (this build's own process counts in it) below the cores this process may use.
-    On busy cores the child only shares them with the build, and costs ~10 % more
-    CPU than the checks made in process (docs/performance.md, "One-body edit
-    (issue 40, seventh round)"): the build then checks in process, as before."""
+    """Whether a core is likely free for the child: fewer tasks runnable right now
+    (this build counted) than cores this process may use (Linux's /proc/loadavg;
+    elsewhere the last minute's load average, which also counts what ran a
+    minute ago: a benchmark's own builds just before). On busy cores the child
+    only shares them with the build, and costs ~10 % more CPU than the checks
+    made in process (docs/performance.md, "One-body edit (issue 40, seventh
+    round)"): the build then checks in process, as before."""
     try:
-        return os.getloadavg()[0] < len(os.sched_getaffinity(0))
-    except (OSError, AttributeError):  # pragma: no cover - no load average or affinity here
-        return False
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    try:
+        with open("/proc/loadavg", "rb") as handle:
+            runnable = int(handle.read().split()[3].partition(b"/")[0])
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        try:
+            runnable = os.getloadavg()[0]
+        except OSError:
+            return False
+    return runnable < cores
 
 
 def stop() -> None:
