@@ -178,11 +178,38 @@ def check_ahead(output, store: cache.BuildCache) -> bool:
     """Start the trees' checks ahead (``publish.ahead``) for a build into ``output``,
     with the look for pages changed by hand among them (the page manifest is read
     here: the build reads it next anyway, from the store); ``publish.ahead.stop``
-    ends it. False when they are not made ahead."""
+    ends it. False when they are not made ahead (no core free for them, a small
+    site, no tree record)."""
     global _ahead_manifest
+    _ahead_manifest = None
+    if not _idle_core():
+        return False
     manifest = store.table("pages")
     _ahead_manifest = manifest
     return ahead.start(output, (lambda: changed_by_hand(output, manifest, set())) if manifest else None)
+
+
+def _idle_core() -> bool:
+    """Whether a core is likely free for the child: fewer tasks runnable right now
+    (this build counted) than cores this process may use (Linux's /proc/loadavg;
+    elsewhere the last minute's load average, which also counts what ran a
+    minute ago: a benchmark's own builds just before). On busy cores the child
+    only shares them with the build, and costs ~10 % more CPU than the checks
+    made in process (docs/performance.md, "One-body edit (issue 40, seventh
+    round)"): the build then checks in process, as before."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    try:
+        with open("/proc/loadavg", "rb") as handle:
+            runnable = int(handle.read().split()[3].partition(b"/")[0])
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        try:
+            runnable = os.getloadavg()[0]
+        except OSError:
+            return False
+    return runnable < cores
 
 
 _ahead_manifest: dict | None = None

@@ -82,8 +82,8 @@ class _Ahead:
 def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
     """Fork the child that checks the trees of ``output`` (and runs ``extra``,
     whose result must be marshallable); False when there is nothing worth
-    checking ahead (no tree record, a small site, no free core) or no fork.
-    ``stop`` ends it."""
+    checking ahead (no tree record, a small site) or no fork. ``stop`` ends it.
+    (The caller decides whether a core is free for it: ``cache.pages.check_ahead``.)"""
     global _running
     stop()
     if not hasattr(os, "fork"):  # pragma: no cover - not POSIX
@@ -94,7 +94,7 @@ def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
     except (OSError, RefusedPath):  # a plant at the record's path: the claim refuses it, as ever
         return False
     live = sides[0]
-    if live is None or len(live.paths) < AHEAD_FROM or not _idle_core():
+    if live is None or len(live.paths) < AHEAD_FROM:
         return False
     try:
         reader, writer = os.pipe()
@@ -112,29 +112,6 @@ def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
     os.close(writer)
     _running = _Ahead(output, sides, pid, reader)
     return True
-
-
-def _idle_core() -> bool:
-    """Whether a core is likely free for the child: fewer tasks runnable right now
-    (this build counted) than cores this process may use (Linux's /proc/loadavg;
-    elsewhere the last minute's load average, which also counts what ran a
-    minute ago: a benchmark's own builds just before). On busy cores the child
-    only shares them with the build, and costs ~10 % more CPU than the checks
-    made in process (docs/performance.md, "One-body edit (issue 40, seventh
-    round)"): the build then checks in process, as before."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
-    try:
-        with open("/proc/loadavg", "rb") as handle:
-            runnable = int(handle.read().split()[3].partition(b"/")[0])
-    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
-        try:
-            runnable = os.getloadavg()[0]
-        except OSError:
-            return False
-    return runnable < cores
 
 
 def stop() -> None:
