@@ -43,7 +43,7 @@ from .load.schema import base_url_problem
 from .names import NameIndex
 from .outputs import LinkingOutputs
 from .parallel import default_jobs
-from .publish import InPlace, Staging, check_output
+from .publish import InPlace, Staging, ahead, check_output
 from .render.pages import compile_templates
 from .render.templates import check_templates, theme_environment
 from .outputs.site import site_assets, site_renderer
@@ -125,7 +125,7 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         store = cache.BuildCache(options.cache_folder() if options.write else None)
     full = False
     try:
-        return _build_site(options, log, store, preloaded)
+        return _build_site(options, log, store, preloaded, check_ahead=own and not options.in_place)
     except BaseException as error:
         full = cache.disk_full(error)
         raise
@@ -139,13 +139,14 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             store.close()  # its SQLite files' descriptors now, not whenever the collector gets to them
         if preloaded is not None:
             preloaded.discard()  # a no-op once its result was taken
+        ahead.stop()  # the trees' checks made ahead, if any: done or no longer needed
         if not caller_froze:
             gc.unfreeze()  # the build froze what it loaded: give a library caller its collector back
         explainers.release(failed=True)  # a no-op unless the build stopped before its explainers stage ended
 
 
 def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.BuildCache,
-                preloaded: Preload | None) -> BuildReport:
+                preloaded: Preload | None, check_ahead: bool = False) -> BuildReport:
     started = time.perf_counter()
     if options.write:
         check_output(options.output)  # refuse a folder we may not replace before any work (or cache write)
@@ -153,6 +154,11 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     overlap = compile_templates if options.write else lambda: None  # work to do while waiting for workers
 
     with _stage("load", log), cache.collector_paused():
+        if check_ahead and options.write and store.enabled:
+            # The trees' checks (~3 stats per output file: the spare, the live site,
+            # pages changed by hand) made on the other core while this one loads
+            # (a process's own cache only: serve's worker keeps its trees in memory).
+            page_cache.check_ahead(options.output, store)
         config, problems = load_config(options.content, options.config)
         if options.base_url is not None and (wrong := base_url_problem(options.base_url)) is not None:
             problems.append(Problem("--base-url", None, wrong))  # no line: it was given on the command line

@@ -46,7 +46,7 @@ from . import search as search_cache
 from . import store as cache
 from .bodies import TABLE as MARKDOWN_TABLE, StoredBody, StoredHtml, body_key, body_mentions, fill_html, packed, \
     stored_html, unpacked
-from .pages import card_digests, page_key, shared_page_key
+from .pages import card_digests, changed_by_hand, page_key, shared_page_key
 from .templates import cache_templates
 
 STATE_TABLE = "site"
@@ -218,7 +218,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     # and any file changed by hand (pages only; anything else: full build).
     output = writer.output
     redo = {f"{slug}/index.html" for slug in fresh}
-    for relative in _changed_by_hand(output, manifest, redo):
+    for relative in changed_by_hand(output, manifest, redo):
         slug = relative[:-len("/index.html")] if relative.endswith("/index.html") else None
         if slug not in by_slug or manifest[relative][0] is None:
             return None
@@ -299,32 +299,6 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     store.save_entries(TERMS_STATE_TABLE, changed_entries)  # the state itself is the same
     log(f"  fast path: {len(changed)} body edit(s), {len(redo_slugs)} page(s) rendered")
     return stats, warnings
-
-
-def _changed_by_hand(output, manifest: dict[str, tuple], skip: set[str]) -> list[str]:
-    """The files of ``manifest`` (but ``skip``) whose size or mtime is not the one
-    recorded, or that are gone: as ``cache.pages.untouched`` says of each, but
-    each looked up from one open descriptor of the output folder (at 25,000
-    files, two parts of a path to resolve each time instead of the whole path)."""
-    found = []
-    try:
-        folder = os.open(output, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:  # the output folder itself is gone or replaced: every file counts as changed
-        return [relative for relative in manifest if relative not in skip]
-    try:
-        for relative, previous in manifest.items():
-            if relative in skip:
-                continue
-            try:
-                info = os.stat(relative, dir_fd=folder)
-            except OSError:
-                found.append(relative)
-                continue
-            if (info.st_size, info.st_mtime_ns) != tuple(previous[1:3]):
-                found.append(relative)
-    finally:
-        os.close(folder)
-    return found
 
 
 def _reader(output) -> Callable[[str], bytes]:

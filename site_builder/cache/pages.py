@@ -16,6 +16,7 @@ from ..explainers.base import ExplainerBuild
 from ..load.content import Term
 from ..markup.render import RenderedBody
 from ..render import pages
+from ..publish import ahead
 from ..render.pages import PageRenderer
 from . import store as cache
 
@@ -171,3 +172,76 @@ def remember_files(store: cache.BuildCache, output: Path, manifest: dict, fresh:
         kept[relative] = (fresh.get(relative), info.st_size, info.st_mtime_ns)
     if kept != manifest:
         store.save_table("pages", kept)
+
+
+def check_ahead(output, store: cache.BuildCache) -> bool:
+    """Start the trees' checks ahead (``publish.ahead``) for a build into ``output``,
+    with the look for pages changed by hand among them (the page manifest is read
+    here: the build reads it next anyway, from the store); ``publish.ahead.stop``
+    ends it. False when they are not made ahead (no core free for them, a small
+    site, no tree record)."""
+    global _ahead_manifest
+    _ahead_manifest = None
+    if not _idle_core():
+        return False
+    manifest = store.table("pages")
+    _ahead_manifest = manifest
+    return ahead.start(output, (lambda: changed_by_hand(output, manifest, set())) if manifest else None)
+
+
+def _idle_core() -> bool:
+    """Whether a core is likely free for the child: fewer tasks runnable right now
+    (this build counted) than cores this process may use (Linux's /proc/loadavg;
+    elsewhere the last minute's load average, which also counts what ran a
+    minute ago: a benchmark's own builds just before). On busy cores the child
+    only shares them with the build, and costs ~10 % more CPU than the checks
+    made in process (docs/performance.md, "One-body edit (issue 40, seventh
+    round)"): the build then checks in process, as before."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    try:
+        with open("/proc/loadavg", "rb") as handle:
+            runnable = int(handle.read().split()[3].partition(b"/")[0])
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        try:
+            runnable = os.getloadavg()[0]
+        except OSError:
+            return False
+    return runnable < cores
+
+
+_ahead_manifest: dict | None = None
+"""The page manifest the look made ahead went by (``check_ahead``)."""
+
+
+def changed_by_hand(output, manifest: dict[str, tuple], skip: set[str]) -> list[str]:
+    """The files of ``manifest`` (but ``skip``) whose size or mtime is not the one
+    recorded, or that are gone: as ``cache.pages.untouched`` says of each, but
+    each looked up from one open descriptor of the output folder (at 25,000
+    files, two parts of a path to resolve each time instead of the whole path).
+    Taken from the look made ahead (``check_ahead``) when it was made for this
+    very manifest."""
+    made = ahead.extra(output) if manifest is _ahead_manifest else None
+    if isinstance(made, list):
+        return [relative for relative in made if relative not in skip]
+    found = []
+    try:
+        folder = os.open(output, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:  # the output folder itself is gone or replaced: every file counts as changed
+        return [relative for relative in manifest if relative not in skip]
+    try:
+        for relative, previous in manifest.items():
+            if relative in skip:
+                continue
+            try:
+                info = os.stat(relative, dir_fd=folder)
+            except OSError:
+                found.append(relative)
+                continue
+            if (info.st_size, info.st_mtime_ns) != tuple(previous[1:3]):
+                found.append(relative)
+    finally:
+        os.close(folder)
+    return found

@@ -12,6 +12,8 @@ changed. Leftovers of killed builds are removed by the next build.
 ``writer``: what both share (``WriteStats``, the set of paths written);
 ``records``: the tree and spare records that let a rebuild skip unchanged
 files, and ``snapshot``: the folder ctimes and listings they hold;
+``ahead``: the trees' checks against those records, made in a forked child
+while a build loads;
 ``trees``: listing, writing and cleaning trees without following links;
 ``swap``: the atomic exchange; ``removal``: deleting replaced trees in the
 background, and the leftovers of killed builds; ``guard``: which folders may

@@ -228,7 +228,8 @@ def _read_spare_record(staging: Path, spare: Path, output: Path, paths: set[str]
 
 
 def _write_records(spare: Path | None, output: Path, output_paths: set[str], written: set[str],
-                   old: _Side | None, staged: _Side | None = None, record: _SpareRecord | None = None) -> None:
+                   old: _Side | None, staged: _Side | None = None, record: _SpareRecord | None = None,
+                   old_checked: _Snapshot | bool | None = None) -> None:
     """Describe the site just swapped in and the spare just swapped out (the old site).
 
     Files the build did not write are hard links shared by both trees; the rest
@@ -237,6 +238,8 @@ def _write_records(spare: Path | None, output: Path, output_paths: set[str], wri
     spare's side of the tree record and the spare record, when the build that
     staged into the spare found it to hold (``_Side.holds``, at its claim); then
     only the folders that build changed are looked at again (``_carried``).
+    ``old_checked``: the old site's survey against ``old``, made ahead
+    (``ahead.old_site``: a snapshot, False when it did not match; None: not made).
     Best effort: without records the next build checks every file, so a
     failure here (a full disk) only costs time.
     """
@@ -250,7 +253,8 @@ def _write_records(spare: Path | None, output: Path, output_paths: set[str], wri
             _unlink_quietly(_trees_path(output))
             return
         live = _Side(identity, output_paths, snapshot)
-        described = _describe_spare(spare, output, output_paths, old, now, written) if spare is not None else None
+        described = _describe_spare(spare, output, output_paths, old, now, written, old_checked) \
+            if spare is not None else None
         _save_trees(output, live, described[0] if described is not None else None)
         if described is not None and described[1] is not None:
             _save(_record_path(spare), {"identity": described[0].identity + identity, "stale": sorted(described[1])})
@@ -332,11 +336,13 @@ def _top_after(output: Path, paths: set[str], touched: set[str], listing: dict[s
 
 
 def _describe_spare(spare: Path, output: Path, output_paths: set[str], old: _Side | None, now: int,
-                    written: set[str] | None) -> tuple[_Side, set[str] | None] | None:
+                    written: set[str] | None, checked: _Snapshot | bool | None = None,
+                    ) -> tuple[_Side, set[str] | None] | None:
     """The spare's side of the record, after making it hold only regular files
     the live site (``output_paths``) has too; and which of those it lacks or holds
     another version of (None when ``written``, the files of the live site the
-    spare cannot share, is unknown).
+    spare cannot share, is unknown). ``checked``: the survey below, made ahead
+    (``_write_records``'s ``old_checked``), when it was.
 
     If the spare no longer matches ``old`` (an entry added, removed or replaced
     by hand), or there is no ``old``, it is listed from disk, cleared of
@@ -350,7 +356,12 @@ def _describe_spare(spare: Path, output: Path, output_paths: set[str], old: _Sid
         return None
     identity = _identity(spare, False)
     root = str(spare)
-    snapshot = _survey(root, old.paths, now, before=old.snapshot) if old is not None else None
+    if old is None or checked is False:
+        snapshot = None
+    elif isinstance(checked, _Snapshot):
+        snapshot = checked
+    else:
+        snapshot = _survey(root, old.paths, now, before=old.snapshot)
     if snapshot is not None:
         gone = old.paths - output_paths  # never needed again: the live site lacks them
         paths = old.paths - gone

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 
 from ..files import check_owned_folder
+from . import ahead
 from .guard import MARKER, MARKER_TEXT, _guard
 from .lock import lock as _lock, unlock as _unlock
 from .records import _identity, _read_spare_record, _read_trees, _record_path, _save, _trees_path, _write_records
@@ -64,6 +65,7 @@ class Staging(_Tree):
         self.spare = self.output.parent / f".{self.output.name}.spare"
         if check_owned_folder(self.path):  # a plant there is refused, never followed
             remove_all(self.path)
+        ahead.settle(self.output)  # the spare's check made ahead is done before it moves
         try:
             os.rename(self.spare, self.path)  # claim the spare (atomic: one build wins)
             self.recycled = True
@@ -84,7 +86,7 @@ class Staging(_Tree):
         live, spare = _read_trees(self.output)
         # The live site as it went live (or as serve's in-place writes left it): checked at commit().
         self._live = live if live is not None and live.identity == _identity(self.output, True) else None
-        known = spare.paths if self.recycled and spare is not None and spare.holds(self.path, False) else None
+        known = spare.paths if self.recycled and spare is not None and self._holds(spare) else None
         self._checked = spare if known is not None else None  # as the claim found it: see records._carried
         self._record = _read_spare_record(self.path, self.spare, self.output, known, self._live)
         if self.recycled and known is None:
@@ -96,6 +98,11 @@ class Staging(_Tree):
         self._no_site = not self.output.exists()
         # Folders of every file the spare holds exist already, as real folders.
         self._dirs.update(_folders_of(self._present))
+
+    def _holds(self, spare) -> bool:
+        """Whether the claimed spare is still as its record says (checked ahead, when it was)."""
+        held = ahead.spare_held(spare, self.path)
+        return spare.holds(self.path, False) if held is ahead.UNKNOWN else held
 
     def _target(self, relative: str) -> str:
         # Plain strings and os calls: at 10,000 pages pathlib's overhead shows.
@@ -247,6 +254,7 @@ class Staging(_Tree):
         _unlink_quietly(_trees_path(self.output))
         try:
             if self.output.exists():
+                ahead.settle(self.output, before_swap=True)  # and the live site's, before the swap
                 _exchange(self.path, self.output)
                 try:
                     os.rename(self.path, self.spare)  # now holds the old site
@@ -254,7 +262,7 @@ class Staging(_Tree):
                     remove_tree(self.path)
                 else:
                     _write_records(self.spare, self.output, self._paths, self._written, self._live,
-                                   self._checked, self._record)
+                                   self._checked, self._record, ahead.old_site(self.spare, self._live))
             else:
                 os.rename(self.path, self.output)
                 _write_records(None, self.output, self._paths, self._written, None)

@@ -1,0 +1,256 @@
+"""The trees' checks made ahead: while the build loads its terms, a forked
+child checks the spare and the live site against the tree record (and runs
+one more look the caller gives: the cache's for pages changed by hand), so
+that the claim, the fast path and the swap find their answers ready instead
+of making ~3 ``stat`` calls per output file on the build's own core
+(docs/performance.md, "One-body edit (issue 40, seventh round)").
+
+Each answer says what the in-process check would have said when the child
+looked, and is taken only for the very record and tree it was made on: the
+record read before the fork (the same objects: ``records._read_trees`` keeps
+them while the file's signature holds) and the tree's root inode. Another
+build in between rewrites the record (every swap does), so its answers are
+no longer taken and the checks run in process, as without this module. A
+change made to a tree after the child looked is one made while the build
+runs: a folder the build does not write in keeps, in the record, the ctime
+the child found, so the next build's check fails and it cleans the tree
+(as ``records._carried`` already relies on; docs/errors-and-guarantees.md).
+The child only reads (and makes one clock probe beside ``output/``); it is
+forked through ``parallel.fork``, so it dies with the build.
+"""
+
+from __future__ import annotations
+
+import gc
+import marshal
+import os
+import signal
+import struct
+from pathlib import Path
+from typing import Callable
+
+from .. import parallel
+from ..files import RefusedPath
+from .records import _identity, _read_trees, _Side
+from .snapshot import _clock, _Snapshot, _survey
+
+AHEAD_FROM = 2000
+"""Files in the live site from which the checks are made ahead: below it they
+take a few milliseconds, less than forking."""
+
+UNKNOWN = object()
+"""An answer the child did not give, or not for this record and tree: check in process."""
+
+_SPARE, _EXTRA, _LIVE = range(3)
+"""The child's answers, in the order it sends them (the order the build asks)."""
+
+_running: "_Ahead | None" = None
+
+
+class _Ahead:
+    def __init__(self, output: Path, sides: tuple[_Side | None, _Side | None], pid: int, reader: int):
+        self.output, self.sides, self.pid, self.reader = output, sides, pid, reader
+        self.answers: list = []
+
+    def answer(self, index: int):
+        """The child's answer ``index`` (read from its pipe, waiting if need be), or UNKNOWN."""
+        while len(self.answers) <= index and self.reader is not None:
+            self.answers.append(_read_message(self.reader))
+            if self.answers[-1] is UNKNOWN:
+                self.stop()
+        return self.answers[index] if index < len(self.answers) else UNKNOWN
+
+    def current(self) -> bool:
+        """True while the tree record is still the one the child checked against."""
+        live, spare = _read_trees(self.output)
+        return live is self.sides[0] and spare is self.sides[1]
+
+    def stop(self) -> None:
+        if self.reader is not None:
+            os.close(self.reader)
+            self.reader = None
+            try:
+                os.kill(self.pid, signal.SIGKILL)  # done, or not needed any more: it holds nothing
+            except ProcessLookupError:
+                pass
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
+    """Fork the child that checks the trees of ``output`` (and runs ``extra``,
+    whose result must be marshallable); False when there is nothing worth
+    checking ahead (no tree record, a small site) or no fork. ``stop`` ends it.
+    (The caller decides whether a core is free for it: ``cache.pages.check_ahead``.)"""
+    global _running
+    stop()
+    if not hasattr(os, "fork"):  # pragma: no cover - not POSIX
+        return False
+    output = output.absolute()
+    try:
+        sides = _read_trees(output)  # read once here: the claim takes the same objects (kept by signature)
+    except (OSError, RefusedPath):  # a plant at the record's path: the claim refuses it, as ever
+        return False
+    live = sides[0]
+    if live is None or len(live.paths) < AHEAD_FROM:
+        return False
+    try:
+        reader, writer = os.pipe()
+    except OSError:
+        return False
+    try:
+        pid = parallel.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        return False
+    if pid == 0:  # pragma: no cover - runs in the child; its answers are tested
+        os.close(reader)
+        _check(output, sides, extra, writer)
+    os.close(writer)
+    _running = _Ahead(output, sides, pid, reader)
+    return True
+
+
+def stop() -> None:
+    """End the child (a no-op when none runs); its answers are no longer given."""
+    global _running
+    if _running is not None:
+        _running.stop()
+        _running = None
+
+
+def settle(output: Path, before_swap: bool = False) -> None:
+    """Wait until the child is done with the spare (before the claim renames it) or,
+    ``before_swap``, with the live site too (before the swap exchanges it): it
+    never looks at a tree the build has begun to move."""
+    ahead = _running
+    if ahead is not None and ahead.output == output.absolute():
+        ahead.answer(_LIVE if before_swap else _SPARE)
+
+
+def spare_held(side: _Side | None, root: Path) -> bool | object:
+    """``side.holds(root, False)`` as the child found it, or UNKNOWN."""
+    ahead = _running
+    if ahead is None or side is None or side is not ahead.sides[1] or not ahead.current():
+        return UNKNOWN
+    found = ahead.answer(_SPARE)
+    if found is UNKNOWN or found is None or _identity(root, False) != found[0]:
+        return UNKNOWN
+    return found[1]
+
+
+def extra(output: Path) -> object:
+    """What ``extra`` gave in the child, or UNKNOWN: taken only while the tree record
+    is the one the child saw (no build swapped a tree since) and the live site is
+    the tree it describes."""
+    ahead = _running
+    if ahead is None or ahead.output != output.absolute() or ahead.sides[0] is None or not ahead.current():
+        return UNKNOWN
+    if _identity(ahead.output, True) != ahead.sides[0].identity:
+        return UNKNOWN
+    return ahead.answer(_EXTRA)
+
+
+def old_site(root: Path, old: _Side | None) -> _Snapshot | bool | None:
+    """The snapshot of the site just swapped out (now at ``root``, the spare), as
+    ``records._describe_spare`` surveys it against ``old`` (its side of the record
+    when it went live); False when it no longer matched; None when the child did
+    not look at this very tree against this very record."""
+    ahead = _running
+    if ahead is None or old is None or old is not ahead.sides[0]:
+        return None
+    found = ahead.answer(_LIVE)
+    if found is UNKNOWN or found is None:
+        return None
+    if found is False:
+        return False  # changed since the record: listed and cleaned, as in process
+    root_inode, listed, moved = found
+    if _identity(root, False) != [root_inode]:
+        return None
+    ctimes = {folder: ctime for folder, ctime in old.snapshot.ctimes.items() if folder not in listed}
+    ctimes.update(moved)
+    return _Snapshot(ctimes, listed)
+
+
+def _check(output: Path, sides: tuple[_Side | None, _Side | None], extra: Callable[[], object] | None,
+           writer: int) -> None:  # pragma: no cover - in the child
+    """In the child: send the three answers, then exit (it imports nothing: the
+    build may fork it while another thread of its process holds a lock)."""
+    code = 1
+    try:
+        gc.disable()  # short-lived, and it makes no cyclic garbage
+        live, spare = sides
+        spare_root = output.with_name(f".{output.name}.spare")
+        held = None  # only a tree found as recorded is answered: anything else is checked in process
+        if spare is not None and _identity(spare_root, False) == spare.identity and \
+                _survey(str(spare_root), spare.paths, None, before=spare.snapshot) is not None and \
+                _identity(spare_root, False) == spare.identity:
+            held = (spare.identity, True)
+        _send(writer, held)
+        _send(writer, extra() if extra is not None else None)
+        _send(writer, _live_answer(output, live))
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _live_answer(output: Path, live: _Side) -> tuple | bool | None:  # pragma: no cover - in the child
+    """The live site's snapshot against its record, as ``_describe_spare`` takes it
+    after the swap, sent as what differs from the record: (root inode, the folders
+    listed, the ctimes that are not the record's); False when it does not match;
+    None when the live site is not the tree the record describes (not checked)."""
+    if _identity(output, True) != live.identity:
+        return None
+    now = _clock(output)
+    found = _survey(str(output), live.paths, now, before=live.snapshot)
+    if _identity(output, True) != live.identity:
+        return None  # (the tree surveyed may not be the one recorded)
+    if found is None:
+        return False
+    moved = {folder: ctime for folder, ctime in found.ctimes.items() if live.snapshot.ctimes.get(folder) != ctime}
+    rebuilt = {folder: ctime for folder, ctime in live.snapshot.ctimes.items() if folder not in found.listed}
+    rebuilt.update(moved)
+    if rebuilt != found.ctimes:  # (cannot be: the survey compared every folder with the record)
+        raise ValueError("the snapshot does not follow from the record")
+    return live.identity[0], found.listed, moved
+
+
+_LENGTH = struct.Struct("<Q")
+
+
+def _send(writer: int, value: object) -> None:  # pragma: no cover - in the child
+    data = marshal.dumps(value)
+    view = memoryview(_LENGTH.pack(len(data)) + data)
+    while view:
+        view = view[os.write(writer, view):]
+
+
+def _read_message(reader: int) -> object:
+    """The next value the child sent, or UNKNOWN when it sent no more (it failed)."""
+    head = _read_exactly(reader, _LENGTH.size)
+    if head is None:
+        return UNKNOWN
+    body = _read_exactly(reader, _LENGTH.unpack(head)[0])
+    if body is None:
+        return UNKNOWN
+    try:
+        return marshal.loads(body)
+    except (ValueError, EOFError, TypeError):
+        return UNKNOWN
+
+
+def _read_exactly(reader: int, size: int) -> bytes | None:
+    parts, left = [], size
+    while left:
+        try:
+            part = os.read(reader, min(left, 1 << 20))
+        except OSError:
+            return None
+        if not part:
+            return None
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
