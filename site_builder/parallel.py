@@ -1,7 +1,7 @@
 """Forked workers that never outlive the build that forked them.
 
-Every process a build forks (the term loaders of ``preload.py``, the markdown
-and page workers) starts here: ``fork()`` for a single child, ``pool()`` for a
+Every process a build forks (the term loaders of ``preload.py``, the tree
+checker of ``publish/ahead.py``, the markdown and page workers) starts here: ``fork()`` for a single child, ``pool()`` for a
 ``ProcessPoolExecutor`` (its initializer). ``serve``'s build worker, a fresh
 interpreter, calls ``guard`` first thing. Then the child
 
