@@ -38,8 +38,12 @@ from pathlib import Path
 
 # The value runs to the quote that opened it (escaped too, for markup in a
 # script's string), over whole Jinja tags: id="letter-{{ group['id'] }}" holds
-# a quote of the other kind, where the value used to stop.
-_ATTRIBUTE = re.compile(r"""\b(id|class)\s*=\s*\\?(["'])((?:\{\{.*?\}\}|\{%.*?%\}|(?!\\?\2).)*?)\\?\2""", re.S)
+# a quote of the other kind, where the value used to stop. Each tag ends at its
+# first closer and a plain character is never a tag's start, so the three
+# alternatives never overlap: an unclosed quote before many tags fails in
+# linear time, where overlapping ones tried every split (exponential).
+_ATTRIBUTE = re.compile(r"""\b(id|class)\s*=\s*\\?(["'])((?:\{\{(?:(?!\}\}).)*\}\}|\{%(?:(?!%\}).)*%\}"""
+                        r"""|(?!\\?\2|\{\{|\{%).)*?)\\?\2""", re.S)
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
 _NAME = re.compile(r"(?<![\w-])[_a-zA-Z][\w-]*")
 _COMMENTS = re.compile(r"<!--.*?-->|\{#.*?#\}", re.S)

@@ -64,6 +64,20 @@ def test_a_jinja_tag_holding_the_other_quote_does_not_end_the_attribute():
         assert (ids, id_prefixes, found) == (set(), {prefix}, classes), markup
 
 
+def test_an_unclosed_quote_before_many_jinja_tags_is_read_in_linear_time():
+    """A theme template with a typo (a quote never closed) and tags after it: the
+    value's alternatives must not overlap, or the engine tries every way of
+    splitting the tags (exponential: 20 tags took 72 s). Sixty here: with
+    overlapping alternatives this never returns (the suite's timeout fails it);
+    without, it takes milliseconds. The page's own reservations still come out."""
+    template = "<h2 id='broken-" + "{{ a }}" * 60 + '\n<p id="after-{{ x }}" class="kept">'
+    names = reserved_module.theme_names({"t.html": (template, "t.html")}, {})
+    assert {"kept"} <= names
+    ids, id_prefixes, classes = set(), set(), set()
+    reserved_module._from_markup("<div class='" + "{{x}}" * 60 + "{% y %}" * 60, ids, id_prefixes, classes)
+    assert (ids, id_prefixes, classes) == (set(), set(), set())
+
+
 def test_every_reserved_id_is_refused_in_a_body_and_kept_off_headings():
     renderer = BodyRenderer(NameIndex([]))
     for ident in sorted(reserved().ids):
