@@ -94,11 +94,13 @@ def read_regular(path: Path | str, *, follow: bool = False, owned: bool = True, 
         size = os.fstat(descriptor).st_size
         if limit is not None and size > limit:
             raise ValueError(f"file is {size:,} bytes; the limit is {limit:,}")
-        # One read of the size known, one byte more to see the end: a file that
-        # grew since the fstat is read on to its end, as a buffered reader would.
+        # One read of the size known, one byte more to see the end. Anything but
+        # exactly the size is read on to the end of the file, as a buffered
+        # reader would: a file that grew since the fstat, and a short read
+        # (FUSE, 9p, NFS, or a read over ~2 GiB), which is not the end.
         # (open()'s reader cost a term file ~4 us more: objects, fstat, lseek, ioctl.)
         data = os.read(descriptor, size + 1)
-        if len(data) <= size:
+        if len(data) == size:
             return data
         chunks = [data]
         while more := os.read(descriptor, 1 << 16):

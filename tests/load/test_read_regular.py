@@ -43,3 +43,14 @@ def test_the_limit_and_a_fifo_are_refused(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(files.RefusedPath, match="a FIFO"):
         files.read_regular(fifo, follow=True, owned=False)
+
+
+def test_a_short_read_is_not_taken_for_the_end(tmp_path, monkeypatch):
+    """A file system may give fewer bytes than asked before the end (FUSE, 9p,
+    NFS; any read over ~2 GiB): the rest is read on, not dropped."""
+    path = tmp_path / "far.md"
+    data = bytes(i % 241 for i in range(100_000))
+    path.write_bytes(data)
+    real = os.read
+    monkeypatch.setattr(files.os, "read", lambda descriptor, size: real(descriptor, min(size, 4096)))
+    assert files.read_regular(path, follow=True, owned=False) == data
