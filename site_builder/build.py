@@ -130,6 +130,9 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
         full = cache.disk_full(error)
         raise
     finally:
+        # The trees' checks made ahead, if any: done or no longer needed. First,
+        # so that nothing below that raises leaves the child running.
+        ahead.stop()
         if full or store.full:
             # A full disk: the build failed (output/ untouched) or its cache could not
             # be saved. Drop the cache whole, with what this build put in it, so it
@@ -139,7 +142,6 @@ def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: 
             store.close()  # its SQLite files' descriptors now, not whenever the collector gets to them
         if preloaded is not None:
             preloaded.discard()  # a no-op once its result was taken
-        ahead.stop()  # the trees' checks made ahead, if any: done or no longer needed
         if not caller_froze:
             gc.unfreeze()  # the build froze what it loaded: give a library caller its collector back
         explainers.release(failed=True)  # a no-op unless the build stopped before its explainers stage ended
@@ -158,7 +160,7 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
             # The trees' checks (~3 stats per output file: the spare, the live site,
             # pages changed by hand) made on the other core while this one loads
             # (a process's own cache only: serve's worker keeps its trees in memory).
-            page_cache.check_ahead(options.output, store)
+            page_cache.check_ahead(options.output, store, options.jobs)
         config, problems = load_config(options.content, options.config)
         if options.base_url is not None and (wrong := base_url_problem(options.base_url)) is not None:
             problems.append(Problem("--base-url", None, wrong))  # no line: it was given on the command line

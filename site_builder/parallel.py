@@ -164,9 +164,9 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
     is busy with ``meanwhile()``). ``collect(result)`` gets each slice's
     result, in ``cuts``' order, in this process, as soon as it and every slice
     before it are in (between the slices run here): what is made of them runs
-    while the workers still work, not after the last one. A worker's result
-    large result comes back in a file in memory (``_ResultFiles``), not
-    through the pool's pipe.
+    while the workers still work, not after the last one. A worker's large
+    result comes back in a file in memory (``_ResultFiles``), not through the
+    pool's pipe.
 
     Why ``jobs - 1`` workers beside this process rather than ``jobs`` beside a
     waiting one: on ``jobs`` cores they do as much, what runs here is neither
@@ -182,6 +182,7 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
     taken = 0  # slices handed out so far, to a worker or to this process
     handed = 0  # slices whose results went to collect()
     lock = threading.RLock()  # taken and futures: the main thread's and the pool's result thread's
+    enclosing = _results  # (a share inside another's meanwhile(): the outer one's, given back after)
     files = _results = _ResultFiles.open()  # before the pool forks: its workers inherit the sending end
 
     def top_up(_done=None) -> None:
@@ -240,7 +241,7 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
                 hand_over(wait=False)
             hand_over(wait=True)
     finally:
-        _results = None
+        _results = enclosing
         if files is not None:
             files.close()
 
@@ -302,6 +303,9 @@ class _ResultFiles:
             except BlockingIOError:
                 return
             for descriptor in descriptors:
+                # Close-on-exec, as every descriptor this process opens (nothing it runs
+                # inherits one); set here: recv_fds drops its flags (MSG_CMSG_CLOEXEC) in 3.11.
+                os.set_inheritable(descriptor, False)
                 self.arrived[int.from_bytes(message, "little")] = descriptor
 
     def descriptor(self, index: int) -> int:

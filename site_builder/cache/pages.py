@@ -174,33 +174,39 @@ def remember_files(store: cache.BuildCache, output: Path, manifest: dict, fresh:
         store.save_table("pages", kept)
 
 
-def check_ahead(output, store: cache.BuildCache) -> bool:
+def check_ahead(output, store: cache.BuildCache, jobs: int | None = None) -> bool:
     """Start the trees' checks ahead (``publish.ahead``) for a build into ``output``,
     with the look for pages changed by hand among them (the page manifest is read
     here: the build reads it next anyway, from the store); ``publish.ahead.stop``
     ends it. False when they are not made ahead (no core free for them, a small
-    site, no tree record)."""
+    site, no tree record). ``jobs``: the processes the build may run at once
+    (``--jobs``; None: one per core); with one, it has no core to give the child."""
     global _ahead_manifest
     _ahead_manifest = None
-    if not _idle_core():
+    if not _idle_core(jobs):
         return False
     manifest = store.table("pages")
     _ahead_manifest = manifest
     return ahead.start(output, (lambda: changed_by_hand(output, manifest, set())) if manifest else None)
 
 
-def _idle_core() -> bool:
+def _idle_core(jobs: int | None = None) -> bool:
     """Whether a core is likely free for the child: fewer tasks runnable right now
-    (this build counted) than cores this process may use (Linux's /proc/loadavg;
-    elsewhere the last minute's load average, which also counts what ran a
-    minute ago: a benchmark's own builds just before). On busy cores the child
-    only shares them with the build, and costs ~10 % more CPU than the checks
-    made in process (docs/performance.md, "One-body edit (issue 40, seventh
-    round)"): the build then checks in process, as before."""
+    (this build counted) than cores this build may use: those this process may
+    run on, at most ``jobs``, at most the whole cores of its cgroup's CPU quota
+    (a container given one core of a larger machine sees all its cores). From
+    Linux's /proc/loadavg; elsewhere the last minute's load average, which also
+    counts what ran a minute ago: a benchmark's own builds just before. On busy
+    cores the child only shares them with the build, and costs ~10 % more CPU
+    than the checks made in process (docs/performance.md, "One-body edit (issue
+    40, seventh round)"): the build then checks in process, as before."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         cores = os.cpu_count() or 1
+    cores = min(cores, jobs or cores, _quota_cores() or cores)
+    if cores < 2:
+        return False
     try:
         with open("/proc/loadavg", "rb") as handle:
             runnable = int(handle.read().split()[3].partition(b"/")[0])
@@ -210,6 +216,19 @@ def _idle_core() -> bool:
         except OSError:
             return False
     return runnable < cores
+
+
+def _quota_cores(path: str = "/sys/fs/cgroup/cpu.max") -> int | None:
+    """The whole cores a cgroup (v2) CPU quota allows (``200000 100000``: 2), at
+    least 1; None without a quota (``max``) or a file to say so."""
+    try:
+        with open(path, "rb") as handle:
+            quota, period = handle.read().split()[:2]
+        if quota == b"max":
+            return None
+        return max(1, int(quota) // int(period))
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
 
 
 _ahead_manifest: dict | None = None

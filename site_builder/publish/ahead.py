@@ -15,8 +15,10 @@ change made to a tree after the child looked is one made while the build
 runs: a folder the build does not write in keeps, in the record, the ctime
 the child found, so the next build's check fails and it cleans the tree
 (as ``records._carried`` already relies on; docs/errors-and-guarantees.md).
-The child only reads (and makes one clock probe beside ``output/``); it is
-forked through ``parallel.fork``, so it dies with the build.
+The child only reads: the file system's clock its survey of the live site
+needs is probed here before the fork (a probe file the child made could be
+left behind when the build ends it). It is forked through ``parallel.fork``,
+so it dies with the build.
 """
 
 from __future__ import annotations
@@ -97,6 +99,9 @@ def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
     if live is None or len(live.paths) < AHEAD_FROM:
         return False
     try:
+        # The clock now, not in the child: a folder changed since counts as
+        # racy (listed), which is safe, and the child writes nothing.
+        now = _clock(output)
         reader, writer = os.pipe()
     except OSError:
         return False
@@ -108,7 +113,7 @@ def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
         return False
     if pid == 0:  # pragma: no cover - runs in the child; its answers are tested
         os.close(reader)
-        _check(output, sides, extra, writer)
+        _check(output, sides, extra, writer, now)
     os.close(writer)
     _running = _Ahead(output, sides, pid, reader)
     return True
@@ -176,7 +181,7 @@ def old_site(root: Path, old: _Side | None) -> _Snapshot | bool | None:
 
 
 def _check(output: Path, sides: tuple[_Side | None, _Side | None], extra: Callable[[], object] | None,
-           writer: int) -> None:  # pragma: no cover - in the child
+           writer: int, now: int) -> None:  # pragma: no cover - in the child
     """In the child: send the three answers, then exit (it imports nothing: the
     build may fork it while another thread of its process holds a lock)."""
     code = 1
@@ -191,20 +196,19 @@ def _check(output: Path, sides: tuple[_Side | None, _Side | None], extra: Callab
             held = (spare.identity, True)
         _send(writer, held)
         _send(writer, extra() if extra is not None else None)
-        _send(writer, _live_answer(output, live))
+        _send(writer, _live_answer(output, live, now))
         code = 0
     finally:
         os._exit(code)
 
 
-def _live_answer(output: Path, live: _Side) -> tuple | bool | None:  # pragma: no cover - in the child
+def _live_answer(output: Path, live: _Side, now: int) -> tuple | bool | None:  # pragma: no cover - in the child
     """The live site's snapshot against its record, as ``_describe_spare`` takes it
     after the swap, sent as what differs from the record: (root inode, the folders
     listed, the ctimes that are not the record's); False when it does not match;
     None when the live site is not the tree the record describes (not checked)."""
     if _identity(output, True) != live.identity:
         return None
-    now = _clock(output)
     found = _survey(str(output), live.paths, now, before=live.snapshot)
     if _identity(output, True) != live.identity:
         return None  # (the tree surveyed may not be the one recorded)

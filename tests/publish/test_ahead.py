@@ -18,10 +18,13 @@ from site_builder.publish import ahead, records
 from test_hardening_spare import PLANTS, Site, _body_edit, _close_caches, _full_build, _name  # noqa: F401 (a fixture)
 
 
+_real_idle_core = page_cache._idle_core  # (the fixture below forces it on)
+
+
 @pytest.fixture(autouse=True)
 def _made_ahead(monkeypatch):
     monkeypatch.setattr(ahead, "AHEAD_FROM", 0)
-    monkeypatch.setattr(page_cache, "_idle_core", lambda: True)  # whatever the machine's load
+    monkeypatch.setattr(page_cache, "_idle_core", lambda jobs=None: True)  # whatever the machine's load
     yield
     assert ahead._running is None, "a build left its child running"
 
@@ -124,10 +127,70 @@ def test_a_child_that_failed_answers_nothing(site):
 
 
 def test_on_busy_cores_the_build_checks_in_process(site, monkeypatch):
-    monkeypatch.setattr(page_cache, "_idle_core", lambda: False)
+    monkeypatch.setattr(page_cache, "_idle_core", lambda jobs=None: False)
     whole, given = _answers(monkeypatch)
     _body_edit(site)
     assert given == [] and ahead._running is None  # no child asked
     assert str(site.spare) in whole  # the old site, surveyed once swapped out (and the spare at its claim)
     monkeypatch.undo()
     site.check("an edit checked in process")
+
+
+def test_the_child_writes_nothing_beside_the_output(site, monkeypatch, tmp_path):
+    """The file system's clock is probed before the fork: a probe file the child
+    made could be left behind when the build ends it mid-look (SIGKILL)."""
+    probes = tmp_path / "probes"
+    clock = ahead._clock
+
+    def probing(output):
+        with open(probes, "a") as handle:  # the child's writes land here too
+            handle.write(f"{os.getpid()}\n")
+        return clock(output)
+    monkeypatch.setattr(ahead, "_clock", probing)
+    live, _spare = records._read_trees(site.output)
+    assert ahead.start(site.output)
+    try:
+        assert isinstance(ahead.old_site(site.output, live), records._Snapshot)  # every answer given
+    finally:
+        ahead.stop()
+    assert probes.read_text().split() == [str(os.getpid())]
+
+
+def test_a_failure_while_the_build_cleans_up_still_ends_the_child(site, monkeypatch):
+    """``ahead.stop`` comes first in the build's clean-up: a clean-up step that
+    raises must not leave the child running (it outlives a library caller's build)."""
+    from site_builder.cache import store as cache
+
+    started = []
+    start = ahead.start
+    monkeypatch.setattr(ahead, "start", lambda *args: start(*args) and not started.append(ahead._running.pid))
+
+    def closing(self):
+        raise OSError("the cache could not be closed")
+    monkeypatch.setattr(cache.BuildCache, "close", closing)
+    with pytest.raises(OSError, match="could not be closed"):
+        _body_edit(site)
+    assert started, "no child was started"
+    assert ahead._running is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(started[0], os.WNOHANG)  # reaped
+
+
+def test_no_child_without_a_core_to_give_it(monkeypatch, tmp_path):
+    """``--jobs 1``, a cgroup quota of one core, or one core: the build checks in
+    process whatever the load; a quota is read in whole cores."""
+    quota_cores = page_cache._quota_cores
+    monkeypatch.setattr(page_cache.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(page_cache, "_quota_cores", lambda: None)
+    assert _real_idle_core(1) is False
+    monkeypatch.setattr(page_cache, "_quota_cores", lambda: 1)
+    assert _real_idle_core(None) is False and _real_idle_core(4) is False
+    monkeypatch.setattr(page_cache.os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(page_cache, "_quota_cores", lambda: None)
+    assert _real_idle_core(None) is False
+    quota = tmp_path / "cpu.max"
+    for text, cores in (("max 100000\n", None), ("150000 100000\n", 1), ("400000 100000\n", 4),
+                        ("50000 100000\n", 1), ("garbage\n", None)):
+        quota.write_text(text)
+        assert quota_cores(str(quota)) == cores, text
+    assert quota_cores(str(tmp_path / "none")) is None

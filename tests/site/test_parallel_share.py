@@ -217,3 +217,20 @@ def test_a_worker_without_a_file_to_spare_sends_its_result_through_the_pipe(monk
     parallel.share(parallel.guided_slices(400, 2), 1, lambda: None, lambda start, end: big_slice((start, end)),
                    big_slice, collected.extend)
     assert collected == big_slice((0, 400))
+
+
+def test_a_result_file_arrives_close_on_exec():
+    """The descriptors a worker sends back are close-on-exec here, as every one
+    this process opens: a program it runs (a browser, git) inherits none."""
+    files = parallel._ResultFiles.open()
+    assert files is not None
+    try:
+        files.send(7, b"x" * 100)
+        descriptor = files.descriptor(7)
+        try:
+            assert os.get_inheritable(descriptor) is False
+            assert os.pread(descriptor, 200, 0) == b"x" * 100
+        finally:
+            os.close(descriptor)
+    finally:
+        files.close()
