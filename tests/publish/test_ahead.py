@@ -15,7 +15,7 @@ import pytest
 from site_builder.cache import pages as page_cache
 from site_builder.publish import ahead, records
 
-from test_hardening_spare import PLANTS, Site, _body_edit, _close_caches, _full_build, _name  # noqa: F401 (a fixture)
+from test_hardening_spare import PLANTS, _body_edit, _close_caches, _full_build, _name, site  # noqa: F401 (fixtures)
 
 
 _real_idle_core = page_cache._idle_core  # (the fixture below forces it on)
@@ -27,16 +27,6 @@ def _made_ahead(monkeypatch):
     monkeypatch.setattr(page_cache, "_idle_core", lambda jobs=None: True)  # whatever the machine's load
     yield
     assert ahead._running is None, "a build left its child running"
-
-
-@pytest.fixture
-def site(tmp_path) -> Site:
-    site = Site(tmp_path)
-    site.build()
-    site.edit()
-    site.build()  # a spare with its records
-    assert site.spare.is_dir()
-    return site
 
 
 def _answers(monkeypatch) -> tuple[list, list]:
