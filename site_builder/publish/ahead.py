@@ -33,7 +33,7 @@ from typing import Callable
 
 from .. import parallel
 from ..files import RefusedPath
-from .records import _identity, _read_trees, _Side
+from .records import _identity, _read_trees, _Side, _spare_path
 from .snapshot import _clock, _Snapshot, _survey
 
 AHEAD_FROM = 2000
@@ -188,7 +188,7 @@ def _check(output: Path, sides: tuple[_Side | None, _Side | None], extra: Callab
     try:
         gc.disable()  # short-lived, and it makes no cyclic garbage
         live, spare = sides
-        spare_root = output.with_name(f".{output.name}.spare")
+        spare_root = _spare_path(output)
         held = None  # only a tree found as recorded is answered: anything else is checked in process
         if spare is not None and _identity(spare_root, False) == spare.identity and \
                 _survey(str(spare_root), spare.paths, None, before=spare.snapshot) is not None and \

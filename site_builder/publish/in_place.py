@@ -13,7 +13,7 @@ from pathlib import Path
 from ..files import RefusedPath
 from .guard import MARKER, MARKER_TEXT, _guard
 from .lock import lock as _lock, unlock as _unlock
-from .records import _Side, _describe_spare, _identity, _read_trees, _record_path, _save_trees, _trees_path
+from .records import _Side, _describe_spare, _identity, _read_trees, _record_path, _save_trees, _spare_path, _trees_path
 from .snapshot import _Snapshot, _clock, _folders_of, _survey
 from .trees import _clear_obstacle, _is_real_folder, _real_folder, _same_bytes, _sweep, _unlink_quietly, _write_file
 from .writer import WriteStats, _Tree
@@ -37,7 +37,7 @@ class InPlace(_Tree):
         self.output.mkdir(parents=True, exist_ok=True)
         _guard(self.output)
         self._root = str(self.output)
-        self._spare = self.output.parent / f".{self.output.name}.spare"
+        self._spare = _spare_path(self.output)
         self._live: _Side | None = None
         self._spare_side: _Side | None = None
         self._spare_checked = True

@@ -145,6 +145,11 @@ def _trees_path(output: Path) -> Path:
     return output.with_name(f".{output.name}.tree-record")
 
 
+def _spare_path(output: Path) -> Path:
+    """The spare tree beside ``output``: the site before last, which the next build stages into."""
+    return output.with_name(f".{output.name}.spare")
+
+
 def _identity(root: Path, live: bool) -> list[int] | None:
     """Inode of ``root``, and of its marker file for the live site."""
     try:

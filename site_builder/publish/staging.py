@@ -16,7 +16,7 @@ from ..files import check_owned_folder
 from . import ahead
 from .guard import MARKER, MARKER_TEXT, _guard
 from .lock import lock as _lock, unlock as _unlock
-from .records import _identity, _read_spare_record, _read_trees, _record_path, _save, _trees_path, _write_records
+from .records import _identity, _read_spare_record, _read_trees, _record_path, _save, _spare_path, _trees_path, _write_records
 from .removal import clean_leftovers, remove_tree
 from .snapshot import _folders_of
 from .swap import _exchange
@@ -62,7 +62,7 @@ class Staging(_Tree):
         """Take the spare (or a new folder) as the staging tree, under the lock."""
         clean_leftovers(self.output)
         self.path = self.output.parent / f".{self.output.name}.staging-{os.getpid()}"
-        self.spare = self.output.parent / f".{self.output.name}.spare"
+        self.spare = _spare_path(self.output)
         if check_owned_folder(self.path):  # a plant there is refused, never followed
             remove_all(self.path)
         ahead.settle(self.output)  # the spare's check made ahead is done before it moves
