@@ -234,3 +234,13 @@ def make_venv(where: Path) -> Path:
     prefix = run_clean(python, "-c", "import sys; print(sys.prefix)", cwd=where.parent).strip()
     assert Path(prefix).resolve() == where.resolve(), prefix
     return python
+
+
+def logged_build(content: Path, output: Path, **options) -> list[str]:
+    """Build ``content`` into ``output`` in this process with one job (plus
+    ``options`` for ``BuildOptions``); the lines the build logged."""
+    from site_builder.build import BuildOptions, build_site
+
+    log: list[str] = []
+    build_site(BuildOptions(content=content, output=output, jobs=1, **options), log.append)
+    return log

@@ -9,22 +9,15 @@ import gc
 from pathlib import Path
 
 from site_builder import build
-from site_builder.build import BuildOptions, build_site
 from site_builder.cache import incremental
 
-from helpers import clean_build_manifest, manifest, term, write_tree
+from helpers import clean_build_manifest, logged_build as _build, manifest, term, write_tree
 
 
 def _content(root: Path) -> Path:
     files = {f"terms/t{i:02d}.md": term(f"Term {i}", f"Summary {i}.", f"Body {i}.\n") for i in range(6)}
     files["site.toml"] = 'title = "Collector"\npreviews = false\n'
     return write_tree(root, files)
-
-
-def _build(content: Path, output: Path) -> list[str]:
-    log: list[str] = []
-    build_site(BuildOptions(content=content, output=output, jobs=1), log.append)
-    return log
 
 
 def _watch(monkeypatch) -> dict:

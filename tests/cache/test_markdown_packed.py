@@ -11,7 +11,7 @@ from site_builder import CACHE_FOLDER
 from site_builder.build import BuildOptions, build_site
 from site_builder.cache import bodies, incremental, store
 
-from helpers import clean_build_manifest, manifest, term, write_tree
+from helpers import clean_build_manifest, logged_build as _build, manifest, term, write_tree
 
 COUNT = 30
 
@@ -21,12 +21,6 @@ def _content(root: Path) -> Path:
              for i in range(COUNT)}
     files["site.toml"] = 'title = "Packed"\npreviews = false\n'
     return write_tree(root, files)
-
-
-def _build(content: Path, output: Path) -> list[str]:
-    log: list[str] = []
-    build_site(BuildOptions(content=content, output=output, jobs=1), log.append)
-    return log
 
 
 def test_the_table_keeps_records_packed_and_an_edit_unpacks_few(tmp_path, monkeypatch):
