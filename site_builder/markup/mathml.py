@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import functools
 import html
+import importlib.util
 import re
+import sys
 from xml.etree.ElementTree import Element
 
 MATHML_NAMESPACE = "http://www.w3.org/1998/Math/MathML"
@@ -126,7 +128,7 @@ def _convert(latex: str, display: bool) -> str:
         raise LatexError("empty formula")
     _check_braces(source)
     _check_commands(source)
-    from latex2mathml.converter import convert_to_element  # here: a rebuild without maths never pays its 60 ms import
+    convert_to_element = _converter()  # here: a rebuild without maths never pays its import
 
     try:
         tree = convert_to_element(source, display="block" if display else "inline")
@@ -137,6 +139,46 @@ def _convert(latex: str, display: bool) -> str:
         raise LatexError(f"LaTeX does not parse: {reason}") from None
     # alttext lets screen readers without MathML support read the source.
     return serialise(tree, alttext=" ".join(source.split()))
+
+
+_PACKAGE_INIT = 'from importlib import metadata\n\n__version__ = metadata.version("latex2mathml")\n'
+"""latex2mathml's whole ``__init__.py`` (at least up to 3.81): it only reads its version."""
+
+
+def _converter():
+    """latex2mathml's ``convert_to_element``, imported without running its package's
+    ``__init__`` when that is ``_PACKAGE_INIT``: it imports ``importlib.metadata``
+    and scans the installed distributions for a version nothing here reads,
+    ~10 ms of a one-body edit with maths (docs/performance.md, "One-body edit
+    (issue 40, eighth round)"). The package is made from its spec as the import
+    system would, its ``__version__`` read from the metadata when first asked
+    for (PEP 562), so a caller of latex2mathml sees the same package. Any other
+    ``__init__`` (another version of latex2mathml) is run as usual."""
+    if "latex2mathml" not in sys.modules:
+        try:
+            spec = importlib.util.find_spec("latex2mathml")
+            origin = spec.origin if spec is not None and spec.submodule_search_locations is not None else None
+            with open(origin, encoding="utf-8") as handle:
+                skip = handle.read() == _PACKAGE_INIT
+        except (OSError, ImportError, ValueError, TypeError):  # no such file: the import below says what is wrong
+            skip = False
+        if skip:
+            package = importlib.util.module_from_spec(spec)
+            package.__getattr__ = _package_version  # PEP 562: only for a name the package lacks
+            sys.modules["latex2mathml"] = package
+    from latex2mathml.converter import convert_to_element
+
+    return convert_to_element
+
+
+def _package_version(name: str) -> str:
+    """``latex2mathml.__version__``, as its ``__init__`` would have set it (see ``_converter``)."""
+    if name != "__version__":
+        raise AttributeError(f"module 'latex2mathml' has no attribute {name!r}")
+    from importlib import metadata
+
+    version = sys.modules["latex2mathml"].__version__ = metadata.version("latex2mathml")
+    return version
 
 
 def serialise(tree: Element, alttext: str) -> str:
