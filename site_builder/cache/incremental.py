@@ -69,7 +69,7 @@ class Change:
     edited: list[Term]
     """Terms whose file was read again (their records may or may not differ)."""
     previous: dict[str, tuple]
-    """shown path -> the term record the last build used."""
+    """shown path -> the term record the last build used, for the terms in ``edited``."""
     same_files: bool
     """True when no term file was added or removed."""
 

@@ -89,21 +89,21 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
         loaded = _load_changed(folder, known, memo, changed, kept)
     terms, problems = content.gather_terms(loaded)
     reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
+    same_files = len(known) == len(previous) and known.keys() == previous.keys()
 
     def remember() -> None:
         # Only after a successful build: the fast path compares the next
         # build's terms with those the last *finished* build used.
-        if reread or set(known) != set(previous):
+        if reread or not same_files:
             _save(store, known, base, {**recent, **{shown: known[shown] for shown in reread}},
-                  same_files=set(known) == set(previous), kept=kept)
+                  same_files=same_files, kept=kept)
 
-    before = {shown: entry[1] for shown, entry in previous.items()}
-    for shown in reread & before.keys():  # only the edited terms' records are compared (``body_only``)
-        before[shown] = _comparable(before[shown])
+    # Only the edited terms' records are compared (``body_only``): the others are not copied.
+    before = {shown: _comparable(previous[shown][1]) for shown in reread if shown in previous}
     change = Change(
-        edited=[t for t in terms if t.path in reread],
+        edited=[t for t in terms if t.path in reread] if reread else [],
         previous=before,
-        same_files=set(known) == set(previous),
+        same_files=same_files,
     )
     return LoadedTerms(terms, problems, content.gather_dropped(loaded), change, remember)
 
@@ -187,8 +187,9 @@ def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str]
             slots.append(file.refused)
             continue
         hit = known.get(file.shown)
-        # A term's images are stamped on their own: the record is kept only while they are as they were.
-        if hit is not None and not content.record_is_current(hit[1]):
+        # A term's images are stamped on their own: the record is kept only while
+        # they are as they were. (A record without any: nothing to stamp, no call.)
+        if hit is not None and not _no_media(hit[1]) and not content.record_is_current(hit[1]):
             hit = None
         # Trusting the watcher needs no settled timestamps: it has watched since
         # before the last finished build read these files.
@@ -244,12 +245,21 @@ def _from_record(file: content.TermFile, hit: tuple, memo: dict, kept: "_KeptBod
         term = _KeptTerm.made(record, kept, file.path)
     else:
         term = Term.from_record(record)
-    result = content.LoadedFile(shown, hit[0], term, tuple(Problem(*p) for p in hit[2]), tuple(hit[3]))
+    problems = hit[2]
+    result = content.LoadedFile(shown, hit[0], term, tuple([Problem(*p) for p in problems]) if problems else (),
+                                tuple(hit[3]))
     memo[shown] = (hit, result)
     return result
 
 
 _BODY_AT = RECORD_FIELDS.index("body")
+_MEDIA_AT = RECORD_FIELDS.index("media")
+_FIELDS = len(RECORD_FIELDS)
+
+
+def _no_media(record: tuple | None) -> bool:
+    """True for a term record that refers to no file (most): it is current without a look."""
+    return record is not None and len(record) == _FIELDS and not record[_MEDIA_AT]
 
 
 def _digest(body: str) -> bytes:
