@@ -163,7 +163,6 @@ def main(argv: list[str] | None = None) -> int:
         _import_markdown_without_pygments()
         from .build import BuildOptions
 
-        early_look.settle()  # (its answer kept for the load: the child gone before the build counts free cores)
         options = BuildOptions(
             content=args.content,
             output=getattr(args, "output", Path("output")),

@@ -45,16 +45,9 @@ _running: "_Look | None" = None
 class _Look:
     def __init__(self, content: Path, pid: int, reader: int):
         self.content, self.pid, self.reader = content, pid, reader
-        self.answered: tuple | None = None
 
     def answer(self) -> tuple | None:
         """The child's answer (waiting for it), or None; the child is reaped."""
-        if self.reader is None:
-            return self.answered
-        self.answered = self._read()
-        return self.answered
-
-    def _read(self) -> tuple | None:
         parts = []
         try:
             while part := os.read(self.reader, 1 << 20):
@@ -116,15 +109,6 @@ def stop() -> None:
     if _running is not None:
         _running.stop()
         _running = None
-
-
-def settle() -> None:
-    """Wait for the child's answer and reap it, keeping the answer for ``take``: the
-    command line calls this once its imports are done, so that the child is no
-    longer a runnable task when the build asks whether a core is free for the
-    trees' checks (``cache.pages._idle_core``), a few ms before it takes the answer."""
-    if _running is not None:
-        _running.answer()
 
 
 def take(content: Path) -> tuple | None:

@@ -141,32 +141,3 @@ def test_the_child_writes_nothing(site):
     cache = store.BuildCache(folder, any_code=True)
     cache.save_table(terms.TABLE, {})
     assert {path.name: path.stat().st_mtime_ns for path in folder.iterdir()} == before
-
-
-def test_settle_reaps_the_child_and_keeps_its_answer(site, monkeypatch):
-    # The command line settles once its imports are done: the child then no longer
-    # counts as a runnable task when the build asks whether a core is free.
-    content, output = site
-    _edit(content / "terms" / "t04.md")
-    assert early.start(content, output.parent / CACHE_FOLDER)
-    pid = early._running.pid
-    early.settle()
-    with pytest.raises(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)  # reaped already
-    answer = early.take(content)
-    assert answer is not None and [shown.rsplit("/", 1)[-1] for _p, _a, shown, _b, _r in answer[4]] == ["t04.md"]
-    assert early.take(content) is None  # once
-
-
-def test_the_command_line_starts_settles_and_hands_the_look_to_the_load(site, tmp_path, monkeypatch):
-    from site_builder.cli import main
-
-    content, output = site
-    own = _own_load_forbidden(monkeypatch)
-    settled = []
-    real_settle = early.settle
-    monkeypatch.setattr(early, "settle", lambda: settled.append(early._running is not None) or real_settle())
-    _edit(content / "terms" / "t06.md")
-    assert main(["build", "--quiet", "--jobs", "2", "--content", str(content), "--output", str(output)]) == 0
-    assert settled == [True] and own == [] and early._running is None
-    assert manifest(output) == clean_build_manifest(content, tmp_path)
