@@ -34,11 +34,6 @@ from pathlib import Path
 
 from .. import parallel
 
-EARLY_FROM = 256 * 1024
-"""Bytes of the ``terms`` table from which the look is made early (~750 terms): below
-it the load finds and stamps its files in a few milliseconds, less than the
-child's own imports and reads cost."""
-
 _running: "_Look | None" = None
 
 
@@ -77,15 +72,12 @@ class _Look:
 
 def start(content: Path, cache_folder: Path, jobs: int | None = None) -> bool:
     """Fork the child that looks at the term files of ``content`` against the cache
-    in ``cache_folder`` (when a core is free for it, ``idle_core``, and the site is
-    large enough to gain, ``EARLY_FROM``); ``stop`` ends it."""
+    in ``cache_folder`` (when a core is free for it: ``idle_core``); ``stop`` ends it."""
     global _running
     stop()
     if not hasattr(os, "fork") or not idle_core(jobs):
         return False
     try:
-        if os.stat(cache_folder / "terms.table").st_size < EARLY_FROM:  # (``terms.TABLE``: not imported yet)
-            return False
         reader, writer = os.pipe()
     except OSError:
         return False

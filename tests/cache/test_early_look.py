@@ -29,7 +29,6 @@ def site(tmp_path, monkeypatch):
     """A built site (twice: the second lays the spare down), the look always forked."""
     monkeypatch.setattr(early, "idle_core", lambda jobs=None: True)  # whatever the machine's load
     monkeypatch.setattr(terms, "SETTLED_NS", 0)  # the files' stamps kept though just written
-    monkeypatch.setattr(early, "EARLY_FROM", 0)  # however small the site
     content = _content(tmp_path / "content")
     output = tmp_path / "site" / "out"
     logged_build(content, output)
@@ -117,21 +116,15 @@ def test_anything_unusual_is_left_to_the_build(site, tmp_path, change):
     assert early.look(content, store.BuildCache(output.parent / CACHE_FOLDER, any_code=True)) is None
 
 
-def test_no_look_without_a_free_core_a_table_or_a_large_one(site, monkeypatch):
-    content, output = site
-    folder = output.parent / CACHE_FOLDER
+def test_no_look_without_a_free_core_or_a_table(tmp_path, monkeypatch):
     monkeypatch.setattr(early, "idle_core", lambda jobs=None: False)
-    assert not early.start(content, folder)
+    content = _content(tmp_path / "content")
+    assert not early.start(content, tmp_path / CACHE_FOLDER)
     monkeypatch.setattr(early, "idle_core", lambda jobs=None: True)
-    monkeypatch.setattr(early, "EARLY_FROM", (folder / f"{terms.TABLE}.table").stat().st_size + 1)
-    assert not early.start(content, folder)  # a small site: loaded in less time than the look costs
-    monkeypatch.setattr(early, "EARLY_FROM", 0)
-    assert early.start(content, folder) and early._running is not None
-    early.stop()
-    (folder / f"{terms.TABLE}.table").unlink()
-    assert not early.start(content, folder)  # no table
-    assert early.look(content, store.BuildCache(folder, any_code=True)) is None
-    assert early.take(content) is None and early._running is None
+    assert early.look(content, store.BuildCache(tmp_path / CACHE_FOLDER, any_code=True)) is None  # no table
+    assert early.start(content, tmp_path / CACHE_FOLDER)
+    assert early.take(content) is None  # the child answered None
+    assert early._running is None
 
 
 def test_the_child_writes_nothing(site):
