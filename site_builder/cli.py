@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import CACHE_FOLDER, __version__
-from .cache import early as early_look
 from .load import preload
 
 if TYPE_CHECKING:
@@ -155,8 +154,6 @@ def main(argv: list[str] | None = None) -> int:
     cached = args.command == "build" and not args.no_cache and \
         (args.output.absolute().parent / CACHE_FOLDER).exists()
     preloaded = None if cached else preload.start(args.content, getattr(args, "jobs", None))
-    if cached:  # the load's look at the term files, meanwhile, when a core is free (see cache/early.py)
-        early_look.start(args.content, args.output.absolute().parent / CACHE_FOLDER, args.jobs)
     caller_froze = gc.get_freeze_count() > 0
     early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
     try:
@@ -175,7 +172,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         return run_build(options, log, verb="Checked" if args.command == "check" else "Built", preloaded=preloaded)
     finally:
-        early_look.stop()  # a no-op once the build took its answer
         if preloaded is not None:
             preloaded.discard()  # a no-op once the build took its result
         if early:

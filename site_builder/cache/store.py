@@ -87,24 +87,13 @@ def disk_full(error: BaseException) -> bool:
     return "disk is full" in str(error) or "disk I/O error" in str(error)
 
 
-def _signature(path: Path) -> tuple | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-
-
 class BuildCache:
     """Named tables (dicts), each persisted as one file: one sequential write
     is far cheaper than thousands of small files on a slow disk. Large values
     needed only now and then (rendered HTML) go to ``blobs`` instead."""
 
-    def __init__(self, folder: Path | None, defer_writes: bool = False, any_code: bool = False):
+    def __init__(self, folder: Path | None, defer_writes: bool = False):
         self.folder = folder
-        self.any_code = any_code
-        """Read tables whatever code saved them, never write (``cache.early``'s child)."""
-        self._signatures: dict[str, tuple | None] = {}
         self.tables: dict[str, dict] = {}
         self._blobs: BlobStore | None = None
         self.defer_writes = defer_writes
@@ -166,29 +155,19 @@ class BuildCache:
 
     def _read(self, name: str) -> dict:
         data: dict = {}
-        self._signatures[name] = None
         if self.folder is not None:
             try:
-                path = self.folder / f"{name}.table"
-                before = _signature(path)
                 # One read (marshal.load() on a file reads in small pieces), never through a plant.
-                raw = read_owned(path) or b""
+                raw = read_owned(self.folder / f"{name}.table") or b""
                 kind, payload = raw[:1], memoryview(raw)[1:]
                 with collector_paused():
                     loaded = marshal.loads(payload) if kind == _MARSHAL else pickle.loads(payload) if kind == _PICKLE else None
-                if isinstance(loaded, dict) and (self.any_code or loaded.get("__code__") == code_version(self.folder)):
+                if isinstance(loaded, dict) and loaded.get("__code__") == code_version(self.folder):
                     data = loaded
-                    # The same file before and after: these bytes (a table is only ever replaced, by a rename).
-                    self._signatures[name] = before if before is not None and before == _signature(path) else None
             except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
                 data = {}  # a damaged cache is just a cold cache
         data.pop("__code__", None)
         return data
-
-    def signature(self, name: str) -> tuple | None:
-        """(inode, size, mtime, ctime) of the file table ``name`` was read from, the same
-        before and after the read; None when no table was read from a file."""
-        return self._signatures.get(name)
 
     def save_entries(self, name: str, changed: dict[str, Any], gone: Iterable[str] = ()) -> None:
         """Set ``changed`` and remove ``gone`` in table ``name``. On disk, while few
@@ -229,7 +208,7 @@ class BuildCache:
         self._dirty.clear()
 
     def _write(self, name: str, data: dict[str, Any], whole: bool = True) -> None:
-        if self.failure is not None or self.any_code:
+        if self.failure is not None:
             return
         temporary = self.folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"  # unique per writer
         content = {**data, "__code__": code_version(self.folder)}

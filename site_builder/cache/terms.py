@@ -9,16 +9,14 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..errors import BuildFailed, Problem
 from ..load import content
 from ..load.content import RECORD_FIELDS, Term
 from ..load.preload import Preload
-from . import early, store as cache
-
-if TYPE_CHECKING:
-    from .incremental import Change
+from . import store as cache
+from .incremental import Change
 
 TABLE = "terms"
 """Cache table: shown path -> (file stamp, term record, problems, names of a
@@ -88,10 +86,7 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
         # (their stamps are as old as the loaders' start, at the latest)
         _record(known, [entry for entry in loaded if isinstance(entry, content.LoadedFile)], preloaded.started_ns)
     else:
-        # The look at the files made while this process imported (``early``), if any.
-        loaded = early.loaded(folder, store, known, memo, kept) if changed is None and not memo else None
-        if loaded is None:
-            loaded = _load_changed(folder, known, memo, changed, kept)
+        loaded = _load_changed(folder, known, memo, changed, kept)
     terms, problems = content.gather_terms(loaded)
     reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
     same_files = len(known) == len(previous) and known.keys() == previous.keys()
@@ -102,8 +97,6 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
         if reread or not same_files:
             _save(store, known, base, {**recent, **{shown: known[shown] for shown in reread}},
                   same_files=same_files, kept=kept)
-
-    from .incremental import Change  # (here: ``early``'s child imports this module, not the fast path)
 
     # Only the edited terms' records are compared (``body_only``): the others are not copied.
     before = {shown: _comparable(previous[shown][1]) for shown in reread if shown in previous}
@@ -201,7 +194,7 @@ def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str]
         # Trusting the watcher needs no settled timestamps: it has watched since
         # before the last finished build read these files.
         if changed is not None and hit is not None and not file.symlinked and file.absolute not in changed:
-            slots.append(_from_record(file.shown, file.path, hit, memo, kept))
+            slots.append(_from_record(file, hit, memo, kept))
             seen.add(file.shown)
             continue
         stamp = content.stamp_term_file(file)
@@ -212,7 +205,7 @@ def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str]
             continue
         seen.add(file.shown)
         if hit is not None and hit[0] == stamp:
-            slots.append(_from_record(file.shown, file.path, hit, memo, kept))
+            slots.append(_from_record(file, hit, memo, kept))
         else:
             todo.append((len(slots), file, stamp))
             slots.append(None)
@@ -239,8 +232,9 @@ def _record(known: dict, read: list[content.LoadedFile], stamped_ns: int) -> Non
                               [(p.path, p.line, p.message, p.severity) for p in entry.problems], entry.names)
 
 
-def _from_record(shown: str, path: str, hit: tuple, memo: dict, kept: "_KeptBodies") -> content.LoadedFile:
+def _from_record(file: content.TermFile, hit: tuple, memo: dict, kept: "_KeptBodies") -> content.LoadedFile:
     """The file a cache record describes (the same objects as last time, if remembered)."""
+    shown = file.shown
     remembered = memo.get(shown)
     if remembered is not None and remembered[0] is hit:
         return remembered[1]
@@ -248,7 +242,7 @@ def _from_record(shown: str, path: str, hit: tuple, memo: dict, kept: "_KeptBodi
     if record is None:
         term = None
     elif len(record) == len(RECORD_FIELDS) and isinstance(record[_BODY_AT], bytes):
-        term = _KeptTerm.made(record, kept, path)
+        term = _KeptTerm.made(record, kept, file.path)
     else:
         term = Term.from_record(record)
     problems = hit[2]
