@@ -76,31 +76,32 @@ _code_escape = util.code_escape
 
 # One scan over the whole string, code spans included. Each alternative starts
 # with the bare character it consumes first (the engine then skips from one of
-# `` ` [ * _ < & `` to the next instead of trying a match at every position), and
-# each holds its construct in an optional group: where that does not follow,
-# the character alone matches with no group set (``lastgroup`` None), and the
-# string goes the stock way, since that character would be some pattern's
-# business ('&', which starts no construct here, only so). So the scan finds, left to
-# right, every construct and every stray character the former per-piece test
-# looked for (``[\\<&_[*]``, and a backtick left unpaired). No construct but a
-# code span holds a backtick, so none reaches across one, as when the string
-# was cut at its backticks first; look-behinds and look-aheads that meet a
-# backtick where a cut piece ended see no word character, '!', '*' or '_'
-# either way. Inside a construct: no '[', '*', '_', '\\', '<', '&' or '`'.
+# `` ` [ * _ < & `` to the next instead of trying a match at every position).
+# Where no construct follows its character, one of the last alternatives takes
+# the character alone, with no group set (``lastgroup`` None), and the string
+# goes the stock way, since that character is some pattern's business ('&',
+# which starts no construct here, only so). So the scan finds, left to right,
+# every construct and every stray character the former per-piece test looked
+# for (``[\\<&_[*]``, and a backtick left unpaired). No construct but a code
+# span holds a backtick, so none reaches across one, as when the string was cut
+# at its backticks first; look-behinds and look-aheads that meet a backtick
+# where a cut piece ended see no word character, '!', '*' or '_' either way.
+# Inside a construct: no '[', '*', '_', '\\', '<', '&' or '`'.
 _INNER_CHAR = r"[^\s*_\[\\<&`]"
 _SCAN = re.compile(
     # `code`: single backticks only ("``" anywhere sends the string the stock way first)
-    r"`(?:(?P<code>[^`]+)`)?"
+    r"`(?P<code>[^`]+)`"
     # [text](target): no '!' before (an image), text without '^' first (a footnote)
-    r"|\[(?:(?<!!\[)(?P<text>[^\[\]\\*_<&^`][^\[\]\\*_<&`]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\))?"
+    r"|\[(?<!!\[)(?P<text>[^\[\]\\*_<&^`][^\[\]\\*_<&`]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\)"
     # *em* or **strong**: the run touches no other '*', the text starts and ends with a non-space;
     # the run's group holds what follows its first character ('' em, '*' strong)
-    rf"|\*(?:(?<!\*\*)(?P<run>\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&`]*{_INNER_CHAR})?)\*(?P=run)(?!\*))?"
+    rf"|\*(?<!\*\*)(?P<run>\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&`]*{_INNER_CHAR})?)\*(?P=run)(?!\*)"
     # _em_ or __strong__: the same, and (smart underscores) no word character before or after
-    rf"|_(?:(?<![\w_]_)(?P<urun>_?)(?P<uinner>{_INNER_CHAR}(?:[^*_\[\\<&`]*{_INNER_CHAR})?)_(?P=urun)(?![\w_]))?"
+    rf"|_(?<![\w_]_)(?P<urun>_?)(?P<uinner>{_INNER_CHAR}(?:[^*_\[\\<&`]*{_INNER_CHAR})?)_(?P=urun)(?![\w_])"
     # <scheme://...>: upstream's AUTOLINK_RE, without whitespace, brackets, '\\', '&', '`' or placeholders in it
-    r"|<(?:(?P<auto>[A-Za-z][A-Za-z0-9+.-]*://[^<>\s\[\]\\&\x02\x03`]*)>)?"
-    r"|&"
+    r"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]*://[^<>\s\[\]\\&\x02\x03`]*)>"
+    # a character alone: the string is not simple
+    r"|`|\[|\*|_|<|&"
 )
 
 # The stock patterns (class, regex) this reasoning is about. Any other pattern in
@@ -255,8 +256,15 @@ def _stash_rank(element: etree.Element) -> int:
 
 def stash(stashed: dict, elements: list[etree.Element]) -> None:
     """File ``elements`` in the inline stash under the ids upstream would have given them."""
-    if len(elements) == 1:  # most strings: one code span, link or emphasis
-        stashed["%04d" % len(stashed)] = elements[0]
-        return
-    for element in sorted(elements, key=_stash_rank):  # stable: left to right
+    if len(elements) > 1:  # sorted only when not already in that order (most are: `code` is *em*)
+        order, previous = _STASH_ORDER, -1
+        for element in elements:
+            rank = order[element.tag]
+            if rank == 1 and type(element.text) is _AtomicString:
+                rank = 2
+            if rank < previous:
+                elements = sorted(elements, key=_stash_rank)  # stable: left to right
+                break
+            previous = rank
+    for element in elements:
         stashed["%04d" % len(stashed)] = element
