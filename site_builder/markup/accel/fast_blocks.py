@@ -68,6 +68,7 @@ from markdown.extensions.sane_lists import SaneOListProcessor, SaneUListProcesso
 from markdown.extensions.tables import TableProcessor
 
 from . import upstream
+from .fast_headings import add_heading, heading_level, heads_first
 
 # --- necessary conditions, one per processor class --------------------------------
 # Each takes the block upstream would pass to test() and returns False only
@@ -309,6 +310,7 @@ class FastBlockParser(BlockParser):
     _fast_seen: list | None = None
     _fast_room = 0
     _fast_paragraph = None  # the registry's ParagraphProcessor, when every processor is known
+    _fast_heading = None  # its HashHeaderProcessor, when those before it refuse a '#' line (fast_headings)
 
     def parseBlocks(self, parent, blocks):
         """Upstream's loop, skipping a processor when its necessary condition fails."""
@@ -326,6 +328,7 @@ class FastBlockParser(BlockParser):
                 self._fast_procs = _snapshot(self, current)
                 paragraphs = [p for p, _, _ in self._fast_procs or () if type(p) is bp.ParagraphProcessor]
                 self._fast_paragraph = paragraphs[0] if paragraphs else None
+                self._fast_heading = heads_first(self._fast_procs or ())
             self._fast_room = (sys.getrecursionlimit() - _stack_depth() - _DEPTH_MARGIN) // _FRAMES_PER_LEVEL
         procs = self._fast_procs
         self._fast_level = level + 1
@@ -338,12 +341,15 @@ class FastBlockParser(BlockParser):
                             if processor.run(parent, blocks) is not False:
                                 break
                 return
-            paragraph = self._fast_paragraph
+            paragraph, heading = self._fast_paragraph, self._fast_heading
             while blocks:
                 if paragraph is not None and paragraph_only(blocks[0]):
                     # Every processor before it would say no (see paragraph_only);
                     # its test() is True and its run() never returns False.
                     paragraph.run(parent, blocks)
+                    continue
+                if heading is not None and (level := heading_level(blocks[0])):
+                    add_heading(parent, blocks, level)  # the same (fast_headings)
                     continue
                 for processor, possible, run in procs:
                     # Re-read like upstream does: a run() that returned False
