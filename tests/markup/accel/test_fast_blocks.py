@@ -393,13 +393,13 @@ def test_a_table_renders_as_stock_with_code_and_pipes():
     pair.check("| a | `b|c` | d |\n|---|---|--:|\n| `x` | y `|` z | `p`q` |\n| \\| | `` `|` `` | ` |")
 
 
-# --- (d) one-line hash headings without the regex (fast_headings) ----------------------------
+# --- (d) one-line hash headings without the regex (fast_shapes) ----------------------------
 
 def test_heading_level_agrees_with_the_hash_header_regex():
     """Where ``heading_level`` takes a block, upstream's RE matches all of it with that level and the rest as header."""
     import random
 
-    from site_builder.markup.accel.fast_headings import heading_level
+    from site_builder.markup.accel.fast_shapes import heading_level
 
     pieces = ["#", "##", "###", "#######", " ", "a", "C#", "#5", "\\", "\\#", "\n", "*", "é", "\t", "=", "- "]
     pick = random.Random(40)
@@ -417,7 +417,7 @@ def test_heading_level_agrees_with_the_hash_header_regex():
 
 
 def test_heading_short_cut_only_behind_refusing_processors():
-    from site_builder.markup.accel.fast_headings import heads_first
+    from site_builder.markup.accel.fast_shapes import heads_first
 
     parser = BodyRenderer(NAMES).md.parser
     parser.parseDocument(["# x"])  # takes the snapshot
