@@ -8,13 +8,11 @@ inputs.
 from __future__ import annotations
 
 import functools
-import posixpath
 import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
 from html import unescape as unescape_html
 from typing import Callable, NamedTuple
-from urllib.parse import unquote, urlsplit
 
 import markdown
 from markdown.extensions import Extension
@@ -31,6 +29,7 @@ from markdown.util import AMP_SUBSTITUTE
 from ..names import NameIndex
 from ..urls import is_safe_url
 from . import autolink, images, placement
+from .hrefs import href_target, plain_target
 from .accel import fast_blocks, fast_inline, fast_tree, registries  # here: forked workers inherit them imported
 from .attributes import check_attribute_lists, check_url_attribute, guard_fences, id_line, off_prefix, record_attribute_lists
 from .reserved import reserved
@@ -203,21 +202,23 @@ class _LinkPass(Treeprocessor):
 
     def _rewrite(self, element: etree.Element, state: _State) -> None:
         href = element.get("href", "")
-        read = href
-        if "&" in href or AMP_SUBSTITUTE in href:
-            # As written (the serializer turns the placeholder back into "&"), and as
-            # the browser reads it: character references decoded (an e-mail autolink's
-            # "&#109;&#97;..." is "mailto:...", "&#106;avascript:" is "javascript:").
-            href = href.replace(AMP_SUBSTITUTE, "&")
-            read = unescape_html(href)
-        if not is_safe_url(href):
-            # Whatever else the URL holds (a host: "javascript://x/%0a..."): the scheme decides.
-            state.result.problems.append((_refused_link_line(state, href), f"link with unsupported scheme: {href}"))
-            del element.attrib["href"]  # inert even where the build's refusal is not the last word
-            return
-        target = _href_target(read)
+        target = plain_target(href)  # "slug.md": safe, and read without urlsplit (most links)
         if target is None:
-            return
+            read = href
+            if "&" in href or AMP_SUBSTITUTE in href:
+                # As written (the serializer turns the placeholder back into "&"), and as
+                # the browser reads it: character references decoded (an e-mail autolink's
+                # "&#109;&#97;..." is "mailto:...", "&#106;avascript:" is "javascript:").
+                href = href.replace(AMP_SUBSTITUTE, "&")
+                read = unescape_html(href)
+            if not is_safe_url(href):
+                # Whatever else the URL holds (a host: "javascript://x/%0a..."): the scheme decides.
+                state.result.problems.append((_refused_link_line(state, href), f"link with unsupported scheme: {href}"))
+                del element.attrib["href"]  # inert even where the build's refusal is not the last word
+                return
+            target = href_target(read)
+            if target is None:
+                return
         _scheme, path, anchor, slug, fragment = target
         if not path:
             if anchor:
@@ -256,23 +257,6 @@ def _refused_link_line(state: _State, href: str) -> int:
     (inline, reference definition, attribute list, footnote, table, quote, list)."""
     found = state.locate().link(href)
     return found if found is not None else _link_line(state, href)
-
-
-@functools.lru_cache(maxsize=4096)
-def _href_target(href: str) -> tuple[str, str, str, str | None, str] | None:
-    """(scheme, path, anchor, slug or None, fragment) of an href whose scheme is allowed
-    (``urls.is_safe_url``); None for an external one (a scheme, or a host).
-
-    A pure function of the href, remembered: the same links recur on many pages.
-    """
-    parts = urlsplit(href)
-    if parts.scheme or parts.netloc:
-        return None
-    if not parts.path:
-        return parts.scheme, parts.path, unquote(parts.fragment), None, parts.fragment
-    name = posixpath.basename(unquote(parts.path).rstrip("/"))
-    slug = name[:-3] if name.endswith(".md") else None
-    return parts.scheme, parts.path, unquote(parts.fragment), slug, parts.fragment
 
 
 _ATX_H1 = re.compile(r" {0,3}(?:> ?)*#(?!#)[ \t]*(.*?)[ \t#]*$")

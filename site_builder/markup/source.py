@@ -195,7 +195,7 @@ def _may_pass_limits(out: list[str]) -> bool:
     """
     text = "\n" + "\n".join(out)  # each line after a '\n' (see _deep_line_res)
     deep_quote, deep_indent = _deep_line_res(MAX_QUOTE_DEPTH, MAX_INDENT)
-    return (text.count("[^") > MAX_FOOTNOTES or deep_quote.search(text) is not None
+    return (text.count("[^") > MAX_FOOTNOTES or (">" in text and deep_quote.search(text) is not None)
             or deep_indent.search(text) is not None
             or (text.count("[") + text.count("](")) * (len(text) - 1) > MAX_BRACKET_SCAN)
 

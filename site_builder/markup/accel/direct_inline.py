@@ -7,7 +7,7 @@ around and inside them. For such a string Python-Markdown's inline stage runs
 every candidate pattern over it, stashes each element it builds behind a
 placeholder, re-scans for the next one, and for emphasis runs its delimiter
 algorithm, which walks the text one character at a time in Python. ``spans``
-recognises these strings with two regex passes and builds the very elements,
+recognises these strings with one regex scan and builds the very elements,
 texts and tails the stock stage would leave, in the same order; anything else
 (``None``) goes the stock way. Every condition below is there because the
 stock patterns would do something else without it:
@@ -74,28 +74,34 @@ _AtomicString = util.AtomicString
 _PLACEHOLDER_PREFIX = util.INLINE_PLACEHOLDER_PREFIX
 _code_escape = util.code_escape
 
-# Outside code spans: any of these characters, or "  \n", is some pattern's
-# business, and makes the string go the stock way. ('[' and '*' too, in a piece
-# of text between tokens.) A character set alone, and "  \n" looked for apart:
-# the regex engine scans for a bare set in a tight loop, but tries a whole match
-# at every space when an alternative starts with one.
-_FOREIGN_CHAR = re.compile(r"[\\<&_\[*]")
-_INNER_CHAR = r"[^\s*_\[\\<&]"
-# Each alternative starts with the character it consumes first, outside any
-# group, its look-behind moved after it ('[' then "not '![' ", i.e. no '!' before
-# the '['), and a run's group holds what follows its first character (so '' for
-# em, '*' or '_' for strong): the same matches, but the engine skips from one
-# '[', '*' or '_' to the next (it only does for alternatives that each start
-# with a bare literal) instead of trying three look-behinds at every position.
-_TOKEN = re.compile(
+# One scan over the whole string, code spans included. Each alternative starts
+# with the bare character it consumes first (the engine then skips from one of
+# `` ` [ * _ < & `` to the next instead of trying a match at every position).
+# Where no construct follows its character, one of the last alternatives takes
+# the character alone, with no group set (``lastgroup`` None), and the string
+# goes the stock way, since that character is some pattern's business ('&',
+# which starts no construct here, only so). So the scan finds, left to right,
+# every construct and every stray character the former per-piece test looked
+# for (``[\\<&_[*]``, and a backtick left unpaired). No construct but a code
+# span holds a backtick, so none reaches across one, as when the string was cut
+# at its backticks first; look-behinds and look-aheads that meet a backtick
+# where a cut piece ended see no word character, '!', '*' or '_' either way.
+# Inside a construct: no '[', '*', '_', '\\', '<', '&' or '`'.
+_INNER_CHAR = r"[^\s*_\[\\<&`]"
+_SCAN = re.compile(
+    # `code`: single backticks only ("``" anywhere sends the string the stock way first)
+    r"`(?P<code>[^`]+)`"
     # [text](target): no '!' before (an image), text without '^' first (a footnote)
-    r"\[(?<!!\[)(?P<text>[^\[\]\\*_<&^][^\[\]\\*_<&]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\)"
-    # *em* or **strong**: the run touches no other '*', the text starts and ends with a non-space
-    rf"|\*(?<!\*\*)(?P<run>\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)\*(?P=run)(?!\*)"
+    r"|\[(?<!!\[)(?P<text>[^\[\]\\*_<&^`][^\[\]\\*_<&`]*)\]\((?P<href>[^\s()\[\]<>'\"\\\x02\x03`]+)\)"
+    # *em* or **strong**: the run touches no other '*', the text starts and ends with a non-space;
+    # the run's group holds what follows its first character ('' em, '*' strong)
+    rf"|\*(?<!\*\*)(?P<run>\*?)(?P<inner>{_INNER_CHAR}(?:[^*_\[\\<&`]*{_INNER_CHAR})?)\*(?P=run)(?!\*)"
     # _em_ or __strong__: the same, and (smart underscores) no word character before or after
-    rf"|_(?<![\w_]_)(?P<urun>_?)(?P<uinner>{_INNER_CHAR}(?:[^*_\[\\<&]*{_INNER_CHAR})?)_(?P=urun)(?![\w_])"
-    # <scheme://...>: upstream's AUTOLINK_RE, without whitespace, brackets, '\\', '&' or placeholders in it
-    r"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]*://[^<>\s\[\]\\&\x02\x03]*)>"
+    rf"|_(?<![\w_]_)(?P<urun>_?)(?P<uinner>{_INNER_CHAR}(?:[^*_\[\\<&`]*{_INNER_CHAR})?)_(?P=urun)(?![\w_])"
+    # <scheme://...>: upstream's AUTOLINK_RE, without whitespace, brackets, '\\', '&', '`' or placeholders in it
+    r"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]*://[^<>\s\[\]\\&\x02\x03`]*)>"
+    # a character alone: the string is not simple
+    r"|`|\[|\*|_|<|&"
 )
 
 # The stock patterns (class, regex) this reasoning is about. Any other pattern in
@@ -177,68 +183,65 @@ def spans(data: str) -> tuple[str | None, list[etree.Element]] | None:
     ``data`` is a plain ``str``. The leading text is None when empty, as upstream
     leaves it; the caller places both where the stock stage would.
     """
-    if "\\" in data or _PLACEHOLDER_PREFIX in data:
+    if "\\" in data or _PLACEHOLDER_PREFIX in data or "``" in data:
         # The placeholder prefix stands for stashed inline text, which the stock
         # stage expands even inside a code span's text. (The source pass removes
-        # STX, so only a tree built by hand can hold one.)
+        # STX, so only a tree built by hand can hold one.) Two backticks in a row:
+        # a longer run, which the stock code span pattern pairs otherwise.
         return None
-    parts = data.split("`")
-    if not len(parts) & 1:
-        return None  # an odd number of backticks: one is left unpaired
+    breaks = "  \n" in data  # a line break, unless it is inside a code span: look in each piece
     lead: str | None = None
     elements: list[etree.Element] = []
-
-    def text(piece: str) -> bool:
-        nonlocal lead
-        if _FOREIGN_CHAR.search(piece) or "  \n" in piece:
-            return False
-        if piece:
-            if not elements:
+    last = None  # the element the next piece of text is the tail of
+    position = 0
+    for match in _SCAN.finditer(data):
+        kind = match.lastgroup  # the last group of the alternative that matched; None: a stray character
+        if kind is None:
+            return None
+        start = match.start()
+        if start > position:
+            piece = data[position:start]
+            if breaks and "  \n" in piece:
+                return None
+            if last is None:
                 lead = piece
             else:
-                last = elements[-1]
-                last.tail = last.tail + piece if last.tail else piece
-        return True
-
-    last = len(parts) - 1
-    for index, part in enumerate(parts):
-        if not part and 0 < index < last:
-            return None  # two backticks in a row: a longer run
-        if index & 1:
+                last.tail = piece
+        if kind == "code":
             element = etree.Element("code")
-            element.text = _AtomicString(_code_escape(part.strip()))
-            elements.append(element)
-            continue
-        position = 0
-        for match in _TOKEN.finditer(part):
-            if not text(part[position:match.start()]):
+            element.text = _AtomicString(_code_escape(match.group("code").strip()))
+        elif kind == "auto":
+            # AutolinkInlineProcessor.handleMatch: its unescape() only expands
+            # inline placeholders, and there are none here.
+            url = match.group("auto")
+            element = etree.Element("a")
+            element.set("href", url)
+            element.text = _AtomicString(url)
+        elif kind == "href":
+            words = match.group("text")
+            if breaks and "  \n" in words:
                 return None
-            kind = match.lastgroup  # the last group of the alternative that matched
-            if kind == "auto":
-                # AutolinkInlineProcessor.handleMatch: its unescape() only expands
-                # inline placeholders, and there are none here.
-                url = match.group("auto")
-                element = etree.Element("a")
-                element.set("href", url)
-                element.text = _AtomicString(url)
-            elif kind == "href":
-                words = match.group("text")
-                if "  \n" in words:
-                    return None
-                element = etree.Element("a")
-                element.text = words
-                element.set("href", match.group("href"))
-            else:
-                star = kind == "inner"
-                inner = match.group(kind)
-                if "  \n" in inner:
-                    return None
-                element = etree.Element("strong" if match.group("run" if star else "urun") else "em")
-                element.text = inner
-            elements.append(element)
-            position = match.end()
-        if not text(part[position:]):
+            element = etree.Element("a")
+            element.text = words
+            element.set("href", match.group("href"))
+        else:
+            star = kind == "inner"
+            inner = match.group(kind)
+            if breaks and "  \n" in inner:
+                return None
+            element = etree.Element("strong" if match.group("run" if star else "urun") else "em")
+            element.text = inner
+        elements.append(element)
+        last = element
+        position = match.end()
+    if position < len(data):
+        piece = data[position:]
+        if breaks and "  \n" in piece:
             return None
+        if last is None:
+            lead = piece
+        else:
+            last.tail = piece
     return lead, elements
 
 
@@ -253,5 +256,15 @@ def _stash_rank(element: etree.Element) -> int:
 
 def stash(stashed: dict, elements: list[etree.Element]) -> None:
     """File ``elements`` in the inline stash under the ids upstream would have given them."""
-    for element in sorted(elements, key=_stash_rank):  # stable: left to right
+    if len(elements) > 1:  # sorted only when not already in that order (most are: `code` is *em*)
+        order, previous = _STASH_ORDER, -1
+        for element in elements:
+            rank = order[element.tag]
+            if rank == 1 and type(element.text) is _AtomicString:
+                rank = 2
+            if rank < previous:
+                elements = sorted(elements, key=_stash_rank)  # stable: left to right
+                break
+            previous = rank
+    for element in elements:
         stashed["%04d" % len(stashed)] = element

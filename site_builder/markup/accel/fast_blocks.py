@@ -10,7 +10,7 @@ and reference processors, whose ``test()`` is always True and whose ``run()``
 pops the block, searches it and puts it back. That was about a fifth of the
 renderer's time.
 
-``FastBlockParser.parseBlocks`` changes three things and nothing else:
+``FastBlockParser.parseBlocks`` changes four things and nothing else:
 
 * the sorted processor list is taken once per top-level call (a document, or
   one footnote body) instead of once per block. Every processor in it is one
@@ -27,7 +27,9 @@ renderer's time.
   ``border``, read only by its ``run()`` and ``_split_row()`` after a ``test()``
   that sets it again);
 * the list processors' ``run`` is ``fast_lists.run_list``: one-line items set
-  directly instead of parsed as documents of their own (see there).
+  directly instead of parsed as documents of their own (see there);
+* a one-line hash heading is built directly (``fast_shapes.heading_level``),
+  when the processors ahead of the hash header's all refuse such a line.
 
 Why each condition is necessary is written next to it, from the upstream
 regex or code; ``tests/markup/accel/test_fast_blocks.py`` checks each one with random
@@ -40,7 +42,7 @@ blockprocessor is exactly one of the known upstream classes, with upstream's
 from. Anything else (a subclass, another extension's processor, a changed
 regex) and the whole parse is upstream's own loop, line for line.
 
-``install`` also gives the table processor ``table_split`` for its
+``install`` also gives the table processor ``fast_shapes.table_split`` for its
 ``_split``: the cells of a row without escapes or code holding a pipe, cut
 directly (see there); its class, and so the fast loop, stay upstream's.
 
@@ -68,6 +70,7 @@ from markdown.extensions.sane_lists import SaneOListProcessor, SaneUListProcesso
 from markdown.extensions.tables import TableProcessor
 
 from . import upstream
+from .fast_shapes import add_heading, heading_level, heads_first, table_split
 
 # --- necessary conditions, one per processor class --------------------------------
 # Each takes the block upstream would pass to test() and returns False only
@@ -309,6 +312,7 @@ class FastBlockParser(BlockParser):
     _fast_seen: list | None = None
     _fast_room = 0
     _fast_paragraph = None  # the registry's ParagraphProcessor, when every processor is known
+    _fast_heading = None  # its HashHeaderProcessor, when those before it refuse a '#' line (fast_shapes)
 
     def parseBlocks(self, parent, blocks):
         """Upstream's loop, skipping a processor when its necessary condition fails."""
@@ -326,6 +330,7 @@ class FastBlockParser(BlockParser):
                 self._fast_procs = _snapshot(self, current)
                 paragraphs = [p for p, _, _ in self._fast_procs or () if type(p) is bp.ParagraphProcessor]
                 self._fast_paragraph = paragraphs[0] if paragraphs else None
+                self._fast_heading = heads_first(self._fast_procs or ())
             self._fast_room = (sys.getrecursionlimit() - _stack_depth() - _DEPTH_MARGIN) // _FRAMES_PER_LEVEL
         procs = self._fast_procs
         self._fast_level = level + 1
@@ -338,12 +343,15 @@ class FastBlockParser(BlockParser):
                             if processor.run(parent, blocks) is not False:
                                 break
                 return
-            paragraph = self._fast_paragraph
+            paragraph, heading = self._fast_paragraph, self._fast_heading
             while blocks:
                 if paragraph is not None and paragraph_only(blocks[0]):
                     # Every processor before it would say no (see paragraph_only);
                     # its test() is True and its run() never returns False.
                     paragraph.run(parent, blocks)
+                    continue
+                if heading is not None and (level := heading_level(blocks[0])):
+                    add_heading(parent, blocks, level)  # the same (fast_shapes)
                     continue
                 for processor, possible, run in procs:
                     # Re-read like upstream does: a run() that returned False
@@ -359,21 +367,6 @@ class FastBlockParser(BlockParser):
                             break
         finally:
             self._fast_level = level
-
-
-def table_split(row: str, stock_split: Callable[[str], list[str]]) -> list[str]:
-    """``TableProcessor._split(row)``: the cells of a table row, cut at the pipes outside code.
-
-    Without a backslash (escapes) and with single backticks only, upstream
-    pairs the 1st backtick with the 2nd, the 3rd with the 4th... (a last odd
-    one stays unpaired) and keeps every pipe outside those pairs: when no pipe
-    is inside one, that is every pipe. Else upstream's own ``_split``.
-    """
-    if "\\" not in row and "``" not in row:
-        parts = row.split("`")
-        if not any("|" in part for part in parts[1:len(parts) - 1:2]):  # the code of each pair
-            return row.split("|")
-    return stock_split(row)
 
 
 # Only over the upstream sources this mirrors (see upstream.py).

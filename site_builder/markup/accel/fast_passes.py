@@ -13,8 +13,9 @@
 
 ``FastPrettifyTreeprocessor`` (prettify)
     The same recursion as stock, with ``md.is_block_level`` answered from a
-    per-run cache (it depends only on the tag) and without re-entering a
-    method per element.
+    cache (stock's depends only on the tag and ``md.block_level_elements``:
+    kept while that list is unchanged; per run for another ``is_block_level``)
+    and without re-entering a method per element.
 
 ``FastNormalizeWhitespace``, ``FastFencedBlockPreprocessor``, ``FastRawHtmlPostprocessor``
     Skip a regex that cannot match: ``(?<=\\n) +\\n`` needs " \\n"; a fenced
@@ -27,6 +28,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as etree
 
+import markdown
 from markdown import util
 from markdown.extensions.attr_list import AttrListTreeprocessor
 from markdown.extensions.fenced_code import FencedBlockPreprocessor
@@ -74,12 +76,24 @@ class FastUnescapeTreeprocessor(UnescapeTreeprocessor):
 
 
 class FastPrettifyTreeprocessor(PrettifyTreeprocessor):
-    """``PrettifyTreeprocessor`` with ``is_block_level`` cached per run."""
+    """``PrettifyTreeprocessor`` with ``is_block_level`` cached (per run, or while the block-level list stays)."""
+
+    _block_elements: list | None = None
+    _block_cache: dict = {}
 
     def run(self, root: etree.Element) -> None:
         """Add the same line breaks as stock ``run()``."""
-        is_block_level = self.md.is_block_level
-        cache: dict = {}
+        md = self.md
+        is_block_level = md.is_block_level
+        if type(md).is_block_level is markdown.Markdown.is_block_level and "is_block_level" not in vars(md):
+            # Stock's answer depends only on the tag and md.block_level_elements:
+            # kept across runs while that list stays the same.
+            elements = md.block_level_elements
+            if self._block_elements != elements:
+                self._block_elements, self._block_cache = list(elements), {}
+            cache = self._block_cache
+        else:
+            cache = {}
 
         # Stock _prettifyETree, line for line, with is_block_level looked up in
         # ``cache`` first. The lookups are written out, not put in a helper:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import operator
 import re
+from itertools import repeat
 from typing import Callable
 
 from markdown import inlinepatterns, util
@@ -169,5 +170,6 @@ class _Snapshot:
 
     def still_valid(self, patterns: list) -> bool:
         """Whether ``patterns`` (the registry now) is the list this was made for, regexes included."""
+        # map(getattr, ...): each pattern's compiled_re (None without one) read in C, not in a comprehension.
         return (len(patterns) == len(self.patterns) and all(map(operator.is_, patterns, self.patterns))
-                and all(map(operator.is_, [getattr(p, "compiled_re", None) for p in patterns], self.regexes)))
+                and all(map(operator.is_, map(getattr, patterns, repeat("compiled_re"), repeat(None)), self.regexes)))

@@ -391,3 +391,38 @@ def test_table_rows_split_as_upstream_splits_them(row):
 def test_a_table_renders_as_stock_with_code_and_pipes():
     pair = Pair(NAMES)
     pair.check("| a | `b|c` | d |\n|---|---|--:|\n| `x` | y `|` z | `p`q` |\n| \\| | `` `|` `` | ` |")
+
+
+# --- (d) one-line hash headings without the regex (fast_shapes) ----------------------------
+
+def test_heading_level_agrees_with_the_hash_header_regex():
+    """Where ``heading_level`` takes a block, upstream's RE matches all of it with that level and the rest as header."""
+    import random
+
+    from site_builder.markup.accel.fast_shapes import heading_level
+
+    pieces = ["#", "##", "###", "#######", " ", "a", "C#", "#5", "\\", "\\#", "\n", "*", "é", "\t", "=", "- "]
+    pick = random.Random(40)
+    taken = 0
+    for _ in range(40_000):
+        block = "".join(pick.choice(pieces) for _ in range(pick.randint(1, 8)))
+        level = heading_level(block)
+        if not level:
+            continue
+        taken += 1
+        match = bp.HashHeaderProcessor.RE.search(block)
+        assert match is not None and match.span() == (0, len(block)), block
+        assert len(match.group("level")) == level and match.group("header") == block[level:], block
+    assert taken > 2_000
+
+
+def test_heading_short_cut_only_behind_refusing_processors():
+    from site_builder.markup.accel.fast_shapes import heads_first
+
+    parser = BodyRenderer(NAMES).md.parser
+    parser.parseDocument(["# x"])  # takes the snapshot
+    assert type(parser._fast_heading) is bp.HashHeaderProcessor
+    procs = parser._fast_procs
+    assert heads_first(procs) is parser._fast_heading
+    quote = [entry for entry in procs if type(entry[0]) is bp.BlockQuoteProcessor]
+    assert heads_first(quote + procs) is None  # a processor that might take a '#' line first: no short cut

@@ -256,6 +256,29 @@ def test_tree_processors_match_stock_on_the_same_tree(bodies):
 
 
 @needs_fast
+def test_prettify_cache_follows_the_block_level_list_and_is_block_level():
+    """The block-level answers are kept across runs (eighth round) only while
+    ``md.block_level_elements`` is the same and ``is_block_level`` is stock's."""
+    body = "para\n\n<custom>x</custom>\n\n- item\n\n> quote"
+    renderers = [BodyRenderer(NAMES, allow_raw_html=True, fast=f) for f in (False, True)]
+    stock, fast = (renderer.md for renderer in renderers)
+
+    def same() -> None:
+        assert renderers[1].render(body, 1).html == renderers[0].render(body, 1).html
+
+    same()
+    for md in (stock, fast):  # the list changes between runs: the next run must see it
+        md.block_level_elements.append("custom")
+    same()
+    for md in (stock, fast):
+        md.block_level_elements.remove("p")
+    same()
+    for md in (stock, fast):  # another is_block_level: asked again on every run
+        md.is_block_level = lambda tag, md=md: isinstance(tag, str) and tag != "li" and tag in md.block_level_elements
+    same()
+
+
+@needs_fast
 def test_unescape_short_cut_keeps_autolink_text_and_output():
     bodies = ["# <http://example.org/a?b=c>", "<me@example.org> and <https://x.org/p_q>"]
     md = BodyRenderer(NAMES, allow_raw_html=True, fast=False).md
