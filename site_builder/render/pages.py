@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, NamedTuple
 
 import jinja2
 import markupsafe
@@ -21,9 +21,10 @@ from ..explainers.base import ExplainerBuild
 from ..markup.render import RenderedBody
 
 
-@dataclass(frozen=True)
-class PageLink:
-    """A link to a term as the templates show it."""
+class PageLink(NamedTuple):
+    """A link to a term as the templates show it (``item.title``; the package's
+    templates unpack it, ``for slug, title, summary, href in related``: a
+    tuple's items reach the template without a Jinja attribute lookup each)."""
 
     slug: str
     title: str
