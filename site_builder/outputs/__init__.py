@@ -39,6 +39,20 @@ __all__ = ["LinkingOutputs"]
 PREVIEW = "preview.png"
 
 
+class _CardItems(dict):
+    """slug -> ``cards.card_item`` of its term, made when first asked for: once
+    in a process, though each page that links to the term has it. Looked up as
+    ``items[slug]`` from C (``map(items.__getitem__, ...)``): a miss alone runs Python."""
+
+    def __init__(self, entry):
+        super().__init__()
+        self._entry = entry
+
+    def __missing__(self, slug: str) -> str:
+        found = self[slug] = cards.card_item(self._entry(slug))
+        return found
+
+
 class LinkingOutputs:
     """The linking outputs of one build, from already validated and rendered terms:
     each page's extras (social tags, JSON-LD, hover-card script), the files beside
@@ -56,7 +70,7 @@ class LinkingOutputs:
         self.redirects, _ = plan_redirects(terms)
         self._sources = redirect_sources(self.redirects)
         self._entries: dict[str, Entry] = {}
-        self._card_items: dict[str, str] = {}
+        self._card_items = _CardItems(self.entry)
         self.index_page = "" if config.pretty_urls else "index.html"
         self.card_script = assets.add_packaged(cards.SCRIPT)
         self.card_stylesheet = assets.add_packaged(cards.STYLESHEET)
@@ -96,7 +110,7 @@ class LinkingOutputs:
         body = self.bodies.get(slug)
         found = {link.slug for link in body.links if link.slug} if body else set()
         found.update(self.terms[slug].related, self.backlinks.get(slug, ()))
-        return sorted(s for s in found if s in self.terms)
+        return sorted(self.terms.keys() & found)  # (goes over found, looking each up in terms)
 
     def page_extras(self, term: Term | None) -> dict:
         """Template values for a term page (None: the index page); see templates/base.html."""
@@ -115,17 +129,10 @@ class LinkingOutputs:
         }
         linked = self.linked_slugs(term.slug)
         if linked:
-            extras["card_data"] = cards.join_items(map(self._card_item, linked))
+            extras["card_data"] = cards.join_items(map(self._card_items.__getitem__, linked))
             extras["card_scripts"] = [self.card_script]
             extras["card_stylesheets"] = [self.card_stylesheet]
         return extras
-
-    def _card_item(self, slug: str) -> str:
-        """``cards.card_item`` of a term, made once (each page that links to it has it)."""
-        found = self._card_items.get(slug)
-        if found is None:
-            found = self._card_items[slug] = cards.card_item(self.entry(slug))
-        return found
 
     def files(self) -> dict[str, bytes]:
         """glossary.json, objects.inv, _headers, redirects, embed files, and (with a base URL) sitemap and robots.txt."""

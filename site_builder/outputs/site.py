@@ -64,8 +64,10 @@ def site_renderer(config: SiteConfig, terms: list[Term], bodies: Mapping[str, Re
     used_in = dict(used_in or {})
 
     def extras(term: Term | None) -> dict:
-        found = linking.page_extras(term)
-        return {**found, "used_in": used_in.get(term.slug, ())} if term is not None else found
+        found = linking.page_extras(term)  # a new dict each call: ours to add to
+        if term is not None:
+            found["used_in"] = used_in.get(term.slug, ())
+        return found
     renderer = PageRenderer(config, terms, assets, page_extras=extras, theme=theme)
     renderer.used_in = used_in
     return renderer, linking

@@ -111,7 +111,7 @@ class Staging(_Tree):
         self._paths.add(relative)
         folder = os.path.dirname(relative)
         if folder not in self._dirs:
-            path = os.path.join(self._root, folder)
+            path = f"{self._root}/{folder}"
             if self.recycled:
                 _real_folder(self._root, folder)  # a file of the old site may be in the way
             else:
@@ -124,7 +124,7 @@ class Staging(_Tree):
                 except FileNotFoundError:
                     os.makedirs(path, exist_ok=True)
             self._dirs.add(folder)
-        return os.path.join(self._root, relative)
+        return f"{self._root}/{relative}"  # (os.path.join's, for the relative paths a build makes)
 
     def _in_sync(self, relative: str) -> bool:
         """True when the spare's file at ``relative`` is known to be the live one."""
@@ -151,10 +151,9 @@ class Staging(_Tree):
     def add(self, relative: str, data: bytes) -> None:
         """Put ``data`` at ``relative``; hard-link the current file instead when identical."""
         target = self._target(relative)
-        old = os.path.join(self._old, relative)
         if not self._no_site and self._live_file(relative, data):
             if not self._in_sync(relative):
-                self._link(old, target)
+                self._link(os.path.join(self._old, relative), target)
             self.stats.unchanged += 1
         else:
             self._write(target, data)

@@ -170,7 +170,9 @@ def _write_file(path: str, data: bytes, name: str | None = None) -> None:
         # os-level calls: a buffered file object costs more than the write at 10,000 pages.
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)
         try:
-            write_all(descriptor, data)
+            written = os.write(descriptor, data)  # all of it, but for a full disk or a signal
+            if written < len(data):
+                write_all(descriptor, memoryview(data)[written:])
         finally:
             os.close(descriptor)
     except OSError as error:

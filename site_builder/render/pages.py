@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, NamedTuple
 
 import jinja2
 import markupsafe
@@ -21,9 +21,10 @@ from ..explainers.base import ExplainerBuild
 from ..markup.render import RenderedBody
 
 
-@dataclass(frozen=True)
-class PageLink:
-    """A link to a term as the templates show it."""
+class PageLink(NamedTuple):
+    """A link to a term as the templates show it (``item.title``; the package's
+    templates unpack it, ``for slug, title, summary, href in related``: a
+    tuple's items reach the template without a Jinja attribute lookup each)."""
 
     slug: str
     title: str
@@ -51,6 +52,15 @@ def compile_templates() -> None:
 
 
 
+FIXED_BLOCKS = ("header", "footer", "back_link")
+"""The blocks of a term page (``base.html``'s, ``term.html``'s) that read only
+what every term page shares (the site's settings, links and ``root``): each is
+rendered once per site instead of on every page (``PageRenderer._fixed_blocks``),
+~4 us a page. A block that came to read a page's own value fails to render
+there (``templates.fixed_blocks``), and the pages' values must not replace the
+shared ones these read (``tests/render/test_pages.py``)."""
+
+
 class PageRenderer:
     """Renders every page of one site from already validated inputs."""
 
@@ -75,6 +85,7 @@ class PageRenderer:
         JSON-LD, hover-card scripts (``site_builder.outputs.LinkingOutputs.page_extras``)."""
         self._links: dict[str, PageLink] = {}
         self._site_wide: dict[str, dict] = {}
+        self._fixed: dict | None = None
 
     def term_href(self, slug: str) -> str:
         """Root-relative URL of a term page."""
@@ -131,8 +142,22 @@ class PageRenderer:
             "footer_links": [(text, templates.link_href(url, root)) for text, url in self.config.footer_links],
         }
 
+    def _fixed_blocks(self) -> dict:
+        """The term pages' blocks that render the same on every page
+        (``FIXED_BLOCKS``), rendered once: when the site replaces neither
+        ``term.html`` nor ``base.html``, so that the page's template is the
+        package's and extends the package's ``base.html`` (what an override
+        does with its blocks, it may do with any value of the page)."""
+        if self._fixed is None:
+            self._fixed = {}
+            if not {"term.html", "base.html"} & set(self.overrides):
+                chain = [self._term_template, self.env.get_template("base.html")]
+                self._fixed = templates.fixed_blocks(chain, FIXED_BLOCKS, self._common("../"))
+        return self._fixed
+
     def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:
         """The HTML of one term page."""
+        fixed = self._fixed if self._fixed is not None else self._fixed_blocks()
         context = self._common("../")
         html = body.html
         # The figure goes after the body's opening section, or where its marker
@@ -151,7 +176,7 @@ class PageRenderer:
             context["scripts"] = explainer.scripts
             context["stylesheets"] = explainer.stylesheets
         context.update(self.page_extras(term))
-        return templates.render(self._term_template, context, self.overrides).encode("utf-8")
+        return templates.render(self._term_template, context, self.overrides, fixed).encode("utf-8")
 
     def index_page_html(self) -> bytes:
         """The A-Z index of every term with its summary."""

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import functools
 import traceback
-from typing import Mapping
+from typing import Callable, Mapping
 
 import jinja2
+import jinja2.compiler
 import jinja2.sandbox
 
 from ..errors import BuildFailed, Problem
@@ -69,9 +70,43 @@ class _Template(jinja2.Template):
         namespace["escape"] = output_escape
         return super()._from_namespace(environment, namespace, globals)
 
+    @functools.cached_property
+    def plain_globals(self) -> dict:
+        """The template's globals (``range``, ``namespace``...) as a plain dict.
+
+        ``Template.globals`` is a ``ChainMap`` over the environment's, whose
+        iteration is Python code: going over it for each page (to add them to
+        the page's values, and Jinja's ``set(globals)`` in every new context)
+        was ~3.5 us of a term page's ~40 in Jinja. Nothing changes a
+        template's globals after it is loaded here."""
+        return dict(self.globals)
+
+
+class _CodeGenerator(jinja2.compiler.CodeGenerator):
+    """Jinja's code generator, but a block or a parent template is written out
+    joined (``yield concat(block(context))``), not value by value (``yield from``).
+
+    Every value a template writes passes up through each generator between it
+    and the one the render joins: a term page's ~200 values pass through three
+    or four (the page's template, ``base.html``'s root, ``main``, ``related``...),
+    a frame resumed per value per level. Joined where each block ends, a value
+    passes through one; the text is the same, only cut into other pieces.
+    Matched on the two lines Jinja writes for them (3.1): were they written
+    otherwise, nothing matches and the code is Jinja's as it was."""
+
+    _DELEGATIONS = ("yield from context.blocks[", "yield from parent_template.root_render_func(context)")
+
+    def writeline(self, x: str, node=None, extra: int = 0) -> None:
+        if x.startswith(self._DELEGATIONS):
+            x = f"yield concat({x[len('yield from '):]})"
+        super().writeline(x, node, extra)
+
 
 _OPTIONS = dict(autoescape=True, auto_reload=False, trim_blocks=False, keep_trailing_newline=True,
-                undefined=jinja2.StrictUndefined)
+                undefined=jinja2.StrictUndefined, cache_size=-1)
+"""``cache_size=-1``: the loaded templates in a plain dict, not Jinja's locked
+LRU cache (a dozen templates at most; ``term.html`` asks for ``base.html``
+on every page)."""
 
 
 class _ThemeEnvironment(jinja2.sandbox.SandboxedEnvironment):
@@ -101,6 +136,7 @@ def package_environment() -> jinja2.Environment:
     Without auto-reload Jinja does not stat ``base.html`` for every page."""
     environment = jinja2.Environment(loader=jinja2.PackageLoader("site_builder", "templates"), **_OPTIONS)
     environment.template_class = _Template
+    environment.code_generator_class = _CodeGenerator
     return environment
 
 
@@ -127,6 +163,7 @@ def theme_environment(overrides: Mapping[str, tuple[str, str]], digest: str) -> 
         ]), **_OPTIONS)
         environment.overrides = frozenset(sources)
         environment.template_class = _Template
+        environment.code_generator_class = _CodeGenerator
         _themed.clear()  # one site per process at a time (serve rebuilds in the same one)
         _themed[digest] = environment
     return _themed[digest]
@@ -166,7 +203,8 @@ def template_problem(error: Exception, overrides: Mapping[str, tuple[str, str]] 
     return Problem(where[0], where[1], message)
 
 
-def render(template: jinja2.Template, context: dict, overrides: Mapping[str, tuple[str, str]]) -> str:
+def render(template: jinja2.Template, context: dict, overrides: Mapping[str, tuple[str, str]],
+           fixed: Mapping[str, Callable] | None = None) -> str:
     """``template`` rendered with ``context``; an error in a site's override
     (or one it causes in a package template) raises ``BuildFailed`` at its line.
 
@@ -175,18 +213,60 @@ def render(template: jinja2.Template, context: dict, overrides: Mapping[str, tup
     Jinja renders from it as it is (``new_context(shared=True)``). What
     ``template.render(context)`` does, less its two copies of the context, one
     into a dict and one with the globals (~4 us of a term page's ~60 in Jinja):
-    the same values, the same lookups, and the same traceback handling."""
+    the same values, the same lookups, and the same traceback handling.
+
+    ``fixed``: block name -> a block function writing its output, rendered
+    once already (``fixed_blocks``), instead of rendering that block again."""
     try:
-        for name, value in template.globals.items():
+        values = template.plain_globals
+        for name, value in values.items():
             context.setdefault(name, value)
+        environment = template.environment
         try:
-            return template.environment.concat(template.root_render_func(template.new_context(context, shared=True)))
+            # Template.new_context(context, shared=True), given the plain globals.
+            jinja_context = environment.context_class(environment, context, template.name, template.blocks, values)
+            if fixed:
+                # Jinja looks a block up as context.blocks[name][0] and appends the
+                # parents' blocks to the list as a child extends them: ours comes first.
+                blocks = jinja_context.blocks
+                for name, function in fixed.items():
+                    blocks.setdefault(name, []).insert(0, function)
+            return environment.concat(template.root_render_func(jinja_context))
         except Exception:
-            template.environment.handle_exception()
+            environment.handle_exception()
     except Exception as error:
         if not overrides:
             raise  # the package's own templates: a bug, with its traceback
         raise BuildFailed([template_problem(error, overrides)]) from None
+
+
+def _constant(output: str) -> Callable:
+    """A block function that writes ``output`` (``yield from`` takes any iterable)."""
+    written = (output,)
+    return lambda context: written
+
+
+def fixed_blocks(chain: list[jinja2.Template], names: tuple[str, ...], values: dict) -> dict[str, Callable]:
+    """The blocks ``names`` of a page template rendered once, from ``values``
+    alone, for ``render(fixed=...)``.
+
+    ``chain``: the page's template, then the template it extends, and so on
+    (each block is the first of them that has it, as Jinja resolves it). A
+    block such as the site's header renders to the same text on every page
+    when it reads only values every page shares: rendered here from those
+    values alone, with undefined names an error, a block that read a page's
+    own value could not render at all. Whoever passes the blocks on to
+    ``render`` knows that the page's template extends exactly ``chain``."""
+    blocks: dict[str, list] = {}
+    for template in chain:
+        for name, function in template.blocks.items():
+            blocks.setdefault(name, []).append(function)
+    page = chain[0]
+    environment = page.environment
+    context = environment.context_class(environment, {**page.plain_globals, **values}, page.name, {},
+                                        page.plain_globals)
+    context.blocks = blocks
+    return {name: _constant(environment.concat(blocks[name][0](context))) for name in names}
 
 
 def link_href(url: str, root: str) -> str:

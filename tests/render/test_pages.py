@@ -6,9 +6,11 @@ pipeline's guarantees."""
 from __future__ import annotations
 
 import re
+import shutil
 import unicodedata
 from pathlib import Path
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -186,3 +188,60 @@ def test_heading_levels_never_skip_on_a_real_page(real_site):
         for before, after in zip(levels, levels[1:]):
             assert after <= before + 1, (page, levels)
     assert checked >= 6
+
+
+def _tree_bytes(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+@pytest.mark.parametrize("pretty_urls", [True, False])
+def test_blocks_rendered_once_are_what_each_page_renders(tmp_path: Path, monkeypatch, pretty_urls: bool):
+    """The header, footer and back link are rendered once per site (FIXED_BLOCKS),
+    from the site's values alone: every term page's bytes are what rendering them
+    on each page gives (a logo, header and footer links, search on)."""
+    from helpers import FIXTURES, logged_build
+    from site_builder.render import templates
+
+    content = tmp_path / "content"
+    shutil.copytree(FIXTURES / "themed", content, ignore=shutil.ignore_patterns("templates"))
+    with open(content / "site.toml", "a", encoding="utf-8") as handle:
+        handle.write(f"\npretty_urls = {'true' if pretty_urls else 'false'}\n")
+    made = []
+    monkeypatch.setattr(templates, "fixed_blocks", lambda *a, _f=templates.fixed_blocks: made.append(_f(*a)) or made[-1])
+    logged_build(content, tmp_path / "fixed", cache=False)
+    assert made and set(made[0]) == set(pages.FIXED_BLOCKS)
+    assert 'class="site-logo"' in made[0]["header"](None)[0] and "footer-links" in made[0]["footer"](None)[0]
+    monkeypatch.setattr(pages, "FIXED_BLOCKS", ())
+    logged_build(content, tmp_path / "each", cache=False)
+    assert _tree_bytes(tmp_path / "fixed") == _tree_bytes(tmp_path / "each")
+
+
+def test_no_block_is_rendered_once_when_the_site_replaces_the_term_pages_templates(tmp_path: Path, monkeypatch):
+    """An override may make any block read a page's own values (here the navigation,
+    inside the header): nothing is rendered once, each page has its own."""
+    from helpers import FIXTURES, logged_build
+    from site_builder.render import templates
+
+    content = tmp_path / "content"
+    shutil.copytree(FIXTURES / "themed", content)
+    (content / "templates" / "term.html").write_text(
+        '{% extends "term.html" %}\n{% block navigation %}<p class="acme-here">{{ term.title }}</p>{% endblock %}\n',
+        encoding="utf-8")
+    monkeypatch.setattr(templates, "fixed_blocks", lambda *a: pytest.fail("rendered once under an override"))
+    logged_build(content, tmp_path / "out", cache=False)
+    assert '<p class="acme-here">Alpha</p>' in (tmp_path / "out" / "alpha" / "index.html").read_text(encoding="utf-8")
+    assert '<p class="acme-here">Beta</p>' in (tmp_path / "out" / "beta" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_fixed_block_that_reads_a_pages_own_value_cannot_render_once():
+    """fixed_blocks renders from the shared values alone: a block reading anything
+    else is an error there, never a page's value frozen into every page."""
+    import jinja2
+
+    from site_builder.render import templates
+
+    environment = templates.package_environment()
+    base = environment.from_string("<h>{% block header %}{{ site }}{{ term.title }}{% endblock %}</h>")
+    with pytest.raises(jinja2.UndefinedError):
+        templates.fixed_blocks([base], ("header",), {"site": "S"})
+    assert templates.fixed_blocks([base], ("header",), {"site": "S", "term": {"title": "T"}})["header"](None) == ("ST",)

@@ -238,3 +238,35 @@ def test_render_gives_what_jinja_gives_with_the_globals_and_an_overrides_line_on
         render(template, {"title": "t", "cycler": "c"}, {"x.html": (source, "templates/x.html")})
     problem = failed.value.problems[0]
     assert (problem.path, problem.line) == ("templates/x.html", 2) and "UndefinedError" in problem.message
+
+
+def test_blocks_written_joined_give_what_jinja_gives_and_errors_keep_their_lines():
+    # templates._CodeGenerator joins each block's and each parent's output where
+    # it ends instead of passing every value up: the same text as Jinja's own
+    # code, for inheritance, super(), nested, scoped and looped blocks, and an
+    # error inside a nested block still reported at its override's line.
+    import jinja2
+
+    from site_builder.render.templates import render, theme_environment
+
+    sources = {
+        "base.html": "<b>{% block outer %}[{% block inner %}i{% endblock %}]{% endblock %}"
+                     "{% for x in xs %}{% block looped scoped %}({{ x }}){% endblock %}{% endfor %}</b>\n",
+        "page.html": '{% extends "base.html" %}{% block inner %}<{{ super() }}{{ title }}>{% endblock %}'
+                     "{% block looped %}{{ super() }}!{% endblock %}",
+        "macro.html": '{% macro m() %}{% block mb %}in-macro{% endblock %}{% endmacro %}{{ m() }}|{% block tail %}t{% endblock %}',
+        "broken.html": '{% extends "page.html" %}{% block inner %}ok\n{{ nope.deeper }}{% endblock %}',
+    }
+    overrides = {name: (source, f"templates/{name}") for name, source in sources.items()}
+    ours = theme_environment(overrides, "digest-of-the-joined-blocks-test")
+    plain = jinja2.Environment(loader=jinja2.DictLoader(sources), autoescape=True, undefined=jinja2.StrictUndefined,
+                               keep_trailing_newline=True)
+    for name in ("page.html", "macro.html"):
+        values = {"title": "<T>", "xs": [1, 2]}
+        assert render(ours.get_template(name), dict(values), overrides) == plain.get_template(name).render(values)
+    assert "yield concat(context.blocks[" in ours.compile(sources["base.html"], "base.html", raw=True)
+    assert "yield concat(parent_template.root_render_func(" in ours.compile(sources["page.html"], "page.html", raw=True)
+    with pytest.raises(BuildFailed) as failed:
+        render(ours.get_template("broken.html"), {"title": "t", "xs": []}, overrides)
+    problem = failed.value.problems[0]
+    assert (problem.path, problem.line) == ("templates/broken.html", 2) and "UndefinedError" in problem.message
