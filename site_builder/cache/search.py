@@ -23,7 +23,7 @@ from ..load.config import SiteConfig
 from ..load.content import Term
 from ..markup.render import RenderedBody
 from ..outputs import search_index
-from ..outputs.search_text import Stemmer, body_sections, record
+from ..outputs.search_text import Stemmer, body_record
 from . import store as cache
 
 TABLE = "search"
@@ -48,9 +48,8 @@ def entry_key(settings: str, term: Term, body_key: str) -> str:
 
 def page_record(config: SiteConfig, stem: Stemmer, term: Term, body: RenderedBody) -> search_index.Record:
     """A page's index entries, from its body's HTML."""
-    sections = body_sections(body.html, [ident for _, ident, _ in body.headings],
-                             code=getattr(config, "search_code", False))
-    return record(term.title, term.aliases, term.summary, sections, stem)
+    return body_record(term.title, term.aliases, term.summary, body.html, [ident for _, ident, _ in body.headings],
+                       stem, code=getattr(config, "search_code", False))
 
 
 def display(config: SiteConfig, term: Term, body: RenderedBody) -> list:
