@@ -53,8 +53,22 @@ LANGUAGES = {"en": "english", "fr": "french", "de": "german", "es": "spanish", "
              "ro": "romanian"}
 """The site's ``language`` (its primary subtag) -> the Snowball stemmer used; others are not stemmed."""
 
-_SKIPPED = re.compile(r"<(pre|code|script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I)
-_SCRIPTS = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_CASES = {"p": "Pp", "r": "Rr", "e": "Ee", "c": "Cc", "o": "Oo", "d": "Dd", "s": "Ss\u017f", "i": "Ii\u0130\u0131",
+          "t": "Tt", "y": "Yy", "l": "Ll"}
+"""What each letter of the skipped tags' names matches under ``re.I`` (the
+long s and the Turkish i's too): as classes, the opening tag's name is matched
+without ``re.I``'s case folding of every character tried (~0.8x the time);
+the closing tag is ``\1`` under ``re.I``, as before."""
+
+
+def _tags(*names: str) -> re.Pattern:
+    """``<(name|...)\b[^>]*>.*?</\1\s*>``, dot-all, matching as it did compiled with ``re.I``."""
+    alternatives = "|".join("".join(f"[{_CASES[c]}]" for c in name) for name in names)
+    return re.compile(rf"<({alternatives})\b[^>]*>.*?</(?i:\1)\s*>", re.S)
+
+
+_SKIPPED = _tags("pre", "code", "script", "style")
+_SCRIPTS = _tags("script", "style")
 _MATH = re.compile(r"<math\b([^>]*)>.*?</math\s*>", re.S | re.I)
 _ALTTEXT = re.compile(r'\balttext="([^"]*)"')
 _HEADING = re.compile(r'<h([1-6])\b[^>]*?\bid="([^"]*)"[^>]*>', re.I)
