@@ -58,11 +58,11 @@ _CASES = {"p": "Pp", "r": "Rr", "e": "Ee", "c": "Cc", "o": "Oo", "d": "Dd", "s":
 """What each letter of the skipped tags' names matches under ``re.I`` (the
 long s and the Turkish i's too): as classes, the opening tag's name is matched
 without ``re.I``'s case folding of every character tried (~0.8x the time);
-the closing tag is ``\1`` under ``re.I``, as before."""
+the closing tag is the backreference under ``re.I``, as before."""
 
 
 def _tags(*names: str) -> re.Pattern:
-    """``<(name|...)\b[^>]*>.*?</\1\s*>``, dot-all, matching as it did compiled with ``re.I``."""
+    r"""``<(name|...)\b[^>]*>.*?</\1\s*>``, dot-all, matching as it did compiled with ``re.I``."""
     alternatives = "|".join("".join(f"[{_CASES[c]}]" for c in name) for name in names)
     return re.compile(rf"<({alternatives})\b[^>]*>.*?</(?i:\1)\s*>", re.S)
 
