@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import marshal
-import os
 from typing import Callable, Iterable, Mapping
 
 from .. import parallel
@@ -23,7 +22,7 @@ from ..load.config import SiteConfig
 from ..load.content import Term
 from ..markup.render import RenderedBody
 from ..outputs import search_index
-from ..outputs.search_text import Stemmer, body_sections, record
+from ..outputs.search_text import Stemmer, body_record
 from . import store as cache
 
 TABLE = "search"
@@ -48,9 +47,8 @@ def entry_key(settings: str, term: Term, body_key: str) -> str:
 
 def page_record(config: SiteConfig, stem: Stemmer, term: Term, body: RenderedBody) -> search_index.Record:
     """A page's index entries, from its body's HTML."""
-    sections = body_sections(body.html, [ident for _, ident, _ in body.headings],
-                             code=getattr(config, "search_code", False))
-    return record(term.title, term.aliases, term.summary, sections, stem)
+    return body_record(term.title, term.aliases, term.summary, body.html, [ident for _, ident, _ in body.headings],
+                       stem, code=getattr(config, "search_code", False))
 
 
 def display(config: SiteConfig, term: Term, body: RenderedBody) -> list:
@@ -164,27 +162,28 @@ class Indexer:
         # The records in doc order, as they come (take). Without a cache nothing
         # reads how many pages hold each surface word: not counted (~2 us a page).
         self._assembly = search_index.Assembly(count_words=store.enabled)
-        self._home = os.getpid()  # the process that takes the entries (entries() also runs in forked workers)
         # slug -> entries taken before their turn in doc order
         self._arrived: dict[str, bytes | search_index.Record] = {}
         self._fresh: dict[str, bytes] = {}  # key -> entries made this build, to store (with a cache)
         self._cached: dict[str, bytes] | None = None  # _stored(), once read
         self._made: dict[str, bytes] | None = None  # the files, made as the last page's entries came in
 
-    def entries(self, term: Term, body: RenderedBody) -> tuple[bytes | search_index.Record, dict[str, str]] | None:
+    def entries(self, term: Term, body: RenderedBody) -> tuple[search_index.Record, dict[str, str]] | None:
         """A page's entries and the words stemmed for them that the memo lacked;
         None when the cache has its entries (or search is off).
 
-        In a forked worker the entries are encoded (``_encode``: what crosses to
-        the build process, ~1 KB a page where the dicts would pickle slower);
-        in the process that takes them they stay as made: encoding them there
-        only to decode them in ``take`` cost ~15 us a page (encoded in ``take``
-        only to be stored, with a cache)."""
+        The entries stay as made, also in a forked worker: its slice's entries
+        cross to the build process pickled with the slice (``parallel.share``),
+        where the stems the pages share are the stemmer memo's strings, written
+        once a slice. Encoding each page's (``_encode``) cost more: per page, in
+        process, 5.5 against 4.7 us to send and 11.3 against 8.0 us to take, at
+        1.6x the bytes (docs/performance.md, "Search index (issue 40, eighth
+        round)"). With a cache, ``take`` encodes them to store them."""
         if not self.on or (self.stored and self.keys[term.slug] in self.stored):
             return None
         made = page_record(self.config, self.stem, term, body)
         fresh, self.stem.fresh = self.stem.fresh, {}
-        return (made if os.getpid() == self._home else _encode(made)), fresh
+        return made, fresh
 
     def take(self, made: Iterable[tuple[str, object]]) -> None:
         """(slug, ``entries(...)``) of pages as the render stage hands them over

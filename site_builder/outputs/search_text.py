@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections import Counter
+from collections import _count_elements  # Counter.update without its Python-level checks
 from itertools import repeat
 from operator import add
 from typing import Iterable
@@ -53,11 +53,27 @@ LANGUAGES = {"en": "english", "fr": "french", "de": "german", "es": "spanish", "
              "ro": "romanian"}
 """The site's ``language`` (its primary subtag) -> the Snowball stemmer used; others are not stemmed."""
 
-_SKIPPED = re.compile(r"<(pre|code|script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I)
-_SCRIPTS = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_CASES = {"p": "Pp", "r": "Rr", "e": "Ee", "c": "Cc", "o": "Oo", "d": "Dd", "s": "Ss\u017f", "i": "Ii\u0130\u0131",
+          "t": "Tt", "y": "Yy", "l": "Ll"}
+"""What each letter of the skipped tags' names matches under ``re.I`` (the
+long s and the Turkish i's too): as classes, the opening tag's name is matched
+without ``re.I``'s case folding of every character tried (~0.8x the time);
+the closing tag is the backreference under ``re.I``, as before."""
+
+
+def _tags(*names: str) -> re.Pattern:
+    r"""``<(name|...)\b[^>]*>.*?</\1\s*>``, dot-all, matching as it did compiled with ``re.I``."""
+    alternatives = "|".join("".join(f"[{_CASES[c]}]" for c in name) for name in names)
+    return re.compile(rf"<({alternatives})\b[^>]*>.*?</(?i:\1)\s*>", re.S)
+
+
+_SKIPPED = _tags("pre", "code", "script", "style")
+_SCRIPTS = _tags("script", "style")
 _MATH = re.compile(r"<math\b([^>]*)>.*?</math\s*>", re.S | re.I)
 _ALTTEXT = re.compile(r'\balttext="([^"]*)"')
 _HEADING = re.compile(r'<h([1-6])\b[^>]*?\bid="([^"]*)"[^>]*>', re.I)
+_HEADING_SPLIT = re.compile(r'<h[1-6]\b[^>]*?\bid="([^"]*)"[^>]*>', re.I)
+"""``_HEADING`` with the id its one group: ``split`` gives [text, id, text, id, ..., text]."""
 _IMAGE = re.compile(r'<img\b[^>]*?\balt="([^"]*)"[^>]*>')
 _TAG = re.compile(r"<[^>]*>")
 
@@ -174,6 +190,50 @@ def body_sections(body_html: str, heading_ids: list[str], code: bool = False) ->
     return [html.unescape(part) if "&" in part else part for part in sections]
 
 
+def body_counts(body_html: str, heading_ids: list[str], code: bool = False) -> tuple[dict[str, int], list[int]]:
+    """The words of ``body_sections``, counted: word -> count, in order of first
+    sighting (section by section), and 64 * the section of each one's first
+    sighting, in the same order. The same as counting ``words`` of each of
+    ``body_sections`` in turn, with fewer passes: the body is cut at its
+    headings by one ``split`` (when they are ``heading_ids``, in order, each
+    once: else as ``body_sections`` does), and each section's words are counted
+    into one dict as they are split (docs/performance.md, "Search index (issue
+    40, eighth round)")."""
+    text = body_html
+    if "<pre" in text or "<code" in text or "<script" in text or "<style" in text:
+        text = (_SCRIPTS if code else _SKIPPED).sub(" ", text)
+    if "<math" in text:
+        text = _MATH.sub(lambda m: " " + (_alttext(m.group(1))) + " ", text)
+    if "<img" in text:
+        text = _IMAGE.sub(lambda m: " " + html.unescape(m.group(1)) + " ", text)
+    parts = _HEADING_SPLIT.split(text)
+    if parts[1::2] == heading_ids and len(set(heading_ids)) == len(heading_ids):
+        parts = parts[0::2]  # heading i starts section i + 1: body_sections' mapping, without its loop
+    else:
+        index = {ident: i + 1 for i, ident in enumerate(heading_ids)}
+        sections, position = [""] * (len(heading_ids) + 1), 0
+        for i in range(0, len(parts), 2):
+            sections[position] += " " + parts[i]
+            if i + 1 < len(parts):
+                position = index.get(parts[i + 1], position)
+        parts = sections
+    counts: dict[str, int] = {}
+    firsts: list[int] = []
+    tag, unescape, table = _TAG.sub, html.unescape, _ASCII_WORDS
+    for position, part in enumerate(parts):
+        part = tag(" ", part)
+        if "&" in part:
+            part = unescape(part)
+        # words(part), its MAX_WORD filter left to the end (over the distinct words only)
+        _count_elements(counts, part.encode().translate(table).decode().split() if part.isascii() else words(part))
+        if len(counts) > len(firsts):
+            firsts += repeat(64 * position, len(counts) - len(firsts))
+    if counts and max(map(len, counts)) > MAX_WORD:
+        kept = [(word, count, first) for (word, count), first in zip(counts.items(), firsts) if len(word) <= MAX_WORD]
+        counts, firsts = {word: count for word, count, _ in kept}, [first for _, _, first in kept]
+    return counts, firsts
+
+
 def _alttext(attributes: str) -> str:
     found = _ALTTEXT.search(attributes)
     return html.unescape(found.group(1)) if found else ""
@@ -189,58 +249,92 @@ def record(title: str, aliases: list[str], summary: str, sections: list[str],
     ``BODY_MAX``), and where it is: the alias's index for an alias, for the
     body the section of its first occurrence (0: before the first heading),
     else 0."""
-    stems = stem.stems
-    best: dict[str, int] = {}
-
-    def roots(counts: dict[str, int]) -> dict[str, int]:
-        found: dict[str, int] = {}
-        for word, count in counts.items():
-            root = stems.get(word) or stem(word)
-            if root != word:
-                surface[word] = root
-            found[root] = found.get(root, 0) + count
-        return found
-
-    # The body: words counted section by section (a Counter keeps first sightings in
-    # order, so the words a section adds are the last ones counted: their section
-    # comes as one ``repeat``), their stems looked up and the codes made over whole
-    # lists at C speed (map, zip, dict); a Python step per distinct word only for the
-    # memo's misses and the words that share a stem.
-    counts: Counter = Counter()
+    # The body: words counted section by section (a dict counted into keeps first
+    # sightings in order, so the words a section adds are the last ones counted:
+    # their section comes as one ``repeat``).
+    counts: dict[str, int] = {}
     firsts: list[int] = []  # 64 * the section of each counted word's first sighting
     for position, text in enumerate(sections):
-        counts.update(words(text))
+        _count_elements(counts, words(text))
         firsts += repeat(64 * position, len(counts) - len(firsts))
-    if not stems.keys() >= counts.keys():
+    return counted_record(title, aliases, summary, counts, firsts, len(sections), stem)
+
+
+def body_record(title: str, aliases: list[str], summary: str, body_html: str, heading_ids: list[str],
+                stem: Stemmer, code: bool = False) -> tuple[dict[str, int], dict[str, str], list[str]]:
+    """``record`` of a page from its body's HTML: the same entries as
+    ``record(..., body_sections(body_html, heading_ids, code), stem)``, by ``body_counts``."""
+    counts, firsts = body_counts(body_html, heading_ids, code)
+    return counted_record(title, aliases, summary, counts, firsts, len(heading_ids) + 1, stem)
+
+
+_SUMMARY_CODES = tuple(SUMMARY + min(count, 5) for count in range(6))
+"""A summary's code by its count of a stem, up to 5."""
+
+
+def counted_record(title: str, aliases: list[str], summary: str, counts: dict[str, int], firsts: list[int],
+                   sections: int, stem: Stemmer) -> tuple[dict[str, int], dict[str, str], list[str]]:
+    """``record`` from the body's words counted (``body_counts``: word -> count in
+    order of first sighting, 64 * the section of each one's first sighting) of
+    its ``sections`` sections."""
+    # Stems, surface words and codes are made over whole lists at C speed (map,
+    # zip, dict); a Python step per word only for the memo's misses and for the
+    # stems two words share.
+    stems = stem.stems
+    title_words, alias_words, summary_words = words(title), [words(alias) for alias in aliases], words(summary)
+    body_roots = list(map(stems.get, counts))
+    if None in body_roots:  # words the memo lacks: stemmed in order
         for word in counts:
             if word not in stems:
                 stem(word)
-    body_roots = list(map(stems.__getitem__, counts))
+        body_roots = list(map(stems.__getitem__, counts))
     surface = {word: root for word, root in zip(counts, body_roots) if word != root}
-    tally = dict(zip(body_roots, counts.values()))
-    where = dict(zip(body_roots, firsts))
-    if len(tally) != len(body_roots):  # words sharing a stem: counts add up, the first section wins
-        shared = {root for root, n in Counter(body_roots).items() if n > 1}
-        for root in shared:
-            tally[root], where[root] = 0, 64 * len(sections)
+    best = dict(zip(body_roots, map(add, counts.values(), firsts)))
+    tally: dict[str, int] = counts
+    where: dict[str, int] | None = None
+    if len(best) != len(body_roots):  # words sharing a stem: counts add up, the first section wins
+        tally, where = {}, {}
         for word, root, at in zip(counts, body_roots, firsts):
-            if root in shared:
-                tally[root] += counts[word]
-                where[root] = min(where[root], at)
-    best.update(zip(tally, map(add, tally.values(), where.values())))
-    if tally and max(tally.values()) > BODY_MAX:  # a body's count scores at most BODY_MAX
+            tally[root] = tally.get(root, 0) + counts[word]
+            where[root] = min(where.get(root, at), at)
+        best = dict(zip(tally, map(add, tally.values(), where.values())))
+    if best and max(tally.values()) > BODY_MAX:  # a body's count scores at most BODY_MAX
+        if where is None:
+            tally, where = dict(zip(body_roots, counts.values())), dict(zip(body_roots, firsts))
         for root, count in tally.items():
             if count > BODY_MAX:
                 best[root] = BODY_MAX + where[root]
-    title_words, alias_words, summary_words = words(title), [words(alias) for alias in aliases], words(summary)
-    for root, count in roots(Counter(summary_words)).items():
-        best[root] = SUMMARY + min(count, 5)
-    for i in range(len(aliases) - 1, -1, -1):  # the first alias a stem is in names it
-        for root in roots(Counter(alias_words[i])):
-            best[root] = ALIAS + 64 * i
-    for root in roots(Counter(title_words)):
-        best[root] = TITLE
-    return best, surface, pairs([title_words, *alias_words, summary_words], stem)
+    # Then the summary, the aliases (the first alias a stem is in names it) and
+    # the title, each field's codes written over the lower-ranked fields'.
+    alias_words.reverse()
+    fields = (summary_words, *alias_words, title_words)
+    for text in fields:
+        if None in map(stems.get, text):
+            for word in text:
+                if word not in stems:
+                    stem(word)
+    last = len(fields) - 1
+    for i, text in enumerate(fields):
+        found: dict[str, int] = {}
+        _count_elements(found, text)
+        roots = list(map(stems.__getitem__, found))
+        surface.update({word: root for word, root in zip(found, roots) if word != root})
+        if i == last:
+            best.update(zip(roots, repeat(TITLE)))
+        elif i:
+            best.update(zip(roots, repeat(ALIAS + 64 * (last - 1 - i))))
+        elif len(set(roots)) == len(roots):
+            best.update(zip(roots, map(_SUMMARY_CODES.__getitem__, map(min, found.values(), repeat(5)))))
+        else:  # summary words sharing a stem: their counts add up
+            shared: dict[str, int] = {}
+            for root, count in zip(roots, found.values()):
+                shared[root] = shared.get(root, 0) + count
+            best.update(zip(shared, map(_SUMMARY_CODES.__getitem__, map(min, shared.values(), repeat(5)))))
+    found_pairs: set[str] = set()
+    for text in fields[::-1]:
+        roots = list(map(stems.__getitem__, text))
+        found_pairs.update(map(" ".join, zip(roots, roots[1:])))
+    return best, surface, sorted(found_pairs)
 
 
 def pairs(texts: list[list[str]], stem: Stemmer) -> list[str]:

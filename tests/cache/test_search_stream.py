@@ -92,22 +92,22 @@ def test_the_render_stage_starts_with_what_the_build_made_frozen(tmp_path, monke
     assert manifest(tmp_path / "out" / "site")
 
 
-def test_entries_made_in_a_worker_are_encoded_and_give_the_same_files(monkeypatch):
-    """The build process keeps the entries it makes as they are; a forked page
-    worker's cross to it encoded. Either way, the same files."""
+def test_entries_cross_from_a_worker_as_made_and_give_the_same_files():
+    """A forked page worker's entries cross to the build process as they are,
+    pickled with its slice (not each page's encoded); what is taken so, beside
+    entries made in the build process and encoded ones (the files' own
+    indexing), gives the same files."""
+    import pickle
+
     terms, bodies = pages(40)
     config = SiteConfig(title="Stream")
     whole = search_cache.Indexer(store.BuildCache(None), config, terms, {}).files(bodies, lambda slugs: None)
     streamed = search_cache.Indexer(store.BuildCache(None), config, terms, {}, bodies)
-    home = search_cache.os.getpid()
-    made = []
-    for i, t in enumerate(terms):
-        in_worker = i % 3 == 0
-        monkeypatch.setattr(search_cache.os, "getpid", (lambda: home + 1) if in_worker else (lambda: home))
-        made.append((t.slug, streamed.entries(t, bodies[t.slug])))
-        assert isinstance(made[-1][1][0], bytes if in_worker else tuple)
-    monkeypatch.setattr(search_cache.os, "getpid", lambda: home)
-    streamed.take(made)
+    made = [(t.slug, streamed.entries(t, bodies[t.slug])) for t in terms]
+    assert all(type(entries) is tuple for _, (entries, _) in made)
+    crossed = pickle.loads(pickle.dumps(made[:20], protocol=pickle.HIGHEST_PROTOCOL))  # a worker's slice
+    encoded = [(slug, (search_cache._encode(entries), fresh)) for slug, (entries, fresh) in made[30:]]
+    streamed.take(crossed + made[20:30] + encoded)
     assert streamed.files(bodies, lambda slugs: None) == whole
 
 

@@ -5,12 +5,13 @@ same content always gives the same bytes."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from pathlib import Path
 
 from site_builder.build import BuildOptions, build_site
 from site_builder.outputs import search_index
-from site_builder.outputs.search_text import ALIAS, SUMMARY, TITLE, Stemmer, body_sections, record, words
+from site_builder.outputs.search_text import ALIAS, SUMMARY, TITLE, Stemmer, body_record, body_sections, record, words
 
 from helpers import manifest, term, write_tree
 
@@ -221,3 +222,49 @@ def test_the_stemmer_imports_its_own_language_alone_and_stems_as_snowballstemmer
         ours, theirs = snowball(name), snowballstemmer.stemmer(name)
         assert type(ours).__name__ == type(theirs).__name__
         assert [ours.stemWord(w) for w in sample] == [theirs.stemWord(w) for w in sample], name
+
+
+def test_a_record_from_the_body_html_is_the_record_of_its_sections():
+    """``body_record`` (one split at the headings, the words counted as they are
+    split) gives what ``record`` gives of ``body_sections``, also where the
+    headings are not the page's heading ids in order: unknown, repeated or
+    out-of-order ids, upper-case tags, code, maths, images, entities,
+    non-ASCII text, words too long to index and stems two words share."""
+    pieces = ['<p>Intro <code>inline</code></p>', '<h2 id="a">First</h2>', '<h2 id="b">Second &amp; last</h2>',
+              '<h3 id="a">Again</h3>', '<h2 id="zz">Unknown</h2>', '<H2 id="b">Upper</H2>',
+              '<p>x <math alttext="\\alpha^k &amp;lt;" display="inline"><mi>α</mi></math></p>',
+              '<pre><code>block</code></pre>', '<img alt="Flow &amp; chart" src="x.png">',
+              '<p>Café naïve ΣΑΣ 東京タワー drafts drafting drafted draft</p>',
+              '<p>' + 'a' * 45 + ' b' * 25 + ' tokens token</p>', '<p>&#160;x&#8617; &lt; 3 &amp;amp; y</p>',
+              '<p>lone < bracket', '<script>var x = 1;</script>']
+    headings = [[], ["a"], ["a", "b"], ["b", "a"], ["a", "a"], ["a", "b", "zz"], ["a", "b", "c"]]
+    rng = random.Random(40)
+    for _ in range(400):
+        html = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        ids, code = rng.choice(headings), rng.random() < 0.3
+        title, aliases = rng.choice(["Drafting tokens", "Café Σ", ""]), rng.choice([[], ["Draft tokens", "token x"]])
+        summary = rng.choice(["Tokens tokens tokens token drafts x x x x x x.", "", "b a b"])
+        fresh, reference = Stemmer("en"), Stemmer("en")
+        assert (body_record(title, aliases, summary, html, ids, fresh, code)
+                == record(title, aliases, summary, body_sections(html, ids, code), reference)), (html, ids, code)
+        assert list(fresh.stems.items()) == list(reference.stems.items())  # the same words stemmed, in order
+
+
+def test_code_and_scripts_are_skipped_in_any_case_as_re_ignorecase_would():
+    """The skipped tags' names are matched by case classes (faster than ``re.I``):
+    the same matches as the pattern compiled with ``re.I``, its long s and
+    Turkish i's included."""
+    import re
+
+    from site_builder.outputs import search_text
+
+    reference = re.compile(r"<(pre|code|script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+    scripts = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+    bits = ["<code>", "</code>", "<CODE>", "</Code >", "<pre class='x'>", "</pre>", "<\u017fcript>", "</script>",
+            "<SCR\u0130PT>", "</scr\u0131pt>", "<style>", "</STYLE>", "x", "<codex>", "</codex>", "<p>", "<pre", ">",
+            "\n", "<Pre>", "</PRE>"]
+    rng = random.Random(8)
+    for _ in range(3000):
+        text = "".join(rng.choice(bits) for _ in range(rng.randint(0, 12)))
+        assert search_text._SKIPPED.sub(" ", text) == reference.sub(" ", text), text
+        assert search_text._SCRIPTS.sub(" ", text) == scripts.sub(" ", text), text
