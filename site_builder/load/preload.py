@@ -41,15 +41,26 @@ FILES_PER_LOADER = 2500
 """A loader per this many term files, up to one per core: below it, a second
 loader's own imports cost more than the half of the files it would take."""
 
+FILES_PER_CHUNK = 250
+"""Several loaders take the files in chunks of about this many (~25 ms of
+work), each the next chunk no loader has taken (``_claimed``), so that they
+end together. With a fixed half each, the one sharing its core with the
+build's imports ended 0.08-0.16 s after the other at 10,000 terms, one core
+idle (docs/performance.md, "The two cores (issue 40, eighth round)")."""
+
+MAX_CHUNKS = 255
+"""Chunks are numbered by one byte each (``_claimed``)."""
+
 
 class Preload:
     """Forked loaders at work on the terms of one content folder."""
 
-    def __init__(self, content: Path, loaders: list[tuple[int, int, int]], started_ns: int):
+    def __init__(self, content: Path, loaders: list[tuple[int, int, int]], started_ns: int, chunks: int = 0):
         self.content = content
         self.started_ns = started_ns
         """``time.time_ns()`` before the loaders started: every stamp they take is newer."""
         self._loaders = loaders  # (pid, read end of its pipe, the file its payload goes to), in slice order
+        self._chunks = chunks  # 0: each loader loads its own slice; else how many chunks they share
 
     def result(self, meanwhile: Callable[[], None] = lambda: None):
         """Every term file loaded, as ``content.load_term_files(content)`` gives
@@ -63,12 +74,18 @@ class Preload:
         realistic terms) waited until the first was read and decoded, and then
         crossed 64 KiB at a time (~0.1 s on this 2-core machine)."""
         parts: dict[int, list] = {}
+        claimed: dict[int, bytes] = {}  # loader -> what it said it loaded (the chunks), on its pipe
         pending = {reader: index for index, (_pid, reader, _payload) in enumerate(self._loaders)}
         if pending and len(select.select(list(pending), [], [], 0)[0]) < len(pending):
             meanwhile()
         while pending:
             for reader in select.select(list(pending), [], [], None)[0]:
-                index = pending.pop(reader)
+                index = pending[reader]
+                said = os.read(reader, 65536)
+                if said:  # (the chunks it loaded, written just before it exits)
+                    claimed[index] = claimed.get(index, b"") + said
+                    continue
+                del pending[reader]
                 pid, _reader, payload = self._loaders[index]
                 _pid, status = os.waitpid(pid, 0)  # its pipe ended: it has exited (or is exiting)
                 self._loaders[index] = (0, reader, payload)  # reaped
@@ -84,6 +101,8 @@ class Preload:
                     return None
                 parts[index] = decoded
         self.discard()  # closes what is left open; every loader is reaped
+        if self._chunks:
+            return _in_chunk_order(parts, claimed, self._chunks)
         return [entry for index in sorted(parts) for entry in parts[index]]  # contiguous slices, in file order
 
     def discard(self) -> None:
@@ -110,6 +129,37 @@ class Preload:
                 except ChildProcessError:  # reaped already (an interrupt between result()'s reap and its record)
                     pass
         self._loaders = []
+
+
+def _in_chunk_order(parts: dict[int, list], claimed: dict[int, bytes], chunks: int) -> list | None:
+    """The loaders' loads (``parts``) as one, in file order, from the chunks each
+    said it loaded (``claimed``: (chunk, entries) pairs, marshalled); None unless
+    every chunk was loaded exactly once."""
+    pieces: dict[int, list] = {}
+    for index, loaded in parts.items():
+        try:
+            said = marshal.loads(claimed.get(index, marshal.dumps([])))
+        except (EOFError, ValueError, TypeError):
+            return None
+        at = 0
+        for chunk, count in said:
+            if chunk in pieces:
+                return None
+            pieces[chunk], at = loaded[at:at + count], at + count
+        if at != len(loaded):
+            return None
+    if sorted(pieces) != list(range(chunks)):
+        return None
+    return [entry for chunk in range(chunks) for entry in pieces[chunk]]
+
+
+def _claimed(queue: int) -> int | None:
+    """In a loader: the next chunk no loader has taken, or None when none is left.
+
+    ``queue`` is a pipe holding one byte per chunk, its writing end closed: a read
+    of one byte is atomic, so each chunk goes to exactly one loader."""
+    taken = os.read(queue, 1)
+    return taken[0] if taken else None
 
 
 def _payload_file() -> int:
@@ -158,6 +208,18 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
     from . import content as _loading  # noqa: F401
     started_ns = time.time_ns()
     loaders: list[tuple[int, int, int]] = []
+    chunks, queue = 0, None
+    if parts > 1:
+        chunks = max(parts, min(MAX_CHUNKS, count // FILES_PER_CHUNK))
+        try:
+            reading, writing = os.pipe2(os.O_CLOEXEC)  # (close-on-exec, as os.pipe's)
+        except OSError:  # no descriptor to spare: the build loads the terms itself
+            return None
+        try:
+            write_all(writing, bytes(range(chunks)))  # (at most 255 bytes: never more than a pipe holds)
+        finally:
+            os.close(writing)  # every chunk in: a loader reading past the last one finds the end
+        queue = reading
     for index in range(parts):
         opened: list[int] = []
         try:
@@ -169,7 +231,7 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
         except OSError:
             # No descriptor or process to spare (EMFILE, EAGAIN): the build loads
             # the terms itself, and no loader started so far outlives this.
-            for descriptor in opened:
+            for descriptor in opened + ([queue] if queue is not None else []):
                 os.close(descriptor)
             Preload(content, loaders, started_ns).discard()
             return None
@@ -178,15 +240,20 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
             for _pid, earlier, earlier_payload in loaders:  # the other loaders': only the build may hold them
                 os.close(earlier)
                 os.close(earlier_payload)
-            _load(content, (index, parts), writer, payload)
+            _load(content, (index, parts), writer, payload, queue, chunks)
         os.close(writer)
         loaders.append((pid, reader, payload))
-    return Preload(content, loaders, started_ns)
+    if queue is not None:
+        os.close(queue)  # the loaders hold it
+    return Preload(content, loaders, started_ns, chunks)
 
 
-def _load(content: Path, part: tuple[int, int], writer: int, payload: int) -> None:  # pragma: no cover - in the child
-    """In a loader: load one part, write it encoded to ``payload``, and exit
-    (which ends ``writer``'s pipe: the build learns it is done)."""
+def _load(content: Path, part: tuple[int, int], writer: int, payload: int,  # pragma: no cover - in the child
+          queue: int | None = None, chunks: int = 0) -> None:
+    """In a loader: load one part (or, given a ``queue`` of ``chunks``, every
+    chunk it claims first), write it encoded to ``payload``, and exit (which
+    ends ``writer``'s pipe: the build learns it is done). With chunks, the
+    chunks it loaded go to ``writer`` first: (chunk, entries) pairs, marshalled."""
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: stop quietly; the parent reports it
@@ -196,11 +263,36 @@ def _load(content: Path, part: tuple[int, int], writer: int, payload: int) -> No
         gc.disable()
         from . import content as loading
 
-        loaded = loading.load_term_files(content, part=part)
+        if queue is None:
+            loaded = loading.load_term_files(content, part=part)
+        else:
+            loaded, said = _load_chunks(loading, content, queue, chunks)
         write_all(payload, _encoded(loaded))
+        if queue is not None:
+            write_all(writer, marshal.dumps(said))
         code = 0
     finally:
         os._exit(code)
+
+
+def _load_chunks(loading, content: Path, queue: int, chunks: int) -> tuple[list, list[tuple[int, int]]]:  # pragma: no cover - in a loader
+    """In a loader: the files of every chunk it claims (``_claimed``), loaded as
+    ``content.load_term_files`` loads them, and (chunk, entries) of each. The
+    files are listed once; chunk k is the k-th of ``chunks`` contiguous slices
+    of them, and the folder's own problem goes with the first."""
+    files, problems = loading.find_term_files(content)
+    loaded: list = []
+    said: list[tuple[int, int]] = []
+    while (chunk := _claimed(queue)) is not None:
+        before = len(loaded)
+        if chunk == 0:
+            loaded += problems
+        for file in files[len(files) * chunk // chunks:len(files) * (chunk + 1) // chunks]:
+            stamp = file.refused or loading.stamp_term_file(file)
+            if stamp is not None:
+                loaded.append(stamp if isinstance(stamp, Problem) else loading.load_term_file(file, stamp))
+        said.append((chunk, len(loaded) - before))
+    return loaded, said
 
 
 _MARSHAL, _PICKLE = b"M", b"P"

@@ -256,24 +256,31 @@ def test_the_loaders_inherit_the_load_modules(small_site: Path):
 
 
 def test_each_loaders_load_is_decoded_as_soon_as_it_exits(mixed_content: Path, tmp_path: Path, monkeypatch):
-    """A loader done early is decoded while an earlier slice's loader still
-    works (here: waits until the build has decoded the other), not after it."""
-    go_on = tmp_path / "decoded the second slice"
-    real_load = content.load_term_files
+    """A loader done early is decoded while another still works (here: the one
+    holding up the first file waits until the build has decoded the other), not
+    after it; the other took every chunk the held-up one did not."""
+    go_on = tmp_path / "decoded the other"
+    held = tmp_path / "held up"
+    real_load = content.load_term_file
+    first = content.find_term_files(mixed_content)[0][0].path
 
-    def first_waits(folder, part=None):
-        if part is not None and part[0] == 0:
-            for _ in range(200):  # at most 10 s: a build that reads in slice order fails the test, never hangs
+    def first_waits(file, stamp):
+        if file.path == first:
+            held.write_text(str(os.getpid()))
+            for _ in range(200):  # at most 10 s: a build that reads in loader order fails the test, never hangs
                 if go_on.exists():
                     break
                 time.sleep(0.05)
-        return real_load(folder, part=part)
+        return real_load(file, stamp)
 
     monkeypatch.setattr(preload, "FILES_PER_LOADER", 1)
-    monkeypatch.setattr(content, "load_term_files", first_waits)  # the loaders inherit it
+    monkeypatch.setattr(preload, "FILES_PER_CHUNK", 1)  # a chunk per top-level entry
+    monkeypatch.setattr(content, "load_term_file", first_waits)  # the loaders inherit it
     started = preload.start(mixed_content, cores=2)
     monkeypatch.undo()
+    assert started._chunks > 2
     payloads = [payload for _pid, _reader, payload in started._loaders]
+    pids = [pid for pid, _reader, _payload in started._loaders]
     order = []
     real_read = preload._read_payload
 
@@ -283,8 +290,24 @@ def test_each_loaders_load_is_decoded_as_soon_as_it_exits(mixed_content: Path, t
         return real_read(payload)
 
     monkeypatch.setattr(preload, "_read_payload", read)
-    assert started.result() == content.load_term_files(mixed_content)  # in file order all the same
-    assert order == [1, 0]
+    loaded = started.result()
+    assert loaded == content.load_term_files(mixed_content)  # in file order all the same
+    slow = pids.index(int(held.read_text()))
+    assert order == [1 - slow, slow]
+
+
+def test_loaders_take_every_chunk_once_in_any_order(mixed_content: Path):
+    """The chunks loaders claim come back in file order whoever loaded them; a
+    chunk missing or loaded twice means no preload (the build loads itself)."""
+    loaded = content.load_term_files(mixed_content)
+    parts = {0: loaded[4:] + loaded[:1], 1: loaded[1:4]}
+    claimed = {0: preload.marshal.dumps([(2, len(loaded) - 4), (0, 1)]), 1: preload.marshal.dumps([(1, 3)])}
+    assert preload._in_chunk_order(parts, claimed, 3) == loaded
+    assert preload._in_chunk_order(parts, claimed, 4) is None  # a chunk nobody loaded
+    claimed[1] = preload.marshal.dumps([(0, 3)])
+    assert preload._in_chunk_order(parts, claimed, 3) is None  # one loaded twice
+    claimed[1] = preload.marshal.dumps([(1, 2)])
+    assert preload._in_chunk_order(parts, claimed, 3) is None  # entries not accounted for
 
 
 def test_a_payload_is_read_in_place_and_its_memory_given_back(mixed_content: Path):
