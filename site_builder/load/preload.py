@@ -29,6 +29,7 @@ import pickle
 import re
 import select
 import signal
+import struct
 import time
 from pathlib import Path
 from typing import Callable
@@ -72,38 +73,61 @@ class Preload:
         as its loader exits cleanly, whichever that is, while the others may
         still be at work: through a pipe, the second payload (10 MB at 5,000
         realistic terms) waited until the first was read and decoded, and then
-        crossed 64 KiB at a time (~0.1 s on this 2-core machine)."""
-        parts: dict[int, list] = {}
-        claimed: dict[int, bytes] = {}  # loader -> what it said it loaded (the chunks), on its pipe
+        crossed 64 KiB at a time (~0.1 s on this 2-core machine).
+
+        Loaders that share chunks (``FILES_PER_CHUNK``) end together: each
+        appends a chunk's load to its payload file as soon as it is loaded and
+        says so on its pipe (``_CHUNK_NOTE``), and each is decoded here as it
+        comes, while the loaders still work; a loader's exit then only ends it.
+        Decoded once both had ended, the two payloads took ~40 ms of one core."""
+        parts: dict[int, list] = {}  # loader (with chunks: chunk) -> its load
+        notes: dict[int, bytes] = {}  # loader -> the part of a chunk's note read so far
+        offsets: dict[int, int] = {}  # loader -> where its next chunk starts in its payload file
         pending = {reader: index for index, (_pid, reader, _payload) in enumerate(self._loaders)}
         if pending and len(select.select(list(pending), [], [], 0)[0]) < len(pending):
             meanwhile()
         while pending:
             for reader in select.select(list(pending), [], [], None)[0]:
                 index = pending[reader]
-                said = os.read(reader, 65536)
-                if said:  # (the chunks it loaded, written just before it exits)
-                    claimed[index] = claimed.get(index, b"") + said
+                pid, _reader, payload = self._loaders[index]
+                news = os.read(reader, 65536)
+                if news:
+                    data = notes.get(index, b"") + news
+                    whole = len(data) - len(data) % _CHUNK_NOTE.size
+                    try:
+                        for chunk, size in _CHUNK_NOTE.iter_unpack(data[:whole]):
+                            at = offsets.get(index, 0)
+                            if chunk in parts or chunk >= self._chunks:
+                                raise ValueError(f"chunk {chunk} loaded twice, or not a chunk")
+                            parts[chunk] = _decoded(_read_exactly(payload, size, at))
+                            offsets[index] = at + size
+                    except Exception:  # unreadable: the build loads the terms itself
+                        self.discard()
+                        return None
+                    notes[index] = data[whole:]
                     continue
                 del pending[reader]
-                pid, _reader, payload = self._loaders[index]
                 _pid, status = os.waitpid(pid, 0)  # its pipe ended: it has exited (or is exiting)
                 self._loaders[index] = (0, reader, payload)  # reaped
                 decoded = None
                 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-                    # (a loader that exits cleanly after a short write leaves an unreadable payload)
-                    try:
-                        decoded = _read_payload(payload)
-                    except Exception:  # unreadable: the build loads the terms itself
-                        decoded = None
+                    if self._chunks:
+                        decoded = [] if not notes.get(index) else None  # (a note cut short: never clean)
+                    else:
+                        # (a loader that exits cleanly after a short write leaves an unreadable payload)
+                        try:
+                            decoded = _read_payload(payload)
+                        except Exception:  # unreadable: the build loads the terms itself
+                            decoded = None
                 if decoded is None:
                     self.discard()  # the others' work is not wanted either
                     return None
-                parts[index] = decoded
-        self.discard()  # closes what is left open; every loader is reaped
-        if self._chunks:
-            return _in_chunk_order(parts, claimed, self._chunks)
-        return [entry for index in sorted(parts) for entry in parts[index]]  # contiguous slices, in file order
+                if not self._chunks:
+                    parts[index] = decoded
+        self.discard()  # closes what is left open (the payloads emptied); every loader is reaped
+        if self._chunks and sorted(parts) != list(range(self._chunks)):
+            return None  # a chunk nobody loaded
+        return [entry for key in sorted(parts) for entry in parts[key]]  # in file order
 
     def discard(self) -> None:
         """Stop the loaders whose result is not wanted; safe to call twice."""
@@ -131,26 +155,17 @@ class Preload:
         self._loaders = []
 
 
-def _in_chunk_order(parts: dict[int, list], claimed: dict[int, bytes], chunks: int) -> list | None:
-    """The loaders' loads (``parts``) as one, in file order, from the chunks each
-    said it loaded (``claimed``: (chunk, entries) pairs, marshalled); None unless
-    every chunk was loaded exactly once."""
-    pieces: dict[int, list] = {}
-    for index, loaded in parts.items():
-        try:
-            said = marshal.loads(claimed.get(index, marshal.dumps([])))
-        except (EOFError, ValueError, TypeError):
-            return None
-        at = 0
-        for chunk, count in said:
-            if chunk in pieces:
-                return None
-            pieces[chunk], at = loaded[at:at + count], at + count
-        if at != len(loaded):
-            return None
-    if sorted(pieces) != list(range(chunks)):
-        return None
-    return [entry for chunk in range(chunks) for entry in pieces[chunk]]
+_CHUNK_NOTE = struct.Struct("<II")
+"""What a loader that shares chunks writes to its pipe after each: (chunk, bytes
+of its load appended to the loader's payload file)."""
+
+
+def _read_exactly(payload: int, size: int, at: int) -> bytes:
+    """``size`` bytes of the file ``payload`` from ``at``; ValueError if it holds fewer."""
+    data = os.pread(payload, size, at)
+    if len(data) != size:
+        raise ValueError("a chunk's load cut short")
+    return data
 
 
 def _claimed(queue: int) -> int | None:
@@ -251,9 +266,8 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
 def _load(content: Path, part: tuple[int, int], writer: int, payload: int,  # pragma: no cover - in the child
           queue: int | None = None, chunks: int = 0) -> None:
     """In a loader: load one part (or, given a ``queue`` of ``chunks``, every
-    chunk it claims first), write it encoded to ``payload``, and exit (which
-    ends ``writer``'s pipe: the build learns it is done). With chunks, the
-    chunks it loaded go to ``writer`` first: (chunk, entries) pairs, marshalled."""
+    chunk it claims first: ``_load_chunks``), write it encoded to ``payload``,
+    and exit (which ends ``writer``'s pipe: the build learns it is done)."""
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: stop quietly; the parent reports it
@@ -264,35 +278,31 @@ def _load(content: Path, part: tuple[int, int], writer: int, payload: int,  # pr
         from . import content as loading
 
         if queue is None:
-            loaded = loading.load_term_files(content, part=part)
+            write_all(payload, _encoded(loading.load_term_files(content, part=part)))
         else:
-            loaded, said = _load_chunks(loading, content, queue, chunks)
-        write_all(payload, _encoded(loaded))
-        if queue is not None:
-            write_all(writer, marshal.dumps(said))
+            _load_chunks(loading, content, queue, chunks, writer, payload)
         code = 0
     finally:
         os._exit(code)
 
 
-def _load_chunks(loading, content: Path, queue: int, chunks: int) -> tuple[list, list[tuple[int, int]]]:  # pragma: no cover - in a loader
-    """In a loader: the files of every chunk it claims (``_claimed``), loaded as
-    ``content.load_term_files`` loads them, and (chunk, entries) of each. The
+def _load_chunks(loading, content: Path, queue: int, chunks: int,  # pragma: no cover - in a loader
+                 writer: int, payload: int) -> None:
+    """In a loader: every chunk it claims (``_claimed``) loaded as
+    ``content.load_term_files`` loads those files, appended to ``payload``
+    encoded, and noted on ``writer`` (``_CHUNK_NOTE``) as soon as it is. The
     files are listed once; chunk k is the k-th of ``chunks`` contiguous slices
     of them, and the folder's own problem goes with the first."""
     files, problems = loading.find_term_files(content)
-    loaded: list = []
-    said: list[tuple[int, int]] = []
     while (chunk := _claimed(queue)) is not None:
-        before = len(loaded)
-        if chunk == 0:
-            loaded += problems
+        loaded: list = list(problems) if chunk == 0 else []
         for file in files[len(files) * chunk // chunks:len(files) * (chunk + 1) // chunks]:
             stamp = file.refused or loading.stamp_term_file(file)
             if stamp is not None:
                 loaded.append(stamp if isinstance(stamp, Problem) else loading.load_term_file(file, stamp))
-        said.append((chunk, len(loaded) - before))
-    return loaded, said
+        data = _encoded(loaded)
+        write_all(payload, data)
+        write_all(writer, _CHUNK_NOTE.pack(chunk, len(data)))
 
 
 _MARSHAL, _PICKLE = b"M", b"P"

@@ -255,19 +255,18 @@ def test_the_loaders_inherit_the_load_modules(small_site: Path):
     assert result.returncode == 0, result.stderr
 
 
-def test_each_loaders_load_is_decoded_as_soon_as_it_exits(mixed_content: Path, tmp_path: Path, monkeypatch):
-    """A loader done early is decoded while another still works (here: the one
-    holding up the first file waits until the build has decoded the other), not
-    after it; the other took every chunk the held-up one did not."""
-    go_on = tmp_path / "decoded the other"
-    held = tmp_path / "held up"
+def test_each_chunk_is_decoded_as_it_comes_while_the_loaders_work(mixed_content: Path, tmp_path: Path, monkeypatch):
+    """Loaders share the files in chunks: one held up on the first file leaves
+    every other chunk to the other, and the build decodes those as they come,
+    while the first still works (it waits until the build has decoded one),
+    not once the loaders have ended; the load is in file order all the same."""
+    go_on = tmp_path / "decoded one"
     real_load = content.load_term_file
     first = content.find_term_files(mixed_content)[0][0].path
 
     def first_waits(file, stamp):
         if file.path == first:
-            held.write_text(str(os.getpid()))
-            for _ in range(200):  # at most 10 s: a build that reads in loader order fails the test, never hangs
+            for _ in range(200):  # at most 10 s: a build that decodes only at the end fails the test, never hangs
                 if go_on.exists():
                     break
                 time.sleep(0.05)
@@ -279,35 +278,38 @@ def test_each_loaders_load_is_decoded_as_soon_as_it_exits(mixed_content: Path, t
     started = preload.start(mixed_content, cores=2)
     monkeypatch.undo()
     assert started._chunks > 2
-    payloads = [payload for _pid, _reader, payload in started._loaders]
-    pids = [pid for pid, _reader, _payload in started._loaders]
-    order = []
-    real_read = preload._read_payload
+    decoded = []
+    real_decoded = preload._decoded
 
-    def read(payload):
-        order.append(payloads.index(payload))
+    def noted(payload):
+        found = real_decoded(payload)
+        decoded.append(found)
         go_on.touch()
-        return real_read(payload)
+        return found
 
-    monkeypatch.setattr(preload, "_read_payload", read)
+    monkeypatch.setattr(preload, "_decoded", noted)
     loaded = started.result()
     assert loaded == content.load_term_files(mixed_content)  # in file order all the same
-    slow = pids.index(int(held.read_text()))
-    assert order == [1 - slow, slow]
+    assert len(decoded) == started._chunks
+    paths = [[getattr(entry, "path", None) for entry in part] for part in decoded]
+    holding = [i for i, part in enumerate(decoded) if any(isinstance(e, content.LoadedFile) and
+                                                           e.shown.endswith(os.path.basename(first)) for e in part)]
+    assert holding == [len(decoded) - 1], paths  # the held-up chunk last: the others were decoded before it was done
 
 
-def test_loaders_take_every_chunk_once_in_any_order(mixed_content: Path):
-    """The chunks loaders claim come back in file order whoever loaded them; a
-    chunk missing or loaded twice means no preload (the build loads itself)."""
-    loaded = content.load_term_files(mixed_content)
-    parts = {0: loaded[4:] + loaded[:1], 1: loaded[1:4]}
-    claimed = {0: preload.marshal.dumps([(2, len(loaded) - 4), (0, 1)]), 1: preload.marshal.dumps([(1, 3)])}
-    assert preload._in_chunk_order(parts, claimed, 3) == loaded
-    assert preload._in_chunk_order(parts, claimed, 4) is None  # a chunk nobody loaded
-    claimed[1] = preload.marshal.dumps([(0, 3)])
-    assert preload._in_chunk_order(parts, claimed, 3) is None  # one loaded twice
-    claimed[1] = preload.marshal.dumps([(1, 2)])
-    assert preload._in_chunk_order(parts, claimed, 3) is None  # entries not accounted for
+def test_a_chunk_nobody_loaded_means_the_build_loads_itself(mixed_content: Path, monkeypatch):
+    real_claimed = preload._claimed
+
+    def skipping(queue):
+        chunk = real_claimed(queue)
+        return real_claimed(queue) if chunk == 1 else chunk  # chunk 1 taken, never loaded
+
+    monkeypatch.setattr(preload, "FILES_PER_LOADER", 1)
+    monkeypatch.setattr(preload, "FILES_PER_CHUNK", 1)
+    monkeypatch.setattr(preload, "_claimed", skipping)  # the loaders inherit it
+    started = preload.start(mixed_content, cores=2)
+    assert started is not None and started._chunks > 2
+    assert started.result() is None
 
 
 def test_a_payload_is_read_in_place_and_its_memory_given_back(mixed_content: Path):
