@@ -91,30 +91,16 @@ def fork() -> int:
 
 @contextmanager
 def _ctrl_c_held() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT blocked) while this process forks: delivered after it.
-
-    A Ctrl-C that came during the fork raised KeyboardInterrupt in a handler
-    the fork runs (``logging``'s, ``multiprocessing``'s), in the build process
-    or in the child before it set how it takes Ctrl-C (``guard``,
-    ``_start_worker``), and Python printed "Exception ignored in ..." with a
-    traceback where a Ctrl-C must give one line (``cli.run``). The child
-    inherits the blocked signal and unblocks it once its disposition is set
-    (``_take_ctrl_c``)."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield  # (only the main thread takes Ctrl-C in Python; elsewhere than POSIX, nothing to hold)
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    """SIGINT blocked while this process forks, delivered after: a Ctrl-C during a fork
+    raised KeyboardInterrupt in its handlers (``logging``'s, ``multiprocessing``'s), here or
+    in the child before it set its disposition ("Exception ignored" tracebacks)."""
+    held = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if held else None
     try:
-        yield
+        yield  # (the child unblocks it once its disposition is set)
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-def _take_ctrl_c() -> None:
-    """In a child forked under ``_ctrl_c_held``, its Ctrl-C disposition set: take
-    Ctrl-C again (one that came during the fork is delivered now)."""
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if held:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def can_pool() -> bool:
@@ -165,7 +151,8 @@ def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs
     # ``OUTSTANDING_PER_WORKER``); a killed build's workers still die with it
     # (the death signal).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _take_ctrl_c()
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (blocked across the fork: _ctrl_c_held)
     # What the worker inherited it only reads: kept out of its collections, so
     # they write no collector headers into pages it shares with the build
     # (each such write copies a 4 KiB page). 3-6 % fewer page faults in a
