@@ -29,6 +29,7 @@ import pickle
 import re
 import select
 import signal
+import struct
 import time
 from pathlib import Path
 from typing import Callable
@@ -41,15 +42,26 @@ FILES_PER_LOADER = 2500
 """A loader per this many term files, up to one per core: below it, a second
 loader's own imports cost more than the half of the files it would take."""
 
+FILES_PER_CHUNK = 250
+"""Several loaders take the files in chunks of about this many (~25 ms of
+work), each the next chunk no loader has taken (``_claimed``), so that they
+end together. With a fixed half each, the one sharing its core with the
+build's imports ended 0.08-0.16 s after the other at 10,000 terms, one core
+idle (docs/performance.md, "The two cores (issue 40, eighth round)")."""
+
+MAX_CHUNKS = 255
+"""Chunks are numbered by one byte each (``_claimed``)."""
+
 
 class Preload:
     """Forked loaders at work on the terms of one content folder."""
 
-    def __init__(self, content: Path, loaders: list[tuple[int, int, int]], started_ns: int):
+    def __init__(self, content: Path, loaders: list[tuple[int, int, int]], started_ns: int, chunks: int = 0):
         self.content = content
         self.started_ns = started_ns
         """``time.time_ns()`` before the loaders started: every stamp they take is newer."""
         self._loaders = loaders  # (pid, read end of its pipe, the file its payload goes to), in slice order
+        self._chunks = chunks  # 0: each loader loads its own slice; else how many chunks they share
 
     def result(self, meanwhile: Callable[[], None] = lambda: None):
         """Every term file loaded, as ``content.load_term_files(content)`` gives
@@ -61,30 +73,61 @@ class Preload:
         as its loader exits cleanly, whichever that is, while the others may
         still be at work: through a pipe, the second payload (10 MB at 5,000
         realistic terms) waited until the first was read and decoded, and then
-        crossed 64 KiB at a time (~0.1 s on this 2-core machine)."""
-        parts: dict[int, list] = {}
+        crossed 64 KiB at a time (~0.1 s on this 2-core machine).
+
+        Loaders that share chunks (``FILES_PER_CHUNK``) end together: each
+        appends a chunk's load to its payload file as soon as it is loaded and
+        says so on its pipe (``_CHUNK_NOTE``), and each is decoded here as it
+        comes, while the loaders still work; a loader's exit then only ends it.
+        Decoded once both had ended, the two payloads took ~40 ms of one core."""
+        parts: dict[int, list] = {}  # loader (with chunks: chunk) -> its load
+        notes: dict[int, bytes] = {}  # loader -> the part of a chunk's note read so far
+        offsets: dict[int, int] = {}  # loader -> where its next chunk starts in its payload file
         pending = {reader: index for index, (_pid, reader, _payload) in enumerate(self._loaders)}
         if pending and len(select.select(list(pending), [], [], 0)[0]) < len(pending):
             meanwhile()
         while pending:
             for reader in select.select(list(pending), [], [], None)[0]:
-                index = pending.pop(reader)
+                index = pending[reader]
                 pid, _reader, payload = self._loaders[index]
+                news = os.read(reader, 65536)
+                if news:
+                    data = notes.get(index, b"") + news
+                    whole = len(data) - len(data) % _CHUNK_NOTE.size
+                    try:
+                        for chunk, size in _CHUNK_NOTE.iter_unpack(data[:whole]):
+                            at = offsets.get(index, 0)
+                            if chunk in parts or chunk >= self._chunks:
+                                raise ValueError(f"chunk {chunk} loaded twice, or not a chunk")
+                            parts[chunk] = _decoded(_read_exactly(payload, size, at))
+                            offsets[index] = at + size
+                    except Exception:  # unreadable: the build loads the terms itself
+                        self.discard()
+                        return None
+                    notes[index] = data[whole:]
+                    continue
+                del pending[reader]
                 _pid, status = os.waitpid(pid, 0)  # its pipe ended: it has exited (or is exiting)
                 self._loaders[index] = (0, reader, payload)  # reaped
                 decoded = None
                 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-                    # (a loader that exits cleanly after a short write leaves an unreadable payload)
-                    try:
-                        decoded = _read_payload(payload)
-                    except Exception:  # unreadable: the build loads the terms itself
-                        decoded = None
+                    if self._chunks:
+                        decoded = [] if not notes.get(index) else None  # (a note cut short: never clean)
+                    else:
+                        # (a loader that exits cleanly after a short write leaves an unreadable payload)
+                        try:
+                            decoded = _read_payload(payload)
+                        except Exception:  # unreadable: the build loads the terms itself
+                            decoded = None
                 if decoded is None:
                     self.discard()  # the others' work is not wanted either
                     return None
-                parts[index] = decoded
-        self.discard()  # closes what is left open; every loader is reaped
-        return [entry for index in sorted(parts) for entry in parts[index]]  # contiguous slices, in file order
+                if not self._chunks:
+                    parts[index] = decoded
+        self.discard()  # closes what is left open (the payloads emptied); every loader is reaped
+        if self._chunks and sorted(parts) != list(range(self._chunks)):
+            return None  # a chunk nobody loaded
+        return [entry for key in sorted(parts) for entry in parts[key]]  # in file order
 
     def discard(self) -> None:
         """Stop the loaders whose result is not wanted; safe to call twice."""
@@ -110,6 +153,28 @@ class Preload:
                 except ChildProcessError:  # reaped already (an interrupt between result()'s reap and its record)
                     pass
         self._loaders = []
+
+
+_CHUNK_NOTE = struct.Struct("<II")
+"""What a loader that shares chunks writes to its pipe after each: (chunk, bytes
+of its load appended to the loader's payload file)."""
+
+
+def _read_exactly(payload: int, size: int, at: int) -> bytes:
+    """``size`` bytes of the file ``payload`` from ``at``; ValueError if it holds fewer."""
+    data = os.pread(payload, size, at)
+    if len(data) != size:
+        raise ValueError("a chunk's load cut short")
+    return data
+
+
+def _claimed(queue: int) -> int | None:
+    """In a loader: the next chunk no loader has taken, or None when none is left.
+
+    ``queue`` is a pipe holding one byte per chunk, its writing end closed: a read
+    of one byte is atomic, so each chunk goes to exactly one loader."""
+    taken = os.read(queue, 1)
+    return taken[0] if taken else None
 
 
 def _payload_file() -> int:
@@ -158,6 +223,18 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
     from . import content as _loading  # noqa: F401
     started_ns = time.time_ns()
     loaders: list[tuple[int, int, int]] = []
+    chunks, queue = 0, None
+    if parts > 1:
+        chunks = max(parts, min(MAX_CHUNKS, count // FILES_PER_CHUNK))
+        try:
+            reading, writing = os.pipe2(os.O_CLOEXEC)  # (close-on-exec, as os.pipe's)
+        except OSError:  # no descriptor to spare: the build loads the terms itself
+            return None
+        try:
+            write_all(writing, bytes(range(chunks)))  # (at most 255 bytes: never more than a pipe holds)
+        finally:
+            os.close(writing)  # every chunk in: a loader reading past the last one finds the end
+        queue = reading
     for index in range(parts):
         opened: list[int] = []
         try:
@@ -169,7 +246,7 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
         except OSError:
             # No descriptor or process to spare (EMFILE, EAGAIN): the build loads
             # the terms itself, and no loader started so far outlives this.
-            for descriptor in opened:
+            for descriptor in opened + ([queue] if queue is not None else []):
                 os.close(descriptor)
             Preload(content, loaders, started_ns).discard()
             return None
@@ -178,15 +255,19 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
             for _pid, earlier, earlier_payload in loaders:  # the other loaders': only the build may hold them
                 os.close(earlier)
                 os.close(earlier_payload)
-            _load(content, (index, parts), writer, payload)
+            _load(content, (index, parts), writer, payload, queue, chunks)
         os.close(writer)
         loaders.append((pid, reader, payload))
-    return Preload(content, loaders, started_ns)
+    if queue is not None:
+        os.close(queue)  # the loaders hold it
+    return Preload(content, loaders, started_ns, chunks)
 
 
-def _load(content: Path, part: tuple[int, int], writer: int, payload: int) -> None:  # pragma: no cover - in the child
-    """In a loader: load one part, write it encoded to ``payload``, and exit
-    (which ends ``writer``'s pipe: the build learns it is done)."""
+def _load(content: Path, part: tuple[int, int], writer: int, payload: int,  # pragma: no cover - in the child
+          queue: int | None = None, chunks: int = 0) -> None:
+    """In a loader: load one part (or, given a ``queue`` of ``chunks``, every
+    chunk it claims first: ``_load_chunks``), write it encoded to ``payload``,
+    and exit (which ends ``writer``'s pipe: the build learns it is done)."""
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: stop quietly; the parent reports it
@@ -196,11 +277,32 @@ def _load(content: Path, part: tuple[int, int], writer: int, payload: int) -> No
         gc.disable()
         from . import content as loading
 
-        loaded = loading.load_term_files(content, part=part)
-        write_all(payload, _encoded(loaded))
+        if queue is None:
+            write_all(payload, _encoded(loading.load_term_files(content, part=part)))
+        else:
+            _load_chunks(loading, content, queue, chunks, writer, payload)
         code = 0
     finally:
         os._exit(code)
+
+
+def _load_chunks(loading, content: Path, queue: int, chunks: int,  # pragma: no cover - in a loader
+                 writer: int, payload: int) -> None:
+    """In a loader: every chunk it claims (``_claimed``) loaded as
+    ``content.load_term_files`` loads those files, appended to ``payload``
+    encoded, and noted on ``writer`` (``_CHUNK_NOTE``) as soon as it is. The
+    files are listed once; chunk k is the k-th of ``chunks`` contiguous slices
+    of them, and the folder's own problem goes with the first."""
+    files, problems = loading.find_term_files(content)
+    while (chunk := _claimed(queue)) is not None:
+        loaded: list = list(problems) if chunk == 0 else []
+        for file in files[len(files) * chunk // chunks:len(files) * (chunk + 1) // chunks]:
+            stamp = file.refused or loading.stamp_term_file(file)
+            if stamp is not None:
+                loaded.append(stamp if isinstance(stamp, Problem) else loading.load_term_file(file, stamp))
+        data = _encoded(loaded)
+        write_all(payload, data)
+        write_all(writer, _CHUNK_NOTE.pack(chunk, len(data)))
 
 
 _MARSHAL, _PICKLE = b"M", b"P"

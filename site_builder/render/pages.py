@@ -302,8 +302,13 @@ def write_term_pages(
                     staging.merge(*done[0])  # what a worker wrote, before what is made of its results
                 take(done[1])
 
-            parallel.share(page_slices(len(todo), jobs), jobs - 1, meanwhile,
-                           lambda start, end: (None, _term_pages(start, end)), _worker_pages, merge_slice)
+            # With ``collect`` the last pages' entries come first (``indexed_ahead``):
+            # what it makes once every page's entries are in then runs here while the
+            # worker renders pages, not after the last page with a core idle.
+            cuts = (indexed_ahead(len(todo), jobs) if also is not None and collect is not None
+                    else page_slices(len(todo), jobs))
+            parallel.share(cuts, jobs - 1, meanwhile,
+                           lambda *bounds: (None, _term_pages(*bounds)), _worker_pages, merge_slice)
         else:
             take(_term_pages(0, len(todo)))
             meanwhile()
@@ -318,7 +323,7 @@ small enough that neither side waits long for the other at the end, large
 enough that handing one over costs nothing to speak of."""
 
 
-def page_slices(count: int, processes: int) -> list[tuple[int, int]]:
+def page_slices(count: int, processes: int, largest: int | None = None) -> list[tuple[int, int]]:
     """``count`` pages cut into slices for ``processes`` rendering processes:
     equal ones (``SLICES_PER_PROCESS`` to a process), then, near the end,
     smaller and smaller ones (``parallel.guided_slices``' rule, down to its
@@ -329,8 +334,9 @@ def page_slices(count: int, processes: int) -> list[tuple[int, int]]:
     one queued). With equal slices to the end that wait was one to two
     slices' time, 0.25-0.9 s of a 10,000-term render stage at load 3-8, the
     serial search tail after it (docs/performance.md, "Render stage (issue
-    40, fifth round)"); with tapered ones it is a few dozen pages'."""
-    equal = max(1, -(-count // (processes * SLICES_PER_PROCESS)))
+    40, fifth round)"); with tapered ones it is a few dozen pages'.
+    ``largest``: the equal slices' size (default: as said above)."""
+    equal = largest or max(1, -(-count // (processes * SLICES_PER_PROCESS)))
     bounds, start = [], 0
     while start < count:
         left = count - start
@@ -340,7 +346,38 @@ def page_slices(count: int, processes: int) -> list[tuple[int, int]]:
     return bounds
 
 
-def _worker_pages(bounds: tuple[int, int]):
+RENDER, INDEX = 1, 2
+"""What a slice of ``_term_pages`` does for its pages: render and write them,
+make ``also``'s results (the search entries), or both (the default)."""
+
+INDEXED_AHEAD = 5
+"""``indexed_ahead``: the last 1 / ``INDEXED_AHEAD`` of the pages have their entries made first."""
+
+
+def indexed_ahead(count: int, processes: int) -> list[tuple[int, int, int]]:
+    """``page_slices`` for a render whose ``collect`` has work to do once every
+    page's entries are in (the search files, ~0.1-0.16 s at 10,000 terms):
+    (start, end, what) of each slice, ``what`` being ``RENDER | INDEX`` for the
+    first pages; then the entries alone (``INDEX``) of the last
+    1 / ``INDEXED_AHEAD`` of them, then those pages alone (``RENDER``), tapered.
+
+    The entries of every page are then in while those last pages are still to
+    render: this process makes the files from them while the worker renders,
+    and renders with it after. Rendered with their entries to the end, the
+    files were made after the last page, the worker idle (docs/performance.md,
+    "The two cores (issue 40, eighth round)"). Each page is still rendered and
+    indexed once; ``collect`` gets the entries in the pages' order."""
+    ahead = count // INDEXED_AHEAD
+    head = count - ahead
+    equal = max(1, -(-count // (processes * SLICES_PER_PROCESS)))
+    bounds = [(start, min(start + equal, head), RENDER | INDEX) for start in range(0, head, equal)]
+    # An entry costs ~0.4x its page: slices of about the same time as the others.
+    bounds += [(start, min(start + 2 * equal, count), INDEX) for start in range(head, count, 2 * equal)]
+    bounds += [(head + start, head + end, RENDER) for start, end in page_slices(ahead, processes, equal)]
+    return bounds
+
+
+def _worker_pages(bounds: tuple[int, int] | tuple[int, int, int]):
     """In a forked worker: render one slice of the pages to render; report what
     was written, and what ``also`` gave for each page."""
     if parallel.orphaned():  # the build is gone (killed): nobody will swap these pages in
@@ -357,8 +394,9 @@ PAGES_PER_PHASE = 64
 on them, instead of doing all three page by page: see there."""
 
 
-def _term_pages(start: int, end: int) -> list[tuple[str, object]]:
+def _term_pages(start: int, end: int, what: int = RENDER | INDEX) -> list[tuple[str, object]]:
     """Render and write the pages ``todo[start:end]``; (slug, ``also(...)``) of each.
+    ``what``: ``RENDER``, ``INDEX`` or both (``indexed_ahead``).
 
     In phases of ``PAGES_PER_PHASE`` pages: each phase's code and data stay
     in the processor's caches for a run of pages instead of being pushed out
@@ -370,11 +408,12 @@ def _term_pages(start: int, end: int) -> list[tuple[str, object]]:
     beside = []
     for first in range(start, end, PAGES_PER_PHASE):
         phase = todo[first:min(first + PAGES_PER_PHASE, end)]
-        made = [renderer.term_page(term, bodies[term.slug], backlinks[term.slug], explainers.get(term.slug))
-                for term in phase]
-        for term, page in zip(phase, made):
-            staging.add(f"{term.slug}/index.html", page)
-        del made  # written: not held while the entries are made
-        if also is not None:
+        if what & RENDER:
+            made = [renderer.term_page(term, bodies[term.slug], backlinks[term.slug], explainers.get(term.slug))
+                    for term in phase]
+            for term, page in zip(phase, made):
+                staging.add(f"{term.slug}/index.html", page)
+            del made  # written: not held while the entries are made
+        if also is not None and what & INDEX:
             beside += [(term.slug, also(term, bodies[term.slug])) for term in phase]
     return beside

@@ -255,36 +255,61 @@ def test_the_loaders_inherit_the_load_modules(small_site: Path):
     assert result.returncode == 0, result.stderr
 
 
-def test_each_loaders_load_is_decoded_as_soon_as_it_exits(mixed_content: Path, tmp_path: Path, monkeypatch):
-    """A loader done early is decoded while an earlier slice's loader still
-    works (here: waits until the build has decoded the other), not after it."""
-    go_on = tmp_path / "decoded the second slice"
-    real_load = content.load_term_files
+def test_each_chunk_is_decoded_as_it_comes_while_the_loaders_work(mixed_content: Path, tmp_path: Path, monkeypatch):
+    """Loaders share the files in chunks: one held up on the first file leaves
+    every other chunk to the other, and the build decodes those as they come,
+    while the first still works (it waits until the build has decoded one),
+    not once the loaders have ended; the load is in file order all the same."""
+    go_on = tmp_path / "decoded one"
+    real_load = content.load_term_file
+    first = content.find_term_files(mixed_content)[0][0].path
 
-    def first_waits(folder, part=None):
-        if part is not None and part[0] == 0:
-            for _ in range(200):  # at most 10 s: a build that reads in slice order fails the test, never hangs
+    def first_waits(file, stamp):
+        if file.path == first:
+            for _ in range(200):  # at most 10 s: a build that decodes only at the end fails the test, never hangs
                 if go_on.exists():
                     break
                 time.sleep(0.05)
-        return real_load(folder, part=part)
+        return real_load(file, stamp)
 
     monkeypatch.setattr(preload, "FILES_PER_LOADER", 1)
-    monkeypatch.setattr(content, "load_term_files", first_waits)  # the loaders inherit it
+    monkeypatch.setattr(preload, "FILES_PER_CHUNK", 1)  # a chunk per top-level entry
+    monkeypatch.setattr(content, "load_term_file", first_waits)  # the loaders inherit it
     started = preload.start(mixed_content, cores=2)
     monkeypatch.undo()
-    payloads = [payload for _pid, _reader, payload in started._loaders]
-    order = []
-    real_read = preload._read_payload
+    assert started._chunks > 2
+    decoded = []
+    real_decoded = preload._decoded
 
-    def read(payload):
-        order.append(payloads.index(payload))
+    def noted(payload):
+        found = real_decoded(payload)
+        decoded.append(found)
         go_on.touch()
-        return real_read(payload)
+        return found
 
-    monkeypatch.setattr(preload, "_read_payload", read)
-    assert started.result() == content.load_term_files(mixed_content)  # in file order all the same
-    assert order == [1, 0]
+    monkeypatch.setattr(preload, "_decoded", noted)
+    loaded = started.result()
+    assert loaded == content.load_term_files(mixed_content)  # in file order all the same
+    assert len(decoded) == started._chunks
+    paths = [[getattr(entry, "path", None) for entry in part] for part in decoded]
+    holding = [i for i, part in enumerate(decoded) if any(isinstance(e, content.LoadedFile) and
+                                                           e.shown.endswith(os.path.basename(first)) for e in part)]
+    assert holding == [len(decoded) - 1], paths  # the held-up chunk last: the others were decoded before it was done
+
+
+def test_a_chunk_nobody_loaded_means_the_build_loads_itself(mixed_content: Path, monkeypatch):
+    real_claimed = preload._claimed
+
+    def skipping(queue):
+        chunk = real_claimed(queue)
+        return real_claimed(queue) if chunk == 1 else chunk  # chunk 1 taken, never loaded
+
+    monkeypatch.setattr(preload, "FILES_PER_LOADER", 1)
+    monkeypatch.setattr(preload, "FILES_PER_CHUNK", 1)
+    monkeypatch.setattr(preload, "_claimed", skipping)  # the loaders inherit it
+    started = preload.start(mixed_content, cores=2)
+    assert started is not None and started._chunks > 2
+    assert started.result() is None
 
 
 def test_a_payload_is_read_in_place_and_its_memory_given_back(mixed_content: Path):

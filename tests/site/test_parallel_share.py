@@ -234,3 +234,21 @@ def test_a_result_file_arrives_close_on_exec():
             os.close(descriptor)
     finally:
         files.close()
+
+
+@pytest.mark.parametrize("count", [200, 399, 1000, 10000])
+def test_the_last_pages_entries_come_before_those_pages(count):
+    """``render.pages.indexed_ahead``: every page is rendered once and indexed
+    once; the entries of the last pages are made (and handed over) before those
+    pages are rendered, so that what ``collect`` makes of all the entries runs
+    while pages are still left to render; the slices still taper at the end."""
+    from site_builder.render.pages import INDEX, RENDER, indexed_ahead
+
+    cuts = indexed_ahead(count, 2)
+    rendered = [page for start, end, what in cuts if what & RENDER for page in range(start, end)]
+    indexed = [page for start, end, what in cuts if what & INDEX for page in range(start, end)]
+    assert sorted(rendered) == list(range(count)) and indexed == list(range(count))  # once each, entries in order
+    last_entries = max(index for index, (_start, _end, what) in enumerate(cuts) if what & INDEX)
+    left = [page for start, end, what in cuts[last_entries + 1:] for page in range(start, end)]
+    assert len(left) >= count // 10  # pages to render once every entry is in
+    assert cuts[-1][1] - cuts[-1][0] <= max(parallel.SMALLEST_SLICE, count // 100)
