@@ -17,7 +17,7 @@ def _exit(status: int) -> None:
     interpreter waits for it: then so does this, by exiting as usual."""
     import threading
 
-    if threading.active_count() > 1:
+    if threading.active_count() > 1 or type(status) is not int:  # os._exit takes an int only
         sys.exit(status)
     import atexit
     import os
