@@ -190,14 +190,15 @@ def record_is_current(record: tuple | None) -> bool:
     return record is None or len(record) < len(RECORD_FIELDS) or media_files.current(record[_MEDIA_AT])
 
 
-def load_term_files(content_dir: Path, part: tuple[int, int] | None = None) -> list[LoadedFile | Problem]:
+def load_term_files(content_dir: Path, part: tuple[int, int] | None = None,
+                    listed: tuple | None = None) -> list[LoadedFile | Problem]:
     """Every term file under ``content_dir`` read, in file order: a ``LoadedFile``
     for each one read, a ``Problem`` for each one that could not be
-    (``find_term_files``'s ``part`` slices them). A term loads in ~65 us, less
+    (``find_term_files``'s ``part`` slices them; ``listed``: its result, given: a loader's chunk). A term loads in ~65 us, less
     than sending it back from a forked worker costs, so they are read in this
     process; a build's first load can instead run while the interpreter is
     still importing (``preload``)."""
-    files, problems = find_term_files(content_dir, part)
+    files, problems = listed or find_term_files(content_dir, part)
     loaded: list[LoadedFile | Problem] = list(problems)
     for file in files:
         stamp = file.refused or stamp_term_file(file)

@@ -295,11 +295,8 @@ def _load_chunks(loading, content: Path, queue: int, chunks: int,  # pragma: no 
     of them, and the folder's own problem goes with the first."""
     files, problems = loading.find_term_files(content)
     while (chunk := _claimed(queue)) is not None:
-        loaded: list = list(problems) if chunk == 0 else []
-        for file in files[len(files) * chunk // chunks:len(files) * (chunk + 1) // chunks]:
-            stamp = file.refused or loading.stamp_term_file(file)
-            if stamp is not None:
-                loaded.append(stamp if isinstance(stamp, Problem) else loading.load_term_file(file, stamp))
+        part = files[len(files) * chunk // chunks:len(files) * (chunk + 1) // chunks]
+        loaded = loading.load_term_files(content, listed=(part, problems if chunk == 0 else ()))
         data = _encoded(loaded)
         write_all(payload, data)
         write_all(writer, _CHUNK_NOTE.pack(chunk, len(data)))
