@@ -57,9 +57,10 @@ FIXED_BLOCKS = ("header", "footer", "back_link")
 """The blocks of a term page (``base.html``'s, ``term.html``'s) that read only
 what every term page shares (the site's settings, links and ``root``): each is
 rendered once per site instead of on every page (``PageRenderer._fixed_blocks``),
-~4 us a page. A block that came to read a page's own value fails to render
-there (``templates.fixed_blocks``), and the pages' values must not replace the
-shared ones these read (``tests/render/test_pages.py``)."""
+~4 us a page. Rendered from the site's values alone (``_site_values``, none of
+a page's own), a block that came to read a page's value is rendered on each
+page again (``templates.fixed_blocks``), and a page whose own values name one
+the blocks read renders them itself."""
 
 
 class PageRenderer:
@@ -87,6 +88,7 @@ class PageRenderer:
         self._links: dict[str, PageLink] = {}
         self._site_wide: dict[str, dict] = {}
         self._fixed: dict | None = None
+        self._fixed_reads: frozenset[str] = frozenset()  # the names the blocks in _fixed read
 
     def term_href(self, slug: str) -> str:
         """Root-relative URL of a term page."""
@@ -106,12 +108,13 @@ class PageRenderer:
         return self.config.base_url + path if self.config.base_url else ""
 
     def _common(self, root: str) -> dict:
-        """The template values every page at ``root`` shares, as a new dict:
-        worked out once per ``root`` (each term page has the same), with new
-        lists each time (a template may change what it is given)."""
+        """The template values every page at ``root`` starts from, as a new
+        dict: the site's (``_site_values``) and the defaults of a page's own
+        (``_page_defaults``), worked out once per ``root`` (each term page has
+        the same), with new lists each time (a template may change what it is given)."""
         shared = self._site_wide.get(root)
         if shared is None:  # the values, and which of them are lists (each page gets its own)
-            values = self._site_values(root)
+            values = {**self._site_values(root), **self._page_defaults()}
             shared = self._site_wide[root] = (values, [name for name, value in values.items() if type(value) is list])
         values, lists = shared
         context = dict(values)
@@ -120,20 +123,14 @@ class PageRenderer:
         return context
 
     def _site_values(self, root: str) -> dict:
+        """What every term page (at ``root``) shows the same: the only values the
+        blocks rendered once (``FIXED_BLOCKS``) are given."""
         return {
             "site": self.config,
             "root": root,
             "assets": self.assets.urls,
             "index_page": self.index_page,
-            "stylesheets": [],
-            "scripts": [],
-            "canonical": "",
-            "meta_tags": [],
-            "json_ld": "",
-            "card_scripts": [],
-            "card_data": "",
-            "card_stylesheets": [],
-            "search_box": True,
+            "search_box": True,  # (not on the 404 page without a base URL: not_found_page sets its own)
             "content_security_policy": markupsafe.Markup(policy.meta_policy()),  # checked: no quote, < or &
             "direction": "rtl" if templates.right_to_left(self.config.language) else "ltr",
             "theme_stylesheets": [self.assets.urls[templates.theme_asset(name)] for name in self.config.extra_css],
@@ -143,17 +140,33 @@ class PageRenderer:
             "footer_links": [(text, templates.link_href(url, root)) for text, url in self.config.footer_links],
         }
 
+    @staticmethod
+    def _page_defaults() -> dict:
+        """A page's own values (its URL, scripts, meta tags, hover cards) before the page sets them."""
+        return {
+            "stylesheets": [],
+            "scripts": [],
+            "canonical": "",
+            "meta_tags": [],
+            "json_ld": "",
+            "card_scripts": [],
+            "card_data": "",
+            "card_stylesheets": [],
+        }
+
     def _fixed_blocks(self) -> dict:
         """The term pages' blocks that render the same on every page
-        (``FIXED_BLOCKS``), rendered once: when the site replaces neither
-        ``term.html`` nor ``base.html``, so that the page's template is the
-        package's and extends the package's ``base.html`` (what an override
-        does with its blocks, it may do with any value of the page)."""
+        (``FIXED_BLOCKS``), rendered once from the site's values alone: when the
+        site replaces neither ``term.html`` nor ``base.html``, so that the page's
+        template is the package's and extends the package's ``base.html`` (what
+        an override does with its blocks, it may do with any value of the page)."""
         if self._fixed is None:
             self._fixed = {}
             if not {"term.html", "base.html"} & set(self.overrides):
                 chain = [self._term_template, self.env.get_template("base.html")]
-                self._fixed = templates.fixed_blocks(chain, FIXED_BLOCKS, self._common("../"))
+                defaults = self._page_defaults()
+                site = {name: value for name, value in self._common("../").items() if name not in defaults}
+                self._fixed, self._fixed_reads = templates.fixed_blocks(chain, FIXED_BLOCKS, site)
         return self._fixed
 
     def term_page(self, term: Term, body: RenderedBody, backlinks: list[str], explainer: ExplainerBuild | None) -> bytes:
@@ -164,7 +177,7 @@ class PageRenderer:
         # The figure goes after the body's opening section, or where its marker
         # says (markup.placement); without a figure the body stays whole.
         cut = (len(html) if body.opening is None else body.opening) if explainer else 0
-        context.update(
+        own = dict(
             term=term,
             opening_html=html[:cut],
             body_html=html[cut:],
@@ -174,9 +187,12 @@ class PageRenderer:
             canonical=self.absolute(f"{term.slug}/"),
         )
         if explainer:
-            context["scripts"] = explainer.scripts
-            context["stylesheets"] = explainer.stylesheets
-        context.update(self.page_extras(term))
+            own["scripts"] = explainer.scripts
+            own["stylesheets"] = explainer.stylesheets
+        own.update(self.page_extras(term))
+        context.update(own)
+        if fixed and not self._fixed_reads.isdisjoint(own):
+            fixed = None  # this page gives its own value to a name the blocks read: it renders them itself
         return templates.render(self._term_template, context, self.overrides, fixed).encode("utf-8")
 
     def index_page_html(self) -> bytes:

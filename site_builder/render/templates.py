@@ -246,27 +246,92 @@ def _constant(output: str) -> Callable:
     return lambda context: written
 
 
-def fixed_blocks(chain: list[jinja2.Template], names: tuple[str, ...], values: dict) -> dict[str, Callable]:
-    """The blocks ``names`` of a page template rendered once, from ``values``
-    alone, for ``render(fixed=...)``.
+class _Shared(dict):
+    """The values a block rendered once is given (``fixed_blocks``), noting every
+    name looked up in them: Jinja's context asks ``name in parent`` then
+    ``parent[name]`` for each name a block (or a block, include or ``with
+    context`` import it renders) reads, found or not. Going over them whole
+    (``get_all`` copying them for an include) is noted as ``whole``: what is
+    then looked up in the copy is not seen here."""
+
+    def __init__(self, values: dict):
+        super().__init__(values)
+        self.read: set[str] = set()
+        self.whole = False
+
+    def __contains__(self, name) -> bool:
+        self.read.add(name)
+        return dict.__contains__(self, name)
+
+    def __getitem__(self, name):
+        self.read.add(name)
+        return dict.__getitem__(self, name)
+
+    def get(self, name, default=None):
+        self.read.add(name)
+        return dict.get(self, name, default)
+
+    def __iter__(self):
+        self.whole = True
+        return dict.__iter__(self)
+
+    def keys(self):
+        self.whole = True
+        return dict.keys(self)
+
+    def items(self):
+        self.whole = True
+        return dict.items(self)
+
+    def values(self):
+        self.whole = True
+        return dict.values(self)
+
+    def copy(self):
+        self.whole = True
+        return dict(dict.items(self))
+
+
+def fixed_blocks(chain: list[jinja2.Template], names: tuple[str, ...],
+                 values: dict) -> tuple[dict[str, Callable], frozenset[str]]:
+    """The blocks ``names`` of a page template that render from ``values``
+    alone, each rendered once, for ``render(fixed=...)``; and the names those
+    blocks read (of ``values`` and the template's globals).
+
+    ``values`` hold only what every page rendered with the blocks shares
+    (the site's settings, links, ``root``), none of a page's own. A block that
+    reads any other name (a page's value, or one no page has: ``is defined``
+    too), that goes over the values whole, or that fails here, is left out:
+    each page renders it as ever, from its own values. So a block never
+    carries one page's value to another; the caller still must not give a page
+    the blocks when the page's own values name any of the names read.
 
     ``chain``: the page's template, then the template it extends, and so on
-    (each block is the first of them that has it, as Jinja resolves it). A
-    block such as the site's header renders to the same text on every page
-    when it reads only values every page shares: rendered here from those
-    values alone, with undefined names an error, a block that read a page's
-    own value could not render at all. Whoever passes the blocks on to
-    ``render`` knows that the page's template extends exactly ``chain``."""
+    (each block is the first of them that has it, as Jinja resolves it).
+    Whoever passes the blocks on to ``render`` knows that the page's template
+    extends exactly ``chain``."""
     blocks: dict[str, list] = {}
     for template in chain:
         for name, function in template.blocks.items():
             blocks.setdefault(name, []).append(function)
     page = chain[0]
     environment = page.environment
-    context = environment.context_class(environment, {**page.plain_globals, **values}, page.name, {},
-                                        page.plain_globals)
-    context.blocks = blocks
-    return {name: _constant(environment.concat(blocks[name][0](context))) for name in names}
+    shared = {**page.plain_globals, **values}
+    fixed: dict[str, Callable] = {}
+    read: set[str] = set()
+    for name in names:
+        given = _Shared(shared)
+        context = environment.context_class(environment, given, page.name, {}, page.plain_globals)
+        context.blocks = {block: list(functions) for block, functions in blocks.items()}
+        try:
+            output = environment.concat(blocks[name][0](context))
+        except Exception:  # (a page rendering it shows the error where it is)
+            continue
+        if given.whole or not given.read <= shared.keys():
+            continue
+        fixed[name] = _constant(output)
+        read |= given.read
+    return fixed, frozenset(read)
 
 
 def link_href(url: str, root: str) -> str:

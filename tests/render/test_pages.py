@@ -209,8 +209,11 @@ def test_blocks_rendered_once_are_what_each_page_renders(tmp_path: Path, monkeyp
     made = []
     monkeypatch.setattr(templates, "fixed_blocks", lambda *a, _f=templates.fixed_blocks: made.append(_f(*a)) or made[-1])
     logged_build(content, tmp_path / "fixed", cache=False)
-    assert made and set(made[0]) == set(pages.FIXED_BLOCKS)
-    assert 'class="site-logo"' in made[0]["header"](None)[0] and "footer-links" in made[0]["footer"](None)[0]
+    assert made and set(made[0][0]) == set(pages.FIXED_BLOCKS)  # every one of them rendered once
+    blocks, reads = made[0]
+    assert 'class="site-logo"' in blocks["header"](None)[0] and "footer-links" in blocks["footer"](None)[0]
+    assert {"root", "site", "header_links", "footer_links"} <= reads
+    assert not reads & {"canonical", "scripts", "meta_tags", "term", "card_data"}
     monkeypatch.setattr(pages, "FIXED_BLOCKS", ())
     logged_build(content, tmp_path / "each", cache=False)
     assert _tree_bytes(tmp_path / "fixed") == _tree_bytes(tmp_path / "each")
@@ -233,15 +236,95 @@ def test_no_block_is_rendered_once_when_the_site_replaces_the_term_pages_templat
     assert '<p class="acme-here">Beta</p>' in (tmp_path / "out" / "beta" / "index.html").read_text(encoding="utf-8")
 
 
-def test_a_fixed_block_that_reads_a_pages_own_value_cannot_render_once():
+def test_a_fixed_block_that_reads_a_pages_own_value_is_not_rendered_once():
     """fixed_blocks renders from the shared values alone: a block reading anything
-    else is an error there, never a page's value frozen into every page."""
+    else (found or not, ``is defined`` too) is left to each page, never a value
+    frozen into every page; the names the blocks it keeps read are given."""
+    from site_builder.render import templates
+
+    environment = templates.package_environment()
+    base = environment.from_string(
+        "<h>{% block header %}{{ site }}{% block inner %}{{ root }}{% endblock %}{% endblock %}</h>"
+        "{% block footer %}{{ site }}{{ term.title }}{% endblock %}"
+        "{% block back_link %}{% if canonical is defined %}{{ canonical }}{% endif %}{% endblock %}")
+    blocks, reads = templates.fixed_blocks([base], ("header", "footer", "back_link"), {"site": "S", "root": "../"})
+    assert set(blocks) == {"header"} and blocks["header"](None) == ("S../",)
+    assert reads == {"site", "root"}
+    blocks, reads = templates.fixed_blocks([base], ("footer",), {"site": "S", "term": {"title": "T"}})
+    assert blocks["footer"](None) == ("ST",) and reads == {"site", "term"}
+
+
+def _package_templates_changed(monkeypatch, name: str, old: str, new: str) -> None:
+    """The package's templates as the build sees them, ``name``'s text ``old`` made ``new``."""
     import jinja2
 
     from site_builder.render import templates
 
-    environment = templates.package_environment()
-    base = environment.from_string("<h>{% block header %}{{ site }}{{ term.title }}{% endblock %}</h>")
-    with pytest.raises(jinja2.UndefinedError):
-        templates.fixed_blocks([base], ("header",), {"site": "S"})
-    assert templates.fixed_blocks([base], ("header",), {"site": "S", "term": {"title": "T"}})["header"](None) == ("ST",)
+    package = templates.package_environment()
+    sources = {each: package.loader.get_source(package, each)[0] for each in package.list_templates()}
+    assert old in sources[name]
+    sources[name] = sources[name].replace(old, new)
+    environment = jinja2.Environment(loader=jinja2.DictLoader(sources), **templates._OPTIONS)
+    environment.template_class = templates._Template
+    environment.code_generator_class = templates._CodeGenerator
+    monkeypatch.setattr(templates, "package_environment", lambda: environment)
+
+
+@pytest.mark.parametrize("reads", ["canonical", "term.title if term is defined else ''", "meta_tags | length"])
+def test_a_package_block_rendered_once_that_reads_a_pages_value_shows_each_page_its_own(
+        tmp_path: Path, monkeypatch, reads: str):
+    """Were a package template's header or footer to read a page's own value
+    (its URL, its term, its meta tags), each page shows its own, not one page's
+    (or a default's) on every page: the block is rendered on each page. (The
+    index and 404 pages extend base.html too: they have no term.)"""
+    from helpers import FIXTURES, logged_build
+
+    content = tmp_path / "content"
+    shutil.copytree(FIXTURES / "themed", content, ignore=shutil.ignore_patterns("templates"))
+    with open(content / "site.toml", "a", encoding="utf-8") as handle:
+        handle.write('\nbase_url = "https://glossary.example.org/"\n')
+    _package_templates_changed(monkeypatch, "base.html", '<p><a href="{{ root }}{{ index_page }}">All terms</a></p>',
+                               f'<p class="own">[{{{{ {reads} }}}}]</p>')
+    _package_templates_changed(monkeypatch, "term.html", '<p class="back">',
+                               f'<p class="back" data-own="[{{{{ {reads} }}}}]">')
+    logged_build(content, tmp_path / "out", cache=False)
+    shown = {}
+    for slug in ("alpha", "beta"):
+        html = (tmp_path / "out" / slug / "index.html").read_text(encoding="utf-8")
+        footer, back = re.search(r'<p class="own">\[(.*?)\]</p>', html), re.search(r'data-own="\[(.*?)\]"', html)
+        assert footer and back and footer.group(1) == back.group(1), slug
+        shown[slug] = footer.group(1)
+    if reads == "canonical":
+        assert shown == {slug: f"https://glossary.example.org/{slug}/" for slug in shown}
+    elif reads.startswith("term"):
+        assert shown == {"alpha": "Alpha", "beta": "Beta"}
+    else:
+        assert shown["alpha"] == shown["beta"] != "0"  # the page's meta tags, not the default's none
+
+
+def test_a_page_whose_own_values_name_what_a_fixed_block_reads_renders_it_itself(tmp_path: Path, monkeypatch):
+    """A page's own values (``page_extras``) that give a name the blocks rendered
+    once read (here ``footer_links``): that page renders the blocks itself, the
+    others take the blocks rendered once."""
+    from helpers import FIXTURES, logged_build
+    from site_builder.render import templates
+
+    content = tmp_path / "content"
+    shutil.copytree(FIXTURES / "themed", content, ignore=shutil.ignore_patterns("templates"))
+    made = []
+    monkeypatch.setattr(templates, "fixed_blocks", lambda *a, _f=templates.fixed_blocks: made.append(_f(*a)) or made[-1])
+    real = pages.PageRenderer.__init__
+
+    def own_footer_links(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        extras = self.page_extras
+        self.page_extras = lambda term: {**extras(term), **(
+            {"footer_links": [("Beta's own", "https://example.org/beta")]} if term and term.slug == "beta" else {})}
+
+    monkeypatch.setattr(pages.PageRenderer, "__init__", own_footer_links)
+    logged_build(content, tmp_path / "out", cache=False)
+    alpha = (tmp_path / "out" / "alpha" / "index.html").read_text(encoding="utf-8")
+    beta = (tmp_path / "out" / "beta" / "index.html").read_text(encoding="utf-8")
+    assert "Privacy" in alpha and "Beta&#39;s own" not in alpha
+    assert "Beta&#39;s own" in beta and "Privacy" not in beta
+    assert made and "footer" in made[0][0]  # rendered once, for the pages that give no footer links of their own
