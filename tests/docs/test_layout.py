@@ -104,6 +104,7 @@ def imported(path: Path) -> set[str]:
 FLOORS = (
     # the ground: import nothing of site_builder (files.py: safe file opening; urls.py: the scheme allow-list; policy.py: the CSP)
     ("__init__", "errors", "names", "files", "urls", "policy"),
+    ("slice_files",),  # a worker's large result handed back in a file (parallel.share's)
     ("parallel",),  # every fork, which every stage makes
     ("load",),
     ("markup",),

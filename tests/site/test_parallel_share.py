@@ -174,12 +174,14 @@ def test_a_large_result_comes_back_in_a_file_and_small_ones_through_the_pipe():
     assert collected == big_slice((0, 400))
     assert parallel._results is None
     # which way a result takes, asked here as a worker would be:
-    files = parallel._ResultFiles.open()
+    from site_builder.slice_files import ResultFiles
+
+    files = ResultFiles.open()
     parallel._results = files
     try:
         assert isinstance(parallel._run_slice(numbers, (0, 3), 0), bytes)  # small: through the pipe
         assert parallel._run_slice(big_slice, (0, 40), 7) == 7  # large: in a file, under its slice's index
-        assert parallel._ResultFiles.load(files.descriptor(7)) == big_slice((0, 40))
+        assert ResultFiles.load(files.descriptor(7)) == big_slice((0, 40))
     finally:
         parallel._results = None
         files.close()
@@ -222,7 +224,9 @@ def test_a_worker_without_a_file_to_spare_sends_its_result_through_the_pipe(monk
 def test_a_result_file_arrives_close_on_exec():
     """The descriptors a worker sends back are close-on-exec here, as every one
     this process opens: a program it runs (a browser, git) inherits none."""
-    files = parallel._ResultFiles.open()
+    from site_builder.slice_files import ResultFiles
+
+    files = ResultFiles.open()
     assert files is not None
     try:
         files.send(7, b"x" * 100)
