@@ -77,20 +77,43 @@ def orphaned() -> bool:
 
 
 def fork() -> int:
-    """``os.fork()``, the child guarded (see the module's docstring)."""
-    parent = os.getpid()
-    with _ctrl_c_held():
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child
-            guard(parent)
+    """``os.fork()``, the child guarded (see the module's docstring).
+
+    Ctrl-C is held across the fork (``ctrl_c_held``), and one that came
+    meanwhile is raised here, before this returns: the caller never learns
+    that child's pid. So on that way out (and any other after the fork) the
+    child is killed and reaped here first (``end``): a child whose pid this
+    returns is the caller's to reap, and no other outlives the call."""
+    parent, pid = os.getpid(), 0
+    try:
+        with ctrl_c_held():
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - runs in the child
+                guard(parent)
+    except BaseException:
+        if pid > 0:
+            end(pid)
+        raise
     return pid
 
 
+def end(pid: int) -> None:
+    """Kill the child ``pid`` and reap it (a no-op for one reaped already), with
+    Ctrl-C held meanwhile: raised once it is reaped, not between the two."""
+    with ctrl_c_held():
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
 @contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """SIGINT blocked while this process forks, delivered after: a Ctrl-C during a fork
-    raised KeyboardInterrupt in its handlers (``logging``'s, ``multiprocessing``'s), here or
-    in the child before it set its disposition ("Exception ignored" tracebacks)."""
+def ctrl_c_held() -> Iterator[None]:
+    """SIGINT blocked (in the main thread) while this process forks, delivered after:
+    a Ctrl-C during a fork raised KeyboardInterrupt in its handlers (``logging``'s,
+    ``multiprocessing``'s), here or in the child before it set its disposition
+    ("Exception ignored" tracebacks). Held twice, the outer one delivers it."""
     held = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if held else None
     try:
@@ -149,7 +172,7 @@ def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs
     # (the death signal).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (blocked across the fork: _ctrl_c_held)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (blocked across the fork: ctrl_c_held)
     # What the worker inherited it only reads: kept out of its collections, so
     # they write no collector headers into pages it shares with the build
     # (each such write copies a 4 KiB page). 3-6 % fewer page faults in a
@@ -246,7 +269,7 @@ def share(cuts: list[tuple[int, int]], workers: int, meanwhile: Callable[[], Non
 
     try:
         with pool(workers, initializer, initargs) as workers_pool:
-            with _ctrl_c_held():  # (a Ctrl-C now is raised once they are forked)
+            with ctrl_c_held():  # (a Ctrl-C now is raised once they are forked)
                 top_up()  # forks the workers (from this thread: see the module's docstring), before meanwhile()
             meanwhile()
             while True:

@@ -107,8 +107,9 @@ class Preload:
                     notes[index] = data[whole:]
                     continue
                 del pending[reader]
-                _pid, status = os.waitpid(pid, 0)  # its pipe ended: it has exited (or is exiting)
-                self._loaders[index] = (0, reader, payload)  # reaped
+                with parallel.ctrl_c_held():  # (reaped and recorded so together: discard() never kills its pid)
+                    _pid, status = os.waitpid(pid, 0)  # its pipe ended: it has exited (or is exiting)
+                    self._loaders[index] = (0, reader, payload)  # reaped
                 decoded = None
                 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
                     if self._chunks:
@@ -130,7 +131,12 @@ class Preload:
         return [entry for key in sorted(parts) for entry in parts[key]]  # in file order
 
     def discard(self) -> None:
-        """Stop the loaders whose result is not wanted; safe to call twice."""
+        """Stop the loaders whose result is not wanted; safe to call twice. Every
+        one is killed and reaped before a Ctrl-C that comes meanwhile is raised."""
+        with parallel.ctrl_c_held():
+            self._discard()
+
+    def _discard(self) -> None:
         for pid, _reader, _payload in self._loaders:
             if pid:
                 try:
@@ -235,41 +241,54 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
         finally:
             os.close(writing)  # every chunk in: a loader reading past the last one finds the end
         queue = reading
-    for index in range(parts):
-        opened: list[int] = []
-        try:
-            payload = _payload_file()
-            opened.append(payload)
-            reader, writer = os.pipe()
-            opened += [reader, writer]
-            pid = parallel.fork()  # guarded: it dies with this process, so a killed build leaves no loader
-        except OSError:
-            # No descriptor or process to spare (EMFILE, EAGAIN): the build loads
-            # the terms itself, and no loader started so far outlives this.
-            for descriptor in opened + ([queue] if queue is not None else []):
-                os.close(descriptor)
-            Preload(content, loaders, started_ns).discard()
+    preload = Preload(content, [], started_ns, chunks)
+    loaders = preload._loaders  # each loader's record as soon as it is forked: discard() ends it
+    opened: list[int] = []  # descriptors that no record holds
+    try:
+        for index in range(parts):
+            opened = [_payload_file()]
+            opened += os.pipe()
+            payload, reader, writer = opened
+            # Guarded: it dies with this process, so a killed build leaves no loader. A
+            # Ctrl-C held across the fork is raised in it, that loader ended there.
+            pid = parallel.fork()
+            if pid == 0:  # pragma: no cover - runs in the child; its result is tested
+                # (the other loaders' descriptors: only the build may hold them)
+                _load(content, (index, parts), writer, payload, queue, chunks,
+                      [reader, *(descriptor for _pid, *earlier in loaders for descriptor in earlier)])
+            loaders.append((pid, reader, payload))
+            os.close(writer)
+            opened = []
+    except BaseException as error:
+        # A Ctrl-C, or no descriptor or process to spare (EMFILE, EAGAIN): no
+        # loader forked so far outlives this, nor any descriptor; on the
+        # latter the build loads the terms itself.
+        held = {descriptor for _pid, *descriptors in loaders for descriptor in descriptors}
+        for descriptor in [*opened, *([queue] if queue is not None else [])]:
+            if descriptor not in held:
+                try:
+                    os.close(descriptor)
+                except OSError:  # (the writer, closed just before a Ctrl-C)
+                    pass
+        preload.discard()
+        if isinstance(error, OSError):
             return None
-        if pid == 0:  # pragma: no cover - runs in the child; its result is tested
-            os.close(reader)
-            for _pid, earlier, earlier_payload in loaders:  # the other loaders': only the build may hold them
-                os.close(earlier)
-                os.close(earlier_payload)
-            _load(content, (index, parts), writer, payload, queue, chunks)
-        os.close(writer)
-        loaders.append((pid, reader, payload))
+        raise
     if queue is not None:
         os.close(queue)  # the loaders hold it
-    return Preload(content, loaders, started_ns, chunks)
+    return preload
 
 
 def _load(content: Path, part: tuple[int, int], writer: int, payload: int,  # pragma: no cover - in the child
-          queue: int | None = None, chunks: int = 0) -> None:
-    """In a loader: load one part (or, given a ``queue`` of ``chunks``, every
-    chunk it claims first: ``_load_chunks``), write it encoded to ``payload``,
-    and exit (which ends ``writer``'s pipe: the build learns it is done)."""
+          queue: int | None = None, chunks: int = 0, inherited: list[int] | tuple = ()) -> None:
+    """In a loader: close the build's descriptors ``inherited``, load one part
+    (or, given a ``queue`` of ``chunks``, every chunk it claims first:
+    ``_load_chunks``), write it encoded to ``payload``, and exit (which ends
+    ``writer``'s pipe: the build learns it is done). It never returns."""
     code = 1
     try:
+        for descriptor in inherited:
+            os.close(descriptor)
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: stop quietly; the parent reports it
         # Collector off, as in the build's own load (cache.collector_paused): the
         # terms make no cycles and live until this process exits. It ran ~100

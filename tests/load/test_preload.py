@@ -371,3 +371,56 @@ def test_discard_after_a_loader_was_reaped_elsewhere(small_site: Path):
     for descriptor in (reader, payload):
         with pytest.raises(OSError):
             os.fstat(descriptor)
+
+
+CTRL_C_AT_A_FORK = r"""
+import os, signal, sys
+from pathlib import Path
+from site_builder import parallel
+from site_builder.load import preload
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+content, at = Path(sys.argv[1]), int(sys.argv[2])
+forks = 0
+
+def ctrl_c_at_the_chosen_fork():
+    # Right after the fork, in this process, while Ctrl-C is held: it is
+    # delivered when the fork lets it through, before start() has the pid.
+    global forks
+    forks += 1
+    if forks == at:
+        os.kill(os.getpid(), signal.SIGINT)
+
+os.register_at_fork(after_in_parent=ctrl_c_at_the_chosen_fork)
+preload.FILES_PER_LOADER = 1  # a loader per core given
+before = set(os.listdir("/proc/self/fd"))
+try:
+    preload.start(content, cores=3)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted")
+print("forks", forks)
+try:
+    left = os.waitpid(-1, os.WNOHANG)  # (0, 0): a child still runs; (pid, status): one never reaped
+    print("a child left", left)
+except ChildProcessError:
+    print("no child left")
+print("descriptors left", sorted(set(os.listdir("/proc/self/fd")) - before))
+"""
+
+
+@pytest.mark.parametrize("at", [1, 2, 3])
+def test_a_ctrl_c_held_across_a_loaders_fork_leaves_no_loader_and_no_descriptor(
+        mixed_content: Path, tmp_path: Path, at: int):
+    """A Ctrl-C that comes while the first, second or last of three loaders is
+    forked is held and raised as the fork ends, before start() has that
+    loader's pid: every loader forked (that one and those before it) is killed
+    and reaped before start() raises it, and no descriptor is left open (no
+    loader outlives a build that stopped; before, start() lost them all)."""
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(CTRL_C_AT_A_FORK)
+    result = subprocess.run([sys.executable, str(script), str(mixed_content), str(at)], cwd=REPO,
+                            capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert result.stdout.splitlines() == ["interrupted", f"forks {at}", "no child left", "descriptors left []"], \
+        result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr, result.stderr

@@ -1,6 +1,6 @@
 """Ctrl-C while ``parallel`` forks a loader or a pool's worker: raised in the
 build process once the fork is done, never inside the fork's handlers or in a
-child before it set how it takes Ctrl-C (``parallel._ctrl_c_held``)."""
+child before it set how it takes Ctrl-C (``parallel.ctrl_c_held``)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,10 @@ if __name__ == "__main__":
             print(what, "not interrupted")
         except KeyboardInterrupt:
             print(what, "interrupted")
+        try:
+            print(what, "left a child", os.waitpid(-1, os.WNOHANG))  # (0, 0): still running; else never reaped
+        except ChildProcessError:
+            print(what, "left no child")
 """
 
 
@@ -48,12 +52,15 @@ def test_ctrl_c_during_a_fork_is_raised_after_it_without_a_traceback(tmp_path):
     build process raises KeyboardInterrupt once the fork is done (``cli.run``
     then prints its one line), and neither it nor the child prints the
     "Exception ignored in ..." traceback a KeyboardInterrupt inside the fork's
-    handlers gave (seen in ``test_hardening_interrupt.py`` on a busy machine)."""
+    handlers gave (seen in ``test_hardening_interrupt.py`` on a busy machine).
+    Raised before ``fork`` returns, so before its caller has the child's pid:
+    ``fork`` has killed and reaped that child first (none is left unreaped)."""
     script = tmp_path / "ctrl_c.py"
     script.write_text(CTRL_C_DURING_FORK)
     result = subprocess.run([sys.executable, str(script)], cwd=REPO, capture_output=True, text=True, timeout=120,
                             env={**os.environ, "PYTHONPATH": str(REPO)}, preexec_fn=_ctrl_c_as_from_a_terminal)
-    assert result.stdout.split("\n")[:2] == ["fork interrupted", "share interrupted"], result.stdout + result.stderr
+    assert result.stdout.split("\n")[:4] == ["fork interrupted", "fork left no child", "share interrupted",
+                                             "share left no child"], result.stdout + result.stderr
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr, result.stderr
 
 
