@@ -75,12 +75,16 @@ def _compact_chunks():
     with the same options and so the same text. Without circular-reference
     markers: the values here are plain trees made for the page, never cyclic
     (one that was would fail with a RecursionError, not a ValueError).
-    None when ``json`` runs without its C accelerator."""
-    if json.encoder.c_make_encoder is None:
+    None when ``json`` runs without its C accelerator, or has none of that
+    name (a private one) or signature: then ``JSONEncoder.encode``, the public way."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
         return None
-    return json.encoder.c_make_encoder(None, _COMPACT.default, json.encoder.encode_basestring, None,
-                                       _COMPACT.key_separator, _COMPACT.item_separator,
-                                       _COMPACT.sort_keys, _COMPACT.skipkeys, _COMPACT.allow_nan)
+    try:
+        return make(None, _COMPACT.default, json.encoder.encode_basestring, None, _COMPACT.key_separator,
+                    _COMPACT.item_separator, _COMPACT.sort_keys, _COMPACT.skipkeys, _COMPACT.allow_nan)
+    except TypeError:  # (another signature)
+        return None
 
 
 _COMPACT_CHUNKS = _compact_chunks()

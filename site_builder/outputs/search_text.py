@@ -15,12 +15,26 @@ source); code (``<pre>``, ``<code>``) is left out unless ``site.toml`` says
 
 from __future__ import annotations
 
+import collections
 import html
 import re
-from collections import _count_elements  # Counter.update without its Python-level checks
 from itertools import repeat
 from operator import add
 from typing import Iterable
+
+
+def count_into(counts: dict, items: Iterable) -> None:
+    """``counts[item] += 1`` for each item (a new one counted from 0, first
+    sightings in order): what ``collections._count_elements`` does, in Python."""
+    get = counts.get
+    for item in items:
+        counts[item] = get(item, 0) + 1
+
+
+_count_elements = getattr(collections, "_count_elements", count_into)
+"""``Counter.update`` without its Python-level checks (in C): a private name
+of ``collections``, so its public equivalent where it is missing."""
+
 
 MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 """Combining marks dropped after NFKD (accents): "café" finds "cafe". The same
