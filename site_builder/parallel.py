@@ -15,6 +15,10 @@ interpreter, calls ``guard`` first thing. Then the child
    (``gc.freeze``): a worker lives for one stage, and what it inherited
    outlives it in the parent.
 
+Ctrl-C is held across every fork (``ctrl_c_held``) and raised after it: in
+``fork`` before the caller has the pid, so ``fork`` kills and reaps that child
+first (``end``); a pool records its workers before it is raised.
+
 The output lock needs nothing here: it is a POSIX lock (``publish/lock.py``),
 which belongs to the process that took it, so a child never holds it and a
 killed build's lock is free even while a worker of it still runs. With the
