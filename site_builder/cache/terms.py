@@ -24,7 +24,8 @@ __all__ = ["BODIES", "RECENT", "TABLE", "LoadedTerms", "load_cached", "_KeptBodi
 
 TABLE = "terms"
 """Cache table: shown path -> (file stamp, term record, problems, names of a
-dropped file), as the last finished build left it (with ``RECENT`` over it).
+dropped file, front matter's digest: ``content.LoadedFile.front``), as the last
+finished build left it (with ``RECENT`` over it).
 Each record holds its body's digest (``_digest``), the body being in ``BODIES``,
 and is kept packed (``_pack``): an edit reads the slug and explainer of every
 term, and every field of a few only (``_KeptTerm.packed``)."""
@@ -219,7 +220,7 @@ def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str]
     stamped_ns = time.time_ns()
     read = []
     for index, file, stamp in todo:
-        slots[index] = entry = content.load_term_file(file, stamp)
+        slots[index] = entry = content.load_term_file(file, stamp, _reusable(known.get(file.shown)))
         read.append(entry)
     _record(known, read, stamped_ns)
     for gone in set(known) - seen:
@@ -236,7 +237,18 @@ def _record(known: dict, read: list[content.LoadedFile], stamped_ns: int) -> Non
         stamp = entry.stamp
         settled = max(stamp[1], stamp[2]) < settled_before
         known[entry.shown] = (stamp if settled else None, entry.term.to_record() if entry.term is not None else None,
-                              [(p.path, p.line, p.message, p.severity) for p in entry.problems], entry.names)
+                              [(p.path, p.line, p.message, p.severity) for p in entry.problems], entry.names,
+                              entry.front)
+
+
+def _reusable(entry: tuple | None) -> tuple[bytes, tuple] | None:
+    """What ``content.load_term_file`` may take a file's fields from when its front
+    matter is unchanged: the front matter's digest and the term's record, of an
+    entry whose file gave a term and no problem when read; else None."""
+    if entry is None or len(entry) < 5 or not entry[4] or entry[1] is None or entry[2]:
+        return None
+    record = _unpacked(entry[1])
+    return (entry[4], record) if len(record) == len(RECORD_FIELDS) else None
 
 
 def _from_record(file: content.TermFile, hit: tuple, memo: dict, kept: "_KeptBodies") -> content.LoadedFile:
@@ -256,6 +268,6 @@ def _from_record(file: content.TermFile, hit: tuple, memo: dict, kept: "_KeptBod
         term = Term.from_record(record)
     problems = hit[2]
     result = content.LoadedFile(shown, hit[0], term, tuple([Problem(*p) for p in problems]) if problems else (),
-                                tuple(hit[3]))
+                                tuple(hit[3]), hit[4] if len(hit) > 4 else b"")
     memo[shown] = (hit, result)
     return result
