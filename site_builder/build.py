@@ -316,10 +316,9 @@ def _build_site(options: BuildOptions, log: Callable[[str], None], store: cache.
     with _stage("publish", log):
         stats = staging.commit()
         page_cache.remember_files(store, options.output, manifest, fresh, reused, staging.paths)
-        if store.enabled:
-            incremental.remember(store, config, theme, body_cache.shared_body_key(config, names, reserved), names,
-                                 body_keys, backlinks, reserved, used_in, terms)
-        loaded.remember()
+        state = incremental.remember(store, config, theme, body_cache.shared_body_key(config, names, reserved),
+                                     names, body_keys, backlinks, reserved, used_in, terms) if store.enabled else None
+        loaded.remember(state)  # (after the state: a build stopped between the two is never trusted)
     report.written, report.unchanged = stats.written, stats.unchanged
     report.cache_failure = store.failure
     report.seconds = time.perf_counter() - started
@@ -349,7 +348,7 @@ def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfi
             result = incremental.rebuild(store, config, theme, loaded.terms, edited, writer,
                                          lambda term, assets: explainer_cache.build_cached(
                                              term, assets, store, config.makes_previews),
-                                         options.strict, log, reserved, used_in)
+                                         options.strict, log, reserved, used_in, loaded.plan)
         except BaseException:
             writer.abort()
             raise
@@ -358,8 +357,8 @@ def _fast_path(options: BuildOptions, store: cache.BuildCache, config: SiteConfi
     if result is None:
         writer.release()  # untouched: the full build claims it again when it writes
         return None
-    stats, warnings = result
-    loaded.remember()
+    stats, warnings, state = result
+    loaded.remember(state)
     return BuildReport(terms=len(loaded.terms), written=stats.written, unchanged=stats.unchanged,
                        warnings=[p for p in problems if p.severity == "warning"] + warnings,
                        cache_failure=store.failure)

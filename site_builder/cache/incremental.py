@@ -102,9 +102,10 @@ def body_only(change: Change) -> list[Term] | None:
 
 def remember(store: cache.BuildCache, config: SiteConfig, theme: Theme, body_shared: str, names: NameIndex,
              body_keys: dict[str, str], backlinks: dict[str, list[str]], reserved_ids: frozenset[str],
-             used_in: dict | None = None, terms: list[Term] | None = None) -> None:
+             used_in: dict | None = None, terms: list[Term] | None = None) -> str:
     """Keep what the next build's fast path needs (``terms``: this build's, for its
-    redirect plan, which the fast path takes up instead of planning again)."""
+    redirect plan, which the fast path takes up instead of planning again); return
+    the state's token (``LoadedTerms.remember`` keeps it with these terms' records)."""
     state = {
         "code": cache.code_version(),
         "config": repr(config),
@@ -122,10 +123,11 @@ def remember(store: cache.BuildCache, config: SiteConfig, theme: Theme, body_sha
     kept, kept_entries = dict(store.table(STATE_TABLE)), store.table(TERMS_STATE_TABLE)
     token = kept.pop("terms_token", None)
     if token is not None and kept == state and kept_entries == {**entries, _TOKEN: token}:
-        return
+        return token
     token = os.urandom(8).hex()
     store.save_table(TERMS_STATE_TABLE, {**entries, _TOKEN: token})  # first: the state names it
     store.save_table(STATE_TABLE, {**state, "terms_token": token})
+    return token
 
 
 def _term_state(store: cache.BuildCache, state: dict) -> tuple[dict, dict[str, str], dict[str, list[str]]] | None:
@@ -143,13 +145,16 @@ def _term_state(store: cache.BuildCache, state: dict) -> tuple[dict, dict[str, s
 def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: list[Term], changed: list[Term],
             writer, explainer: Callable[[Term, AssetStore], object], strict: bool,
             log: Callable[[str], None], reserved_ids: frozenset[str] = frozenset(), used_in: dict | None = None,
-            ) -> tuple[WriteStats, list[Problem]] | None:
-    """Update only what a body-only edit touches; return (write stats, warnings),
-    or None (having written nothing) when the full pipeline must run instead.
+            saved_with: str | None = None) -> tuple[WriteStats, list[Problem], str | None] | None:
+    """Update only what a body-only edit touches; return (write stats, warnings, the
+    state's token, for ``LoadedTerms.remember``), or None (having written nothing)
+    when the full pipeline must run instead.
 
     It chooses the pages to render again; the markup stage renders the edited
     bodies and the render stage (``render.pages.write_term_pages``) those pages, as
-    in a full build. ``reserved_ids``: as for ``markup.stage.render_bodies``."""
+    in a full build. ``reserved_ids``: as for ``markup.stage.render_bodies``.
+    ``saved_with``: ``cache.terms.LoadedTerms.plan``, the token of the state the
+    terms' records were saved with: any other state's, and the full pipeline runs."""
     with cache.collector_paused():
         state = store.table(STATE_TABLE)
         manifest = store.table("pages")
@@ -173,6 +178,12 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
         return None
     term_state = _term_state(store, state)
     if term_state is None:
+        return None
+    token = state["terms_token"]
+    if saved_with != token:
+        # The terms' records are not those this state was saved with (nor records
+        # later fast paths left after it): a build stopped between its state and
+        # its terms, whose pages (redirects, listings) the state would keep.
         return None
     entries, body_keys, backlinks = term_state  # (backlinks' entries are replaced, never changed in place)
     if set(body_keys) != {t.slug for t in terms}:
@@ -234,7 +245,10 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
     # The last build's redirect plan, when made from these same fields (the
     # renderer's linking outputs and the warnings below ask for it).
     # (Held: nothing below changes a term, so the linking outputs take the plan without its key.)
-    with held_plan(terms, state.get("redirects")) as plan:
+    # Taken on trust: these records were saved with this state (above), and only
+    # prose changed since (``body_only``), so its key is not made (~5 ms at 10,000
+    # terms, and it would unpack every record: ``cache.kept._pack``).
+    with held_plan(terms, state.get("redirects"), trusted=True) as plan:
         cache_templates(store.folder, theme_environment(theme.templates, theme.digest))  # (compiled by an earlier build)
         renderer, _linking = site_renderer(config, terms, bodies, backlinks, built, assets, theme, used_in)
     # The cross-term checks' only warnings (redirects, orphans), and the cards'
@@ -298,7 +312,7 @@ def rebuild(store: cache.BuildCache, config: SiteConfig, theme: Theme, terms: li
                        if entries.get(slug) != (body_keys[slug], backlinks.get(slug))}
     store.save_entries(TERMS_STATE_TABLE, changed_entries)  # the state itself is the same
     log(f"  fast path: {len(changed)} body edit(s), {len(redo_slugs)} page(s) rendered")
-    return stats, warnings
+    return stats, warnings, token
 
 
 def _reader(output) -> Callable[[str], bytes]:

@@ -4,31 +4,31 @@ worked out for the fast path (``incremental``)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import BuildFailed, Problem
+from ..errors import Problem
 from ..load import content
 from ..load.content import RECORD_FIELDS, Term
 from ..load.preload import Preload
 from . import store as cache
 from .incremental import Change
+# (the records as kept: ``cache.kept``, its own module)
+from .kept import BODIES, _BODY_AT, _KeptBodies, _KeptTerm, _comparable, _current, _digest, _no_media, _pack, \
+    _PACKED, _unpacked
+
+__all__ = ["BODIES", "RECENT", "TABLE", "LoadedTerms", "load_cached", "_KeptBodies", "_KeptTerm"]
 
 TABLE = "terms"
 """Cache table: shown path -> (file stamp, term record, problems, names of a
-dropped file), as the last finished build left it (with ``RECENT`` over it).
-Each record holds its body's digest (``_digest``), the body being in ``BODIES``."""
-
-BODIES = "terms-bodies"
-"""Cache table: {"base": the ``TABLE`` tag it was saved with, "bodies": shown
-path -> body}. Kept apart from ``TABLE`` (~90 % of its bytes: ~19 MB at 10,000
-realistic terms) and read only when a build asks a term made from ``TABLE``
-for its body (a full build over a warm cache); an edit on the fast path never
-does, so it no longer unmarshals every body (``_KeptTerm``)."""
+dropped file, front matter's digest: ``content.LoadedFile.front``), as the last
+finished build left it (with ``RECENT`` over it).
+Each record holds its body's digest (``_digest``), the body being in ``BODIES``,
+and is kept packed (``_pack``): an edit reads the slug and explainer of every
+term, and every field of a few only (``_KeptTerm.packed``)."""
 
 RECENT = "terms-recent"
 """Cache table: {"base": the ``TABLE`` it goes over (its ``_BASE`` tag), "entries":
@@ -54,8 +54,14 @@ class LoadedTerms:
     dropped: list[content.Dropped]
     """Term files that gave no term (``content.gather_dropped``)."""
     change: Change
-    remember: Callable[[], None]
-    """Save these terms as the last finished build's; call it only when the build finished."""
+    remember: Callable[..., None]
+    """Save these terms as the last finished build's; call it only when the build finished,
+    with the token of the site state whose redirect plan holds for them (``plan``), if any."""
+    plan: str | None = None
+    """The token of the site state (``incremental.STATE_TABLE``'s ``terms_token``) the
+    last finished build saved these records with (None: not known). The fast path runs
+    only over that state (not one a build stopped between its two saves left), and
+    takes its redirect plan up without comparing every term's fields."""
 
 
 SETTLED_NS = 2_000_000_000
@@ -73,6 +79,7 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
     while waiting for them.
     """
     previous, base, recent = _previous(store)
+    plan = store.table(RECENT).get("plan") if base is not None else None
     kept = _KeptBodies(store, base)
     memo = store.memo.setdefault(TABLE, {})
     fresh = not previous and not memo and changed is None
@@ -91,21 +98,21 @@ def load_cached(folder: Path, store: cache.BuildCache, changed: frozenset[str] |
     reread = {shown for shown, entry in known.items() if entry is not previous.get(shown)}
     same_files = len(known) == len(previous) and known.keys() == previous.keys()
 
-    def remember() -> None:
+    def remember(state: str | None = None) -> None:
         # Only after a successful build: the fast path compares the next
         # build's terms with those the last *finished* build used.
-        if reread or not same_files:
+        if reread or not same_files or state != plan:
             _save(store, known, base, {**recent, **{shown: known[shown] for shown in reread}},
-                  same_files=same_files, kept=kept)
+                  same_files=same_files, kept=kept, plan=state)
 
     # Only the edited terms' records are compared (``body_only``): the others are not copied.
-    before = {shown: _comparable(previous[shown][1]) for shown in reread if shown in previous}
+    before = {shown: _comparable(_unpacked(previous[shown][1])) for shown in reread if shown in previous}
     change = Change(
         edited=[t for t in terms if t.path in reread] if reread else [],
         previous=before,
         same_files=same_files,
     )
-    return LoadedTerms(terms, problems, content.gather_dropped(loaded), change, remember)
+    return LoadedTerms(terms, problems, content.gather_dropped(loaded), change, remember, plan)
 
 
 def _previous(store: cache.BuildCache) -> tuple[dict, str | None, dict]:
@@ -130,24 +137,25 @@ def _previous(store: cache.BuildCache) -> tuple[dict, str | None, dict]:
 
 
 def _save(store: cache.BuildCache, known: dict, base: str | None, recent: dict, same_files: bool,
-          kept: "_KeptBodies") -> None:
+          kept: "_KeptBodies", plan: str | None = None) -> None:
     """Save ``known`` as the last finished build's entries: as ``RECENT`` over the
     same base when the files are the same and few changed since the base; else
     as a new ``TABLE`` with its ``BODIES`` (then ``RECENT`` over it, empty).
     Without a ``RECENT`` over its base (a build stopped between the saves, a
     file lost or damaged) the ``TABLE`` is not read either: the next build
-    starts cold. (``RECENT``'s few entries keep their bodies.)"""
+    starts cold. (``RECENT``'s few entries keep their bodies.) ``plan``: the
+    ``LoadedTerms.plan`` these entries go with, kept in ``RECENT``."""
     if base is not None and same_files and len(recent) <= max(RECENT_MOST, len(known) // 100):
-        store.save_table(RECENT, {"base": base, "entries": recent})
+        store.save_table(RECENT, {"base": base, "entries": recent, "plan": plan})
         return
     tag = os.urandom(8).hex()
     if not store.enabled:  # kept in memory only (``serve`` after its folder was refused): nothing to split
         store.save_table(TABLE, {**known, _BASE: tag})
-        store.save_table(RECENT, {"base": tag, "entries": {}})
+        store.save_table(RECENT, {"base": tag, "entries": {}, "plan": plan})
         return
     table, bodies = {}, {}
     for shown, entry in known.items():
-        record = entry[1]
+        record = _unpacked(entry[1])
         if record is not None and len(record) == len(RECORD_FIELDS):
             body = record[_BODY_AT]
             if isinstance(body, bytes):  # kept apart last time: carried over from the last BODIES
@@ -157,12 +165,12 @@ def _save(store: cache.BuildCache, known: dict, base: str | None, recent: dict, 
             else:
                 digest = _digest(body)
             bodies[shown] = body
-            entry = (entry[0], (*record[:_BODY_AT], digest, *record[_BODY_AT + 1:]), *entry[2:])
+            entry = (entry[0], _pack((*record[:_BODY_AT], digest, *record[_BODY_AT + 1:])), *entry[2:])
         table[shown] = entry
     # BODIES first: if the build stops before RECENT names this tag, neither is read.
     store.save_table(BODIES, {"base": tag, "bodies": bodies})
     store.save_table(TABLE, {**table, _BASE: tag})
-    store.save_table(RECENT, {"base": tag, "entries": {}})
+    store.save_table(RECENT, {"base": tag, "entries": {}, "plan": plan})
 
 
 def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str] | None,
@@ -189,7 +197,7 @@ def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str]
         hit = known.get(file.shown)
         # A term's images are stamped on their own: the record is kept only while
         # they are as they were. (A record without any: nothing to stamp, no call.)
-        if hit is not None and not _no_media(hit[1]) and not content.record_is_current(hit[1]):
+        if hit is not None and not _no_media(hit[1]) and not _current(hit[1]):
             hit = None
         # Trusting the watcher needs no settled timestamps: it has watched since
         # before the last finished build read these files.
@@ -212,7 +220,7 @@ def _load_changed(folder: Path, known: dict, memo: dict, changed: frozenset[str]
     stamped_ns = time.time_ns()
     read = []
     for index, file, stamp in todo:
-        slots[index] = entry = content.load_term_file(file, stamp)
+        slots[index] = entry = content.load_term_file(file, stamp, _reusable(known.get(file.shown)))
         read.append(entry)
     _record(known, read, stamped_ns)
     for gone in set(known) - seen:
@@ -229,7 +237,18 @@ def _record(known: dict, read: list[content.LoadedFile], stamped_ns: int) -> Non
         stamp = entry.stamp
         settled = max(stamp[1], stamp[2]) < settled_before
         known[entry.shown] = (stamp if settled else None, entry.term.to_record() if entry.term is not None else None,
-                              [(p.path, p.line, p.message, p.severity) for p in entry.problems], entry.names)
+                              [(p.path, p.line, p.message, p.severity) for p in entry.problems], entry.names,
+                              entry.front)
+
+
+def _reusable(entry: tuple | None) -> tuple[bytes, tuple] | None:
+    """What ``content.load_term_file`` may take a file's fields from when its front
+    matter is unchanged: the front matter's digest and the term's record, of an
+    entry whose file gave a term and no problem when read; else None."""
+    if entry is None or len(entry) < 5 or not entry[4] or entry[1] is None or entry[2]:
+        return None
+    record = _unpacked(entry[1])
+    return (entry[4], record) if len(record) == len(RECORD_FIELDS) else None
 
 
 def _from_record(file: content.TermFile, hit: tuple, memo: dict, kept: "_KeptBodies") -> content.LoadedFile:
@@ -241,126 +260,14 @@ def _from_record(file: content.TermFile, hit: tuple, memo: dict, kept: "_KeptBod
     record = hit[1]
     if record is None:
         term = None
+    elif len(record) == _PACKED:
+        term = _KeptTerm.packed(record, kept, file.path, shown)
     elif len(record) == len(RECORD_FIELDS) and isinstance(record[_BODY_AT], bytes):
         term = _KeptTerm.made(record, kept, file.path)
     else:
         term = Term.from_record(record)
     problems = hit[2]
     result = content.LoadedFile(shown, hit[0], term, tuple([Problem(*p) for p in problems]) if problems else (),
-                                tuple(hit[3]))
+                                tuple(hit[3]), hit[4] if len(hit) > 4 else b"")
     memo[shown] = (hit, result)
     return result
-
-
-_BODY_AT = RECORD_FIELDS.index("body")
-_MEDIA_AT = RECORD_FIELDS.index("media")
-_FIELDS = len(RECORD_FIELDS)
-
-
-def _no_media(record: tuple | None) -> bool:
-    """True for a term record that refers to no file (most): it is current without a look."""
-    return record is not None and len(record) == _FIELDS and not record[_MEDIA_AT]
-
-
-def _digest(body: str) -> bytes:
-    """What ``TABLE`` keeps of a body: enough to tell it from any other."""
-    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-class _KeptBodies:
-    """The bodies ``TABLE``'s records keep apart (``BODIES``), read on the first
-    request: once per build, and only by a build that asks for one."""
-
-    def __init__(self, store: cache.BuildCache, base: str | None):
-        self._store = store
-        self._base = base
-        self._bodies: dict | None = None
-        self._same_base = False
-
-    def stored(self, shown: str, digest: bytes) -> str | None:
-        """The body of ``shown`` with this digest, from ``BODIES``; None when it is not there."""
-        if self._bodies is None:
-            table = self._store.table(BODIES)
-            bodies = table.get("bodies")
-            self._bodies = bodies if isinstance(bodies, dict) else {}
-            self._same_base = self._base is not None and table.get("base") == self._base
-        body = self._bodies.get(shown)
-        if not isinstance(body, str):
-            return None
-        # Saved with this TABLE (one tag, one save): that body. Else (a BODIES
-        # lost, damaged, or newer than its TABLE) only when it is the same text.
-        return body if self._same_base or _digest(body) == digest else None
-
-    def body(self, shown: str, path: str, digest: bytes) -> str:
-        """The body of ``shown``: from ``BODIES``, else read from its file again, when
-        it is still the same text. Never another: the rest of its term came from
-        the same record. A file changed since this build stamped it, when the
-        cache lost its body too, fails the build (it cannot be built as it was)."""
-        body = self.stored(shown, digest)
-        if body is None:
-            term, _problems, _names = content.read_term_file(Path(path), shown)
-            body = term.body if term is not None else None
-            if body is None or _digest(body) != digest:
-                raise BuildFailed([Problem(shown, None, "changed while the build was running (and the build "
-                                                        "cache lost its copy): build again")])
-        return body
-
-
-class _KeptTerm(Term):
-    """A ``Term`` made from a ``TABLE`` record whose body is kept apart: the body
-    is read (``_KeptBodies.body``) when first asked for, so a build that needs
-    none of the unchanged bodies (an edit on the fast path) reads none.
-    Everything else about it is a ``Term``'s: equal to one with the same
-    fields, pickled as one."""
-
-    @classmethod
-    def made(cls, record: tuple, kept: _KeptBodies, path: str) -> "_KeptTerm":
-        """The term of ``record`` (its body a digest), read from ``path`` if need be."""
-        term = cls(*record)  # (a Term's own __init__: ~2x quicker than filling its fields here)
-        fields = term.__dict__
-        fields["_kept"] = (kept, path, fields.pop("body"))  # the digest, out of ``body``: read on first use
-        return term
-
-    def __getattr__(self, name: str):
-        fields = self.__dict__
-        if name != "body" or "_kept" not in fields:
-            raise AttributeError(name)
-        kept, path, digest = fields["_kept"]
-        fields["body"] = body = kept.body(self.path, path, digest)
-        del fields["_kept"]
-        return body
-
-    def __eq__(self, other: object) -> bool:
-        return self.to_record() == other.to_record() if isinstance(other, Term) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  (as a Term's: mutable)
-
-    def __reduce__(self):
-        return Term.from_record, (self.to_record(),)
-
-
-class _KeptBody:
-    """A body kept apart, as its digest, in the last build's record of an edited
-    term (``Change.previous``): equal to the body it was made from and to no
-    other, so ``incremental.body_only`` still tells a changed body from a file
-    saved unchanged."""
-
-    __slots__ = ("digest",)
-
-    def __init__(self, digest: bytes):
-        self.digest = digest
-
-    def __eq__(self, other: object) -> bool:
-        return _digest(other) == self.digest if isinstance(other, str) else NotImplemented
-
-    def __ne__(self, other: object) -> bool:
-        return _digest(other) != self.digest if isinstance(other, str) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _comparable(record: tuple | None) -> tuple | None:
-    """``record`` with a body kept apart as a ``_KeptBody``, which compares with a body."""
-    if record is None or len(record) != len(RECORD_FIELDS) or not isinstance(record[_BODY_AT], bytes):
-        return record
-    return (*record[:_BODY_AT], _KeptBody(record[_BODY_AT]), *record[_BODY_AT + 1:])

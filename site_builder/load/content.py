@@ -7,18 +7,21 @@ collected, never raised, so one run reports them all with their file and line.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from ..errors import Problem, display_path
-from ..files import RefusedPath, kind_of, read_regular
+from ..errors import Problem
+from ..files import RefusedPath, read_regular
 from . import media as media_files
 from .front_matter import parse_front_matter, split_front_matter
+# Finding and stamping the files: a module of its own (their home was here).
+from .term_files import UNPRINTABLE_RE, TermFile, _printable, find_term_files, stamp_term_file, \
+    symlink_problem  # noqa: F401
 
-UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """A term larger than this is almost certainly a mistake (and would stall the build)."""
@@ -64,24 +67,6 @@ _MEDIA_AT = RECORD_FIELDS.index("media")
 
 
 @dataclass(slots=True)
-class TermFile:
-    """One entry found under ``terms/``, before it is read."""
-
-    path: str
-    """Where it is, to read it."""
-    shown: str
-    """The file as shown in messages (the key a load's results are known by)."""
-    absolute: str
-    """Its absolute path, as a file watcher reports it."""
-    symlinked: bool
-    refused: Problem | None
-    """Why it is not read at all (a folder that cannot be listed, a symlink
-    leading outside the content folder), or None."""
-    root: str = ""
-    """The content folder (absolute): the files a term refers to must be inside it."""
-
-
-@dataclass(slots=True)
 class LoadedFile:
     """One term file, read: its stamp, its term (None when unusable) and its problems."""
 
@@ -96,6 +81,11 @@ class LoadedFile:
     """For a file whose term could not be made (``term`` None): the names its
     front matter seems to give (title, aliases), read line by line, so links
     to it by those names are not reported as unknown terms (``Dropped``)."""
+    front: bytes = field(default=b"", compare=False)
+    """For a file read here that gave a term with no problem: its front matter's
+    digest (``front_digest``), so that once it changes again with the same front
+    matter (an edit of its body) its fields are taken from its record instead of
+    parsed (``load_term_file``'s ``reuse``); b"" otherwise."""
 
 
 @dataclass(frozen=True)
@@ -111,62 +101,13 @@ class Dropped:
     aliases: tuple[str, ...] = ()
 
 
-def find_term_files(content_dir: Path, part: tuple[int, int] | None = None
-                    ) -> tuple[list[TermFile], list[Problem]]:
-    """Every ``terms/**/*.md`` under ``content_dir`` in file order (each refused
-    one with its reason), and the problem of the folder itself (no ``terms/``,
-    or a symlink leading outside), if any.
-
-    ``part=(k, n)``: only the k-th of n contiguous slices of the files, in
-    file order; the folder's own problem goes with the first slice.
-    """
-    terms_dir = content_dir / "terms"
-    root = content_dir.resolve()
-    # One rule for every path read: the terms folder itself may be a symlink
-    # only as a term file may, to somewhere inside the content folder.
-    refused = symlink_problem(terms_dir, root) if terms_dir.is_symlink() else None
-    if refused or not terms_dir.is_dir():
-        missing = Problem(display_path(terms_dir), None, refused) if refused else \
-            Problem(display_path(content_dir), None, "no terms/ folder: expected content/terms/<slug>.md files")
-        return [], [missing] if part is None or part[0] == 0 else []
-    shown_dir = display_path(terms_dir)
-    # What os.path.abspath(path) gives, by one string join per file instead of one abspath call.
-    absolute_prefix = os.path.abspath(terms_dir).rstrip("/") + "/"
-    content_root = os.path.abspath(content_dir)
-    files = _term_files(terms_dir)
-    if part is not None:
-        index, count = part
-        files = files[len(files) * index // count:len(files) * (index + 1) // count]
-    found = []
-    for path, relative, symlinked, unreadable in files:
-        shown = f"{shown_dir}/{_printable(relative)}" if relative else shown_dir
-        refused = unreadable or (symlink_problem(Path(path), root) if symlinked else None)
-        problem = Problem(shown, None if unreadable else 1, refused) if refused else None
-        found.append(TermFile(path, shown, absolute_prefix + relative, symlinked, problem, content_root))
-    return found, []
-
-
-def stamp_term_file(file: TermFile) -> tuple[int, int, int, int] | Problem | None:
-    """The stamp of ``file`` (see ``LoadedFile.stamp``), the problem that stops it
-    being read (not a regular file, a dangling symlink), or None for a symlinked
-    folder (never walked into, never a term)."""
-    try:
-        info = os.stat(file.path)
-    except OSError as error:  # a dangling symlink, a folder that cannot be searched: said, never skipped
-        problem = "is a symlink that leads nowhere" if file.symlinked and not os.path.exists(file.path) else \
-            f"cannot read: {error.strerror}"
-        return Problem(file.shown, None, problem)
-    if stat.S_ISDIR(info.st_mode):
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        return Problem(file.shown, None, f"is {kind_of(info.st_mode)}; only regular files are read")
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-
-
-def load_term_file(file: TermFile, stamp: tuple[int, int, int, int]) -> LoadedFile:
+def load_term_file(file: TermFile, stamp: tuple[int, int, int, int], reuse: tuple[bytes, tuple] | None = None
+                   ) -> LoadedFile:
     """Read and check one term file whose stamp was just taken. A folder's ``index.md`` is the term named
-    after its folder (``terms/api/index.md``: ``api``); the files it refers to are described (``load.media``)."""
-    term, problems, names = read_term_file(Path(file.path), file.shown)
+    after its folder (``terms/api/index.md``: ``api``); the files it refers to are described (``load.media``).
+    ``reuse``: (``LoadedFile.front``, the term's record) of the file's last read, which gave no problem:
+    when its front matter is still that one, its fields are the record's and PyYAML is not asked."""
+    term, problems, names, front = read_term_text(Path(file.path), file.shown, reuse)
     if term is not None and is_folder_term(file.path, file.root):
         term.slug = os.path.basename(os.path.dirname(os.path.abspath(file.path)))
         if not SLUG_RE.match(term.slug):
@@ -176,7 +117,7 @@ def load_term_file(file: TermFile, stamp: tuple[int, int, int, int]) -> LoadedFi
     if term is not None and file.root:
         term.media, refused = media_files.resolve_term(term.body, term.preview_image, file.path, file.root)
         problems += [Problem(file.shown, term.field_lines.get("preview_image", 2), refused)] if refused else []
-    return LoadedFile(file.shown, stamp, term, tuple(problems), names)
+    return LoadedFile(file.shown, stamp, term, tuple(problems), names, front if term is not None and not problems else b"")
 
 
 def is_folder_term(path: str, root: str) -> bool:
@@ -251,71 +192,6 @@ def load_terms(content_dir: Path, part: tuple[int, int] | None = None) -> tuple[
     return gather_terms(load_term_files(content_dir, part))
 
 
-def _term_files(terms_dir: Path) -> list[tuple[str, str, bool, str | None]]:
-    """Every ``*.md`` below ``terms_dir`` in a stable order: (path, path relative
-    to ``terms_dir`` with "/", is a symlink, why it cannot be read or None).
-
-    Symlinked folders are listed as entries too (flagged), never walked into:
-    that avoids loops, and ``find_term_files`` refuses those leading outside. A
-    folder that cannot be listed is an entry too, with its reason (never a
-    silent skip: its terms would vanish from the site).
-    """
-    found: list[tuple[str, str, bool, str | None]] = []
-    prefix = len(str(terms_dir)) + 1
-
-    def relative(path: str) -> str:
-        return path[prefix:].replace(os.sep, "/")
-
-    def walk(folder: str) -> None:
-        try:
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
-        except OSError as error:
-            found.append((folder, relative(folder), False, f"cannot read: {error.strerror}"))
-            return
-        files, folders = [], []
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(entry)
-                elif entry.name.endswith(".md"):
-                    files.append(entry)
-                elif entry.is_symlink() and entry.is_dir():
-                    folders.append(entry)
-            except OSError:
-                continue
-        for entry in folders:
-            if entry.is_symlink():
-                found.append((entry.path, relative(entry.path), True, None))
-        for entry in files:
-            found.append((entry.path, relative(entry.path), entry.is_symlink(), None))
-        for entry in folders:
-            if not entry.is_symlink():
-                walk(entry.path)
-
-    walk(str(terms_dir))
-    return found
-
-
-def _printable(name: str) -> str:
-    """A file name as shown in messages: control and line-break characters escaped,
-    so every problem stays one ``path:line: message`` line."""
-    if name.isprintable():  # false for every character UNPRINTABLE_RE matches
-        return name
-    return UNPRINTABLE_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
-
-
-def symlink_problem(path: Path, root: Path) -> str | None:
-    """Why the symlink ``path`` must not be read, or None when it stays inside ``root``."""
-    try:
-        path.resolve().relative_to(root)
-        return None
-    except RuntimeError:  # pathlib's "Symlink loop" (Python < 3.13)
-        return "is a symlink loop; refusing to read it"
-    except (ValueError, OSError):
-        return "points outside the content folder (symlink?); refusing to read it"
-
-
 def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
     """Read one term file; return the term (None when unusable) and its problems.
 
@@ -330,35 +206,55 @@ def read_term(path: Path, shown: str) -> tuple[Term | None, list[Problem]]:
 def read_term_file(path: Path, shown: str) -> tuple[Term | None, list[Problem], tuple[str, ...]]:
     """``read_term``, and for a file that gave no term the names its front
     matter seems to give (``LoadedFile.names``)."""
+    return read_term_text(path, shown)[:3]
+
+
+def front_digest(front: str, body_line: int) -> bytes:
+    """What ``LoadedFile.front`` keeps of a front matter: enough to tell it from any other."""
+    return hashlib.blake2b(f"{body_line}\n{front}".encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def read_term_text(path: Path, shown: str, reuse: tuple[bytes, tuple] | None = None
+                   ) -> tuple[Term | None, list[Problem], tuple[str, ...], bytes]:
+    """``read_term_file``, and the front matter's digest (``front_digest``; b"" when
+    there is none). ``reuse``: as for ``load_term_file``."""
     slug = path.stem
     problems: list[Problem] = []
     if not SLUG_RE.match(slug):
         problems.append(Problem(shown, 1, f"file name {path.name!r} is not a valid slug: use lowercase letters, digits and single hyphens, e.g. 'output-tokens.md'"))
-        return None, problems, ()
+        return None, problems, (), b""
     try:
         # A regular file only, checked on the open file: a FIFO swapped in cannot hang the build.
         raw = read_regular(path, follow=True, owned=False, limit=MAX_FILE_BYTES)
     except ValueError as exc:  # over the limit
-        return None, [Problem(shown, 1, str(exc))], ()
+        return None, [Problem(shown, 1, str(exc))], (), b""
     except RefusedPath as exc:
-        return None, [Problem(shown, None, exc.reason)], ()
+        return None, [Problem(shown, None, exc.reason)], (), b""
     except OSError as exc:
-        return None, [Problem(shown, None, f"cannot read: {exc.strerror}")], ()
+        return None, [Problem(shown, None, f"cannot read: {exc.strerror}")], (), b""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        return None, [Problem(shown, line, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")], ()
+        return None, [Problem(shown, line, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")], (), b""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
-        return None, [Problem(shown, line, "contains a NUL character")], ()
+        return None, [Problem(shown, line, "contains a NUL character")], (), b""
     front, body, body_line, problem = split_front_matter(text, shown)
     if problem:
-        return None, [problem], ()
+        return None, [problem], (), b""
+    digest = front_digest(front, body_line)
+    if reuse is not None and reuse[0] == digest:
+        # The same front matter, at the same line, as when its record was made
+        # (which parsing it gave without a problem): the same fields, but the body.
+        # (Copies: the record stays what the last build used.)
+        fields_of = dict(zip(RECORD_FIELDS, copy.deepcopy(reuse[1])))
+        fields_of.update(slug=slug, body=body, path=shown, body_line=body_line, media={})
+        return Term(**fields_of), [], (), digest
     meta, problems = parse_front_matter(front, shown)
     if meta is None:
-        return None, problems, guess_names(front)
+        return None, problems, guess_names(front), digest
     term = Term(
         slug=slug,
         title=meta.get("title", ""),
@@ -373,7 +269,7 @@ def read_term_file(path: Path, shown: str) -> tuple[Term | None, list[Problem], 
         preview_image=meta.get("preview_image", ""),
         explainer_options=meta.get("explainer_options", {}),
     )
-    return term, problems, ()
+    return term, problems, (), digest
 
 
 _NAME_LINE_RE = re.compile(r"^(title|aliases)[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE)

@@ -75,8 +75,9 @@ def count_reads(monkeypatch) -> list[str]:
     from site_builder.load import content as content_module
 
     reads: list[str] = []
-    original = content_module.read_term_file
-    monkeypatch.setattr(content_module, "read_term_file", lambda path, shown: (reads.append(path.name), original(path, shown))[1])
+    original = content_module.read_term_text  # (what every read of a term file goes through)
+    monkeypatch.setattr(content_module, "read_term_text",
+                        lambda path, shown, reuse=None: (reads.append(path.name), original(path, shown, reuse))[1])
     return reads
 
 

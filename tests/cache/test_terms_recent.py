@@ -57,7 +57,7 @@ def test_an_edit_saves_the_recent_entries_and_the_next_build_reads_them(tmp_path
     _build(content, output)
     read = []
     real_load = loading.load_term_file
-    monkeypatch.setattr(loading, "load_term_file", lambda file, stamp: read.append(file.shown) or real_load(file, stamp))
+    monkeypatch.setattr(loading, "load_term_file", lambda file, stamp, *reuse: read.append(file.shown) or real_load(file, stamp, *reuse))
     _build(content, output)
     assert read == []
     clean = tmp_path / "clean" / "out"
