@@ -155,9 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         (args.output.absolute().parent / CACHE_FOLDER).exists()
     preloaded = None if cached else preload.start(args.content, getattr(args, "jobs", None))
     caller_froze = gc.get_freeze_count() > 0
+    froze = False
     early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
     try:
-        _import_markdown_without_pygments()
+        froze = _import_build()
         from .build import BuildOptions
 
         options = BuildOptions(
@@ -178,8 +179,8 @@ def main(argv: list[str] | None = None) -> int:
             from .explainers import base
 
             base.release(failed=True)  # a no-op once the build released them
-            if not caller_froze:
-                gc.unfreeze()  # _prepare_early froze what it imported: a library caller gets its collector back
+        if (early or froze) and not caller_froze:
+            gc.unfreeze()  # what was frozen here: a library caller gets its collector back
 
 
 def _prepare_early(content: Path, jobs: int | None) -> bool:
@@ -244,6 +245,30 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
     else:
         log(f"{verb} {report.terms} terms: no problems in {report.seconds:.2f} s")
     return 0
+
+
+def _import_build() -> bool:
+    """Import the build's modules (~70 ms) with the collector paused, then
+    freeze what they made: modules, classes and functions live until the
+    process ends and hold no garbage, but the ~30,000 containers they make
+    set off ~40 young collections meanwhile, each walking what the last
+    left, and every later full collection would walk them all again (~7 ms
+    of a one-body edit, docs/performance.md, "Start-up and imports (issue
+    40, ninth round)"). Frozen before the build forks its workers too, whose
+    collections then leave those pages unwritten (shared). True when frozen
+    here (``main`` unfreezes for a library caller)."""
+    if not gc.isenabled():  # a caller's choice: imported as it runs
+        _import_markdown_without_pygments()
+        from . import build  # noqa: F401
+        return False
+    gc.disable()
+    try:
+        _import_markdown_without_pygments()
+        from . import build  # noqa: F401
+    finally:
+        gc.enable()
+    gc.freeze()
+    return True
 
 
 def _import_markdown_without_pygments() -> None:
