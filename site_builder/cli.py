@@ -157,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     caller_froze = gc.get_freeze_count() > 0
     froze = False
     early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
+    checking = False
     try:
+        checking = cached and _check_early(args.output, args.jobs)
         froze = _import_build()
         from .build import BuildOptions
 
@@ -173,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         return run_build(options, log, verb="Checked" if args.command == "check" else "Built", preloaded=preloaded)
     finally:
+        if checking:
+            from .publish import ahead
+
+            ahead.stop()  # a no-op once the build ended it
         if preloaded is not None:
             preloaded.discard()  # a no-op once the build took its result
         if early:
@@ -206,6 +212,21 @@ def _prepare_early(content: Path, jobs: int | None) -> bool:
         base.prepare(names, jobs or default_jobs())
         gc.freeze()
     return True
+
+
+def _check_early(output: Path, jobs: int | None) -> bool:
+    """On a build with a cache, when a core is likely free: fork the trees'
+    checker now (``publish.ahead.start_early``), before the build's imports.
+    Forked by the build, it started after them (~70 ms) and, ~125 ms of
+    ``stat`` calls later on a 10,000-term site, ended after the build needed
+    its last answer; it now has that head start, and the build process does
+    not fork a large process (~4,000 pages copied on write). The build hands
+    it the look for pages changed by hand once it has read the page manifest
+    (``cache.pages.check_ahead``). True when forked."""
+    from .cache import pages as page_cache  # (light: the stages it wraps are imported when used)
+    from .publish import ahead
+
+    return page_cache._idle_core(jobs) and ahead.start_early(output)
 
 
 def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preload.Preload | None = None) -> int:
