@@ -157,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     caller_froze = gc.get_freeze_count() > 0
     froze = False
     early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
-    checking = False
     try:
-        checking = cached and _check_early(args.output, args.jobs)
+        if cached:
+            _check_early(args.output, args.jobs)
         froze = _import_build()
         from .build import BuildOptions
 
@@ -175,10 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         return run_build(options, log, verb="Checked" if args.command == "check" else "Built", preloaded=preloaded)
     finally:
-        if checking:
+        if cached:
             from .publish import ahead
 
-            ahead.stop()  # a no-op once the build ended it
+            ahead.stop()  # a no-op once the build ended it, or when none was forked
         if preloaded is not None:
             preloaded.discard()  # a no-op once the build took its result
         if early:
