@@ -30,6 +30,7 @@ build has read the page manifest) goes to it through a file in memory.
 
 from __future__ import annotations
 
+import functools
 import gc
 import marshal
 import os
@@ -103,7 +104,7 @@ class _Ahead:
             data = b""
             if extra is not None:
                 try:
-                    data = pickle.dumps(extra, pickle.HIGHEST_PROTOCOL)
+                    data = pickle.dumps(_packed(extra), pickle.HIGHEST_PROTOCOL)
                 except (pickle.PicklingError, TypeError, AttributeError):
                     data = b""
             os.pwrite(memory, data, 0)
@@ -130,6 +131,33 @@ class _Ahead:
                 os.waitpid(self.pid, 0)
             except ChildProcessError:
                 pass
+
+
+class _Marshalled:
+    """A large plain dict to pickle as marshal's bytes (``_packed``)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def __reduce__(self):
+        return marshal.loads, (self.data,)  # unpickled: the dict itself
+
+
+def _packed(extra: Callable[[], object]) -> Callable[[], object]:
+    """``extra`` to pickle: a ``functools.partial``'s large plain dicts (the page
+    manifest, 10,000 entries and more) as marshal's bytes, 1.2 ms instead of
+    pickle's 3.6 at 10,000; anything else as it is."""
+    if not isinstance(extra, functools.partial):
+        return extra
+    args = []
+    for value in extra.args:
+        if type(value) is dict and len(value) >= 1000:
+            try:
+                value = _Marshalled(marshal.dumps(value))
+            except ValueError:  # a value marshal cannot write: pickled as usual
+                pass
+        args.append(value)
+    return functools.partial(extra.func, *args, **extra.keywords)
 
 
 def start(output: Path, extra: Callable[[], object] | None = None) -> bool:

@@ -171,3 +171,19 @@ def test_no_child_is_forked_early_on_busy_cores_or_without_a_cache(site, monkeyp
     assert forked == []
     monkeypatch.undo()
     site.check("no child forked early")
+
+
+def test_the_manifest_is_handed_over_as_it_is():
+    """A large plain dict crosses as marshal's bytes (``ahead._packed``): the same
+    entries in the same order; anything marshal cannot write is pickled as usual."""
+    import functools
+    import pickle
+
+    manifest = {f"term-{n:05}/index.html": (f"key{n}", n, n * 10**9) for n in range(3000, 0, -1)}
+    look = functools.partial(sorted, manifest, key=len)
+    packed = ahead._packed(look)
+    assert isinstance(packed.args[0], ahead._Marshalled)
+    handed = pickle.loads(pickle.dumps(packed, pickle.HIGHEST_PROTOCOL))
+    assert list(handed.args[0].items()) == list(manifest.items()) and handed.keywords == {"key": len}
+    odd = {n: object() for n in range(2000)}  # not marshallable
+    assert ahead._packed(functools.partial(len, odd)).args[0] is odd
