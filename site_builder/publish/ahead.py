@@ -54,8 +54,7 @@ UNKNOWN = object()
 """An answer the child did not give, or not for this record and tree: check in process."""
 
 _SIGNATURE, _SPARE, _EXTRA, _LIVE = range(4)
-"""The child's answers, in the order it sends them (the order the build asks):
-first the signature of the record it checks against (None: nothing checked)."""
+"""The child's answers in its order (the build's): first the record's signature (None: nothing checked)."""
 
 _running: "_Ahead | None" = None
 
@@ -63,8 +62,7 @@ _running: "_Ahead | None" = None
 class _Ahead:
     def __init__(self, output: Path, pid: int, reader: int, handing: tuple[int, int] | None = None):
         self.output, self.pid, self.reader = output, pid, reader
-        self.handing = handing
-        """(file in memory, pipe) the look goes through to a child forked early, until handed."""
+        self.handing = handing  # (file in memory, pipe) for the look of a child forked early, until handed
         self.answers: list = []
         self._sides: tuple[_Side | None, _Side | None] | None = None
 
@@ -101,12 +99,10 @@ class _Ahead:
         memory, pipe = self.handing
         self.handing = None
         try:
-            data = b""
-            if extra is not None:
-                try:
-                    data = pickle.dumps(_packed(extra), pickle.HIGHEST_PROTOCOL)
-                except (pickle.PicklingError, TypeError, AttributeError):
-                    data = b""
+            try:
+                data = pickle.dumps(_packed(extra), pickle.HIGHEST_PROTOCOL) if extra is not None else b""
+            except (pickle.PicklingError, TypeError, AttributeError):
+                data = b""
             os.pwrite(memory, data, 0)
             _send(pipe, len(data))
         except OSError:
@@ -149,15 +145,16 @@ def _packed(extra: Callable[[], object]) -> Callable[[], object]:
     pickle's 3.6 at 10,000; anything else as it is."""
     if not isinstance(extra, functools.partial):
         return extra
-    args = []
-    for value in extra.args:
-        if type(value) is dict and len(value) >= 1000:
-            try:
-                value = _Marshalled(marshal.dumps(value))
-            except ValueError:  # a value marshal cannot write: pickled as usual
-                pass
-        args.append(value)
-    return functools.partial(extra.func, *args, **extra.keywords)
+    return functools.partial(extra.func, *map(_marshalled, extra.args), **extra.keywords)
+
+
+def _marshalled(value: object) -> object:
+    if type(value) is dict and len(value) >= 1000:
+        try:
+            return _Marshalled(marshal.dumps(value))
+        except ValueError:  # a value marshal cannot write: pickled as usual
+            pass
+    return value
 
 
 def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
@@ -219,17 +216,12 @@ def start_early(output: Path) -> bool:
         opened += os.pipe()
         opened += os.pipe()
         opened.append(os.memfd_create("site_builder-ahead", os.MFD_CLOEXEC))
-    except OSError:
-        for descriptor in opened:
-            os.close(descriptor)
-        return False
-    reader, writer, look_reader, look_writer, memory = opened
-    try:
         pid = parallel.fork()
     except OSError:
         for descriptor in opened:
             os.close(descriptor)
         return False
+    reader, writer, look_reader, look_writer, memory = opened
     if pid == 0:  # pragma: no cover - runs in the child; its answers are tested
         os.close(reader)
         os.close(look_writer)
