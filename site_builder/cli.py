@@ -220,7 +220,7 @@ def _check_early(output: Path, jobs: int | None) -> bool:
     Forked by the build, it started after them (~70 ms) and, ~125 ms of
     ``stat`` calls later on a 10,000-term site, ended after the build needed
     its last answer; it now has that head start, and the build process does
-    not fork a large process (~4,000 pages copied on write). The build hands
+    not fork a large process (2,500-6,500 pages fewer copied on write). The build hands
     it the look for pages changed by hand once it has read the page manifest
     (``cache.pages.check_ahead``). True when forked."""
     from .cache import pages as page_cache  # (light: the stages it wraps are imported when used)
@@ -271,25 +271,23 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
 def _import_build() -> bool:
     """Import the build's modules (~70 ms) with the collector paused, then
     freeze what they made: modules, classes and functions live until the
-    process ends and hold no garbage, but the ~30,000 containers they make
-    set off ~40 young collections meanwhile, each walking what the last
-    left, and every later full collection would walk them all again (~7 ms
-    of a one-body edit, docs/performance.md, "Start-up and imports (issue
-    40, ninth round)"). Frozen before the build forks its workers too, whose
-    collections then leave those pages unwritten (shared). True when frozen
-    here (``main`` unfreezes for a library caller)."""
-    if not gc.isenabled():  # a caller's choice: imported as it runs
-        _import_markdown_without_pygments()
-        from . import build  # noqa: F401
-        return False
+    process ends and hold no garbage, but the ~30,000 containers they make set
+    off ~40 young collections meanwhile, and every later full collection would
+    walk them all again (4-5 ms of a one-body edit: docs/performance.md,
+    "Start-up and imports (issue 40, ninth round)"). Frozen before the build
+    forks its workers too. True when frozen here (``main`` unfreezes for a
+    library caller); a caller that paused the collector keeps it as it is."""
+    paused = gc.isenabled()
     gc.disable()
     try:
         _import_markdown_without_pygments()
         from . import build  # noqa: F401
     finally:
-        gc.enable()
-    gc.freeze()
-    return True
+        if paused:
+            gc.enable()
+    if paused:
+        gc.freeze()
+    return paused
 
 
 def _import_markdown_without_pygments() -> None:
