@@ -200,11 +200,9 @@ def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
 
 
 def start_early(output: Path) -> bool:
-    """``start``, forked by the command line before its imports (a build with a
-    cache, a core free: ``cli._check_early``): the child reads the tree record
-    itself, checks the spare, then waits for the look ``start`` hands it. While
-    it runs, ``early(output)``; ``stop`` ends it (the command line's clean-up too).
-    False when it could not fork."""
+    """``start``, forked by the command line before its imports (``cli._check_early``):
+    the child reads the tree record itself, checks the spare, then waits for the look
+    ``start`` hands it; ``early(output)`` meanwhile. False when not forked."""
     global _running
     stop()
     if not hasattr(os, "fork") or not hasattr(os, "memfd_create"):  # pragma: no cover - not Linux
@@ -212,6 +210,8 @@ def start_early(output: Path) -> bool:
     output = output.absolute()
     opened: list[int] = []
     try:
+        if os.stat(records._trees_path(output)).st_size < AHEAD_FROM * 16:
+            return False  # under ~16 bytes a path: a small site (the build's own start decides)
         now = _clock(output)
         opened += os.pipe()
         opened += os.pipe()

@@ -187,3 +187,13 @@ def test_the_manifest_is_handed_over_as_it_is():
     assert list(handed.args[0].items()) == list(manifest.items()) and handed.keywords == {"key": len}
     odd = {n: object() for n in range(2000)}  # not marshallable
     assert ahead._packed(functools.partial(len, odd)).args[0] is odd
+
+
+def test_no_child_is_forked_early_for_a_small_site(site, monkeypatch):
+    """A tree record too small to list ``AHEAD_FROM`` paths (~16 bytes each at the
+    least): no child forked early; the build's own start decides, as before."""
+    monkeypatch.setattr(ahead, "AHEAD_FROM", 10**6)
+    assert ahead.start_early(site.output) is False and ahead._running is None
+    monkeypatch.setattr(ahead, "AHEAD_FROM", 0)
+    (site.output.parent / ".out.tree-record").unlink()  # no record: nothing to check
+    assert ahead.start_early(site.output) is False and ahead._running is None
