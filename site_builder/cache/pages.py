@@ -8,17 +8,19 @@ stage (``render.pages``) is handed only the pages left to render.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
-from ..explainers.base import ExplainerBuild
-from ..load.content import Term
-from ..markup.render import RenderedBody
-from ..render import pages
 from ..publish import ahead
-from ..render.pages import PageRenderer
 from . import store as cache
+
+if TYPE_CHECKING:  # (light to import: the command line does, before the build's imports, for check_ahead)
+    from ..explainers.base import ExplainerBuild
+    from ..load.content import Term
+    from ..markup.render import RenderedBody
+    from ..render.pages import PageRenderer
 
 
 def write_pages(
@@ -50,6 +52,8 @@ def write_pages(
     first, while the workers start.
     ``keyed=False`` (no cache to remember them in): no keys, nothing reused.
     """
+    from ..render import pages  # (here: see the imports)
+
     shared = shared_page_key(renderer) if keyed else ""
     card = card_digests(renderer)
     keys: dict[str, str] = {}
@@ -183,11 +187,11 @@ def check_ahead(output, store: cache.BuildCache, jobs: int | None = None) -> boo
     (``--jobs``; None: one per core); with one, it has no core to give the child."""
     global _ahead_manifest
     _ahead_manifest = None
-    if not _idle_core(jobs):
+    if not ahead.early(output) and not _idle_core(jobs):  # (forked early: by the command line, cli._check_early)
         return False
     manifest = store.table("pages")
     _ahead_manifest = manifest
-    return ahead.start(output, (lambda: changed_by_hand(output, manifest, set())) if manifest else None)
+    return ahead.start(output, functools.partial(changed_by_hand, output, manifest, set()) if manifest else None)
 
 
 def _idle_core(jobs: int | None = None) -> bool:

@@ -16,13 +16,12 @@ Sphinx's ``guide/setup.html``. ``--site-url`` gives or overrides the address.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
-
-import yaml
 
 from ..errors import Problem, display_path
 from ..files import RefusedPath, read_regular
@@ -50,11 +49,18 @@ class SiteLayout:
     mkdocs: bool
 
 
-class _AnyTagLoader(yaml.SafeLoader):
-    """mkdocs.yml may hold ``!!python/name:`` and ``!ENV`` tags: read as plain values, never run."""
+@functools.cache
+def _any_tag_loader() -> type:
+    """The safe loader, every tag read as a plain value: mkdocs.yml may hold
+    ``!!python/name:`` and ``!ENV`` tags, never run. Made when first needed:
+    every build imports this module, only ``check --links-in`` reads YAML here."""
+    import yaml
 
+    class AnyTagLoader(yaml.SafeLoader):
+        pass
 
-_AnyTagLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+    AnyTagLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+    return AnyTagLoader
 
 
 def site_layout(docs: Path, site_url: str | None) -> SiteLayout | str:
@@ -65,8 +71,10 @@ def site_layout(docs: Path, site_url: str | None) -> SiteLayout | str:
     for name in ("mkdocs.yml", "mkdocs.yaml"):
         candidate = folder.parent / name
         if candidate.is_file():
+            import yaml  # (PyYAML: see _any_tag_loader)
+
             try:
-                loaded = yaml.load(candidate.read_text(encoding="utf-8"), Loader=_AnyTagLoader) or {}
+                loaded = yaml.load(candidate.read_text(encoding="utf-8"), Loader=_any_tag_loader()) or {}
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
                 return f"{display_path(candidate)}: cannot read: {exc}"
             if isinstance(loaded, dict) and (folder.parent / str(loaded.get("docs_dir") or "docs")).resolve() == folder.resolve():

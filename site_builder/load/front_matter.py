@@ -2,7 +2,8 @@
 
 Problems are collected, never raised, each at the line of its key, so one run
 reports them all. Front matter is read by PyYAML's safe loader (its C loader
-where libyaml is there).
+where libyaml is there), imported when a front matter is first parsed
+(``front_yaml``).
 """
 
 from __future__ import annotations
@@ -10,52 +11,9 @@ from __future__ import annotations
 import re
 import sys
 
-import yaml
-
 from ..errors import Problem
 from .schema import INVALID, NAME, NAME_LIMIT, NAME_LIST, SLUG_LIST, STRING, TEXT, TEXT_LIMIT, Field, Kind, Schema, check
 from .schema import CONTROL_RE, control_character  # noqa: F401 - their home was here
-
-try:  # the C loader is ~10x faster; fall back where libyaml is missing
-    _Loader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
-
-_STR_TAG = yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG
-_IMPLICIT_STARTS = frozenset(_Loader.yaml_implicit_resolvers)
-"""First characters of the plain scalars an implicit resolver may tag otherwise than as
-text (a number, a bool, a null, a date); ``None`` among them: one for every scalar."""
-_EVERY_SCALAR = None in _IMPLICIT_STARTS
-_SCALAR, _SEQUENCE, _MAPPING = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
-
-
-class _FrontMatterLoader(_Loader):
-    """The safe loader, told a scalar is text at once when it is quoted or its first
-    character starts no implicit resolver, and a plain scalar's tag remembered
-    (keys and slugs recur from file to file): libyaml asks ``resolve`` for every
-    node, and PyYAML's answers after building and walking a list of resolvers.
-    Without path resolvers its answer for a scalar depends on the value alone."""
-
-    def resolve(self, kind, value, implicit):
-        if self.yaml_path_resolvers:
-            return super().resolve(kind, value, implicit)
-        if kind is not _SCALAR:
-            # PyYAML's answer for a list or mapping without path resolvers, without its call
-            return _SEQ_TAG if kind is _SEQUENCE else _MAP_TAG if kind is _MAPPING else super().resolve(kind, value, implicit)
-        if not implicit[0] or (value and value[0] not in _IMPLICIT_STARTS and not _EVERY_SCALAR):
-            return _STR_TAG
-        tag = _RESOLVED.get(value)
-        if tag is None:
-            tag = super().resolve(kind, value, implicit)
-            if len(_RESOLVED) >= 4096:  # bounded: a long run of distinct values starts it afresh
-                _RESOLVED.clear()
-            _RESOLVED[value] = tag
-        return tag
-
-
-_RESOLVED: dict[str, str] = {}
-"""Plain scalar -> the tag PyYAML's resolver gives it (``_FrontMatterLoader.resolve``)."""
-
 
 class ExplainerUse(Kind):
     """``explainer: <name>``, or a mapping of its name and its options
@@ -125,17 +83,19 @@ def split_front_matter(text: str, shown: str) -> tuple[str, str, int, Problem | 
 
 def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Problem]]:
     """Parse and check the YAML front matter (its first line is line 2 of the file)."""
+    from . import front_yaml  # PyYAML (~7 ms to import): not in a process that parses no front matter
+
     lines = _key_lines(front)
     repeated: list[tuple[str, int, int]] = []
     try:
         data: object = {}
         if front.strip():  # PyYAML also tells every spelling of a key apart, for the repeats
-            data, lines, repeated = _load_yaml(front, lines)
+            data, lines, repeated = front_yaml.load_yaml(front, lines)
     except (ValueError, OverflowError) as exc:  # e.g. an integer past Python's limit on digits
         line, limit = _long_number_line(front)
         reason = f"a number of more than {limit:,} digits" if limit and "digits" in str(exc) else str(exc)
         return None, [Problem(shown, line, f"malformed YAML front matter: {reason}")]
-    except yaml.YAMLError as exc:
+    except front_yaml.yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # A mark past the last line means "ran off the end": blame the last line.
         last = max(0, front.count("\n"))
@@ -160,71 +120,6 @@ def parse_front_matter(front: str, shown: str) -> tuple[dict | None, list[Proble
         meta["explainer"] = meta["explainer"]["name"]
     meta["__lines__"] = lines
     return meta, problems
-
-
-def _load_yaml(front: str, lines: dict[str, int]) -> tuple[object, dict[str, int], list[tuple[str, int, int]]]:
-    """(data, key -> line, repeated keys) read by PyYAML's safe loader. Repeats are
-    found on the nodes, so every spelling of a key counts (``title:``,
-    ``"title":``, ``? title``, ``{title: ..., title: ...}``): PyYAML itself keeps
-    the last one silently."""
-    loader = _FrontMatterLoader(front)
-    try:
-        node = loader.get_single_node()
-        found: dict[str, int] = {}
-        repeated: list[tuple[str, int, int]] = []
-        if isinstance(node, yaml.MappingNode):
-            for key, _value in node.value:
-                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
-                    continue
-                name, line = str(key.value), key.start_mark.line + 2
-                if name in found:
-                    repeated.append((name, found[name], line))
-                else:
-                    found[name] = line
-                if name == "explainer" and isinstance(_value, yaml.MappingNode):  # its options' lines
-                    for option, _ in _value.value:
-                        if isinstance(option, yaml.ScalarNode):
-                            found.setdefault(f"explainer.{option.value}", option.start_mark.line + 2)
-        data = _plain_data(node) if node is not None else None
-        if data is _NOT_PLAIN:
-            data = loader.construct_document(node)
-    finally:
-        loader.dispose()
-    return data, {**found, **lines}, repeated
-
-
-_SEQ_TAG, _MAP_TAG = yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
-_NOT_PLAIN = object()
-
-
-def _plain_data(node: yaml.Node, depth: int = 0, seen: set[int] | None = None) -> object:
-    """What PyYAML's safe constructor builds from ``node``, built here straight from
-    the nodes when the document is plain: text (tagged ``str``), lists and mappings
-    with text keys, three levels deep at most, no list or mapping used twice (an
-    alias); ``_NOT_PLAIN`` for anything else (a number, a null, a tag, a merge key),
-    which the constructor then builds. The constructor calls a dozen Python
-    functions per value (~40% of loading a term); front matter is almost always
-    plain, and a plain document gives the same values either way."""
-    kind = type(node)
-    if kind is yaml.ScalarNode:
-        return node.value if node.tag == _STR_TAG else _NOT_PLAIN
-    seen = set() if seen is None else seen
-    if depth > 2 or id(node) in seen:  # (a shared node is one object there, built once: left to it)
-        return _NOT_PLAIN
-    seen.add(id(node))
-    if kind is yaml.SequenceNode and node.tag == _SEQ_TAG:
-        items = [_plain_data(item, depth + 1, seen) for item in node.value]
-        return _NOT_PLAIN if _NOT_PLAIN in items else items
-    if kind is not yaml.MappingNode or node.tag != _MAP_TAG:
-        return _NOT_PLAIN
-    data = {}
-    for key, value in node.value:
-        if type(key) is not yaml.ScalarNode or key.tag != _STR_TAG:
-            return _NOT_PLAIN
-        data[key.value] = value = _plain_data(value, depth + 1, seen)
-        if value is _NOT_PLAIN:
-            return _NOT_PLAIN
-    return data
 
 
 def _long_number_line(front: str) -> tuple[int, int]:

@@ -226,7 +226,7 @@ def start(content: Path, cores: int | None = None) -> Preload | None:
     # Imported here, once, before forking: each loader inherits it instead of
     # importing it again (PyYAML and this package's load modules: ~30 ms a
     # loader, ~70 ms where bytecode is not written); the build needs it next.
-    from . import content as _loading  # noqa: F401
+    from . import content as _loading, front_yaml as _parsing  # noqa: F401
     started_ns = time.time_ns()
     loaders: list[tuple[int, int, int]] = []
     chunks, queue = 0, None

@@ -16,6 +16,7 @@ source); code (``<pre>``, ``<code>``) is left out unless ``site.toml`` says
 from __future__ import annotations
 
 import collections
+import functools
 import html
 import re
 from itertools import repeat
@@ -36,10 +37,14 @@ _count_elements = getattr(collections, "_count_elements", count_into)
 of ``collections``, so its public equivalent where it is missing."""
 
 
-MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-"""Combining marks dropped after NFKD (accents): "café" finds "cafe". The same
-ranges as search.js (not Unicode's whole M category, which the two sides'
-Unicode versions may draw differently)."""
+@functools.cache
+def _marks() -> re.Pattern:
+    """Combining marks dropped after NFKD (accents): "café" finds "cafe". The same
+    ranges as search.js (not Unicode's whole M category, which the two sides'
+    Unicode versions may draw differently). Compiled when non-ASCII text first
+    needs it (as ``_ideographs``)."""
+    return re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
 
 WORD = re.compile(r"[^\W_]+")
 """A run of letters and digits (search.js: ``[\\p{L}\\p{N}]+``)."""
@@ -51,8 +56,12 @@ _ASCII_WORDS = bytes(c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 or 48 <= c
 """ASCII bytes lowered, anything but a letter or digit a space: ``split()`` then gives
 ``ASCII_WORD``'s runs of the lowered text, at C speed with no regex (~25 % less)."""
 
-IDEOGRAPHS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-"""Kana and Han: written without spaces, so each character is a word of its own."""
+@functools.cache
+def _ideographs() -> re.Pattern:
+    """Kana and Han: written without spaces, so each character is a word of its own.
+    Compiled when non-ASCII text first needs it: ~1.4 ms (its ranges make a large
+    character map), for nothing in a process that indexes only ASCII."""
+    return re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 MAX_WORD = 40
 """Longer runs (hashes, base64) are not words anyone types: not indexed."""
@@ -97,7 +106,7 @@ def fold(text: str) -> str:
     if text.isascii():
         return text.lower()
     import unicodedata
-    return MARKS.sub("", unicodedata.normalize("NFKD", text).lower())
+    return _marks().sub("", unicodedata.normalize("NFKD", text).lower())
 
 
 def words(text: str) -> list[str]:
@@ -107,7 +116,7 @@ def words(text: str) -> list[str]:
     else:
         folded = fold(text)
         found = WORD.findall(folded)
-        if IDEOGRAPHS.search(folded):  # else no word has a piece to split off: one call per word saved
+        if _ideographs().search(folded):  # else no word has a piece to split off: one call per word saved
             found = [piece for word in found for piece in _split_ideographs(word)]
     if found and max(map(len, found)) > MAX_WORD:
         found = [word for word in found if len(word) <= MAX_WORD]
@@ -115,9 +124,9 @@ def words(text: str) -> list[str]:
 
 
 def _split_ideographs(word: str) -> Iterable[str]:
-    if not IDEOGRAPHS.search(word):
+    if not _ideographs().search(word):
         return (word,)
-    return [piece for piece in re.split(f"({IDEOGRAPHS.pattern})", word) if piece]
+    return [piece for piece in re.split(f"({_ideographs().pattern})", word) if piece]
 
 
 class Stemmer:
@@ -136,7 +145,7 @@ class Stemmer:
         stem = self.stems.get(word)
         if stem is None:
             stem = word
-            if self.name and len(word) > 2 and word.isalpha() and not IDEOGRAPHS.search(word):
+            if self.name and len(word) > 2 and word.isalpha() and (word.isascii() or not _ideographs().search(word)):
                 if self._stem is None:
                     self._stem = snowball(self.name).stemWord
                 stem = fold(self._stem(word)) or word

@@ -4,7 +4,8 @@ import random
 
 import yaml
 
-from site_builder.load.front_matter import _NOT_PLAIN, _FrontMatterLoader, _key_lines, _load_yaml, _plain_data
+from site_builder.load.front_matter import _key_lines
+from site_builder.load.front_yaml import _NOT_PLAIN, _FrontMatterLoader, _plain_data, load_yaml as _load_yaml
 
 DOCUMENTS = [
     "title: a\nsummary: b\ntitle: c",
@@ -123,15 +124,34 @@ def test_lists_and_mappings_are_tagged_without_pyyamls_resolver(monkeypatch):
     than as text, once per value."""
     import yaml
 
-    from site_builder.load import front_matter
+    from site_builder.load import front_matter, front_yaml
 
     asked = []
     real = yaml.resolver.BaseResolver.resolve
     monkeypatch.setattr(yaml.resolver.BaseResolver, "resolve",
                         lambda self, kind, value, implicit: asked.append((kind.__name__, value)) or real(self, kind, value, implicit))
-    monkeypatch.setattr(front_matter, "_RESOLVED", {})
+    monkeypatch.setattr(front_yaml, "_RESOLVED", {})
     meta, problems = front_matter.parse_front_matter(
         "title: A\nsummary: S.\nrelated: [term-0001, term-0001]\nexplainer: {name: x, start: 3, on: yes}\n", "a.md")
     # (a first character that may start a bool, null or number: t, n, digits, o, y; "term-0001" once)
     assert asked == [("ScalarNode", v) for v in ("title", "term-0001", "name", "3", "on", "yes")]
     assert meta["explainer_options"] == {"start": 3, "True": True}
+
+
+def test_pyyaml_is_imported_only_to_parse_a_front_matter():
+    """The build's modules import no PyYAML (~7 ms): a process whose terms all come
+    from the cache or the loaders (or an edit that parses no front matter) never
+    needs it; the first front matter parsed imports it."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "import site_builder.build, site_builder.cli, site_builder.integrations.usage\n"
+        "assert 'yaml' not in sys.modules, 'imported with the build'\n"
+        "from site_builder.load.front_matter import parse_front_matter\n"
+        "meta, problems = parse_front_matter('title: A\\nsummary: S.\\n', 'a.md')\n"
+        "assert meta['title'] == 'A' and not problems and 'yaml' in sys.modules\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr

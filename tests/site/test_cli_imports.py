@@ -1,0 +1,48 @@
+"""The command line imports the build's modules with the collector paused and
+freezes them (``cli._import_build``); a library caller of ``cli.main`` gets its
+collector back as it was."""
+
+import gc
+import os
+import subprocess
+import sys
+
+from site_builder import cli
+
+from helpers import REPO, term, write_tree
+
+_CODE = r"""
+import gc
+collections = []
+gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info["generation"]))
+from site_builder import cli
+collections.clear()
+frozen = gc.get_freeze_count()
+assert cli._import_build() is True
+assert collections == [], collections  # none while the build's modules were imported
+assert gc.isenabled() and gc.get_freeze_count() > frozen + 10000
+"""
+
+
+def test_the_build_modules_are_imported_with_the_collector_paused():
+    result = subprocess.run([sys.executable, "-c", _CODE], capture_output=True, text=True, cwd=REPO,
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_library_caller_gets_its_collector_back(tmp_path):
+    content = write_tree(tmp_path / "content", {
+        "site.toml": 'title = "T"\npreviews = false\n',
+        "terms/alpha.md": term("Alpha", "First.", "Alpha prose.\n"),
+    })
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    try:
+        for _ in range(2):  # a first build, then one with a cache
+            assert cli.main(["build", "--content", str(content), "--output", str(tmp_path / "out"), "--quiet"]) == 0
+            assert gc.get_freeze_count() == 0 and gc.isenabled()
+        gc.disable()  # a caller's own pause is kept
+        assert cli.main(["build", "--content", str(content), "--output", str(tmp_path / "out"), "--quiet"]) == 0
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
+        gc.unfreeze()
