@@ -155,12 +155,12 @@ def main(argv: list[str] | None = None) -> int:
         (args.output.absolute().parent / CACHE_FOLDER).exists()
     preloaded = None if cached else preload.start(args.content, getattr(args, "jobs", None))
     caller_froze = gc.get_freeze_count() > 0
-    froze = False
-    early = args.command == "build" and not cached and _prepare_early(args.content, getattr(args, "jobs", None))
+    early = args.command == "build" and not cached  # released below whatever happens (a no-op if none was)
     try:
+        early = early and _prepare_early(args.content, getattr(args, "jobs", None))
         if cached:
             _check_early(args.output, args.jobs)
-        froze = _import_build()
+        _import_build(freeze=not caller_froze)
         from .build import BuildOptions
 
         options = BuildOptions(
@@ -185,8 +185,8 @@ def main(argv: list[str] | None = None) -> int:
             from .explainers import base
 
             base.release(failed=True)  # a no-op once the build released them
-        if (early or froze) and not caller_froze:
-            gc.unfreeze()  # what was frozen here: a library caller gets its collector back
+        if not caller_froze:
+            gc.unfreeze()  # what was frozen here (if anything): a library caller gets its collector back
 
 
 def _prepare_early(content: Path, jobs: int | None) -> bool:
@@ -268,15 +268,16 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
     return 0
 
 
-def _import_build() -> bool:
+def _import_build(freeze: bool = True) -> None:
     """Import the build's modules (~70 ms) with the collector paused, then
-    freeze what they made: modules, classes and functions live until the
-    process ends and hold no garbage, but the ~30,000 containers they make set
-    off ~40 young collections meanwhile, and every later full collection would
-    walk them all again (4-5 ms of a one-body edit: docs/performance.md,
-    "Start-up and imports (issue 40, ninth round)"). Frozen before the build
-    forks its workers too. True when frozen here (``main`` unfreezes for a
-    library caller); a caller that paused the collector keeps it as it is."""
+    freeze what they made (``freeze``; not for a caller that froze objects of
+    its own: ``main`` could not tell them apart to unfreeze): modules, classes
+    and functions live until the process ends and hold no garbage, but the
+    ~30,000 containers they make set off ~40 young collections meanwhile, and
+    every later full collection would walk them all again (4-5 ms of a
+    one-body edit: docs/performance.md, "Start-up and imports (issue 40,
+    ninth round)"). Frozen before the build forks its workers too. A caller
+    that paused the collector keeps it as it is."""
     paused = gc.isenabled()
     gc.disable()
     try:
@@ -285,9 +286,8 @@ def _import_build() -> bool:
     finally:
         if paused:
             gc.enable()
-    if paused:
+    if paused and freeze:
         gc.freeze()
-    return paused
 
 
 def _import_markdown_without_pygments() -> None:

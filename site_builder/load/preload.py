@@ -336,7 +336,7 @@ def _encoded(loaded: list) -> bytes:
             rows.append((entry.path, entry.line, entry.message, entry.severity))
         else:
             rows.append((entry.shown, entry.stamp, entry.term.to_record() if entry.term is not None else None,
-                         tuple((p.path, p.line, p.message, p.severity) for p in entry.problems), entry.names))
+                         tuple((p.path, p.line, p.message, p.severity) for p in entry.problems), entry.names, entry.front))
     try:
         return _MARSHAL + marshal.dumps(rows)
     except ValueError:  # a value marshal cannot hold (none that front matter gives today)
@@ -344,7 +344,7 @@ def _encoded(loaded: list) -> bytes:
 
 
 def _decoded(payload: bytes) -> list:
-    """The load ``_encoded`` sent (a problem's row has 4 values, a file's 5)."""
+    """The load ``_encoded`` sent (a problem's row has 4 values, a file's 6)."""
     from .content import LoadedFile, Term  # imported by then: the build needs it
 
     if payload[:1] == _PICKLE:
@@ -353,7 +353,7 @@ def _decoded(payload: bytes) -> list:
         raise ValueError("not a loader's payload")
     return [Problem(*row) if len(row) == 4 else
             LoadedFile(row[0], row[1], Term.from_record(row[2]) if row[2] is not None else None,
-                       tuple(Problem(*p) for p in row[3]), row[4])
+                       tuple(Problem(*p) for p in row[3]), row[4], row[5])
             for row in marshal.loads(memoryview(payload)[1:])]
 
 

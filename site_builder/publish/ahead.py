@@ -112,21 +112,12 @@ class _Ahead:
             os.close(pipe)
 
     def stop(self) -> None:
-        if self.handing is not None:
-            for descriptor in self.handing:
+        with parallel.ctrl_c_held():  # a Ctrl-C meanwhile: raised once all is closed and the child reaped
+            handing, reader, self.handing, self.reader = self.handing, self.reader, None, None
+            for descriptor in (*(handing or ()), *(() if reader is None else (reader,))):
                 os.close(descriptor)
-            self.handing = None
-        if self.reader is not None:
-            os.close(self.reader)
-            self.reader = None
-            try:
-                os.kill(self.pid, signal.SIGKILL)  # done, or not needed any more: it holds nothing
-            except ProcessLookupError:
-                pass
-            try:
-                os.waitpid(self.pid, 0)
-            except ChildProcessError:
-                pass
+            if reader is not None:
+                parallel.end(self.pid)  # done, or not needed any more: it holds nothing
 
 
 class _Marshalled:
@@ -185,17 +176,20 @@ def start(output: Path, extra: Callable[[], object] | None = None) -> bool:
         reader, writer = os.pipe()
     except OSError:
         return False
-    try:
-        pid = parallel.fork()
-    except OSError:
-        os.close(reader)
+    with parallel.ctrl_c_held():  # a Ctrl-C: raised once the child is recorded (``stop`` ends it)
+        try:
+            pid = parallel.fork()
+        except BaseException as error:
+            os.close(reader)
+            os.close(writer)
+            if isinstance(error, OSError):
+                return False
+            raise
+        if pid == 0:  # pragma: no cover - runs in the child; its answers are tested
+            os.close(reader)
+            _check(output, sides, extra, writer, now)
         os.close(writer)
-        return False
-    if pid == 0:  # pragma: no cover - runs in the child; its answers are tested
-        os.close(reader)
-        _check(output, sides, extra, writer, now)
-    os.close(writer)
-    _running = _Ahead(output, pid, reader)
+        _running = _Ahead(output, pid, reader)
     return True
 
 
@@ -209,26 +203,29 @@ def start_early(output: Path) -> bool:
         return False
     output = output.absolute()
     opened: list[int] = []
-    try:
-        if os.stat(records._trees_path(output)).st_size < AHEAD_FROM * 16:
-            return False  # under ~16 bytes a path: a small site (the build's own start decides)
-        now = _clock(output)
-        opened += os.pipe()
-        opened += os.pipe()
-        opened.append(os.memfd_create("site_builder-ahead", os.MFD_CLOEXEC))
-        pid = parallel.fork()
-    except OSError:
-        for descriptor in opened:
-            os.close(descriptor)
-        return False
-    reader, writer, look_reader, look_writer, memory = opened
-    if pid == 0:  # pragma: no cover - runs in the child; its answers are tested
-        os.close(reader)
-        os.close(look_writer)
-        _check(output, None, None, writer, now, (memory, look_reader))
-    os.close(writer)
-    os.close(look_reader)
-    _running = _Ahead(output, pid, reader, (memory, look_writer))
+    with parallel.ctrl_c_held():  # a Ctrl-C: raised once the child is recorded (``stop`` ends it), or all closed
+        try:
+            if os.stat(records._trees_path(output)).st_size < AHEAD_FROM * 16:
+                return False  # under ~16 bytes a path: a small site (the build's own start decides)
+            now = _clock(output)
+            opened += os.pipe()
+            opened += os.pipe()
+            opened.append(os.memfd_create("site_builder-ahead", os.MFD_CLOEXEC))
+            pid = parallel.fork()
+        except BaseException as error:
+            for descriptor in opened:
+                os.close(descriptor)
+            if isinstance(error, OSError):
+                return False
+            raise
+        reader, writer, look_reader, look_writer, memory = opened
+        if pid == 0:  # pragma: no cover - runs in the child; its answers are tested
+            os.close(reader)
+            os.close(look_writer)
+            _check(output, None, None, writer, now, (memory, look_reader))
+        os.close(writer)
+        os.close(look_reader)
+        _running = _Ahead(output, pid, reader, (memory, look_writer))
     return True
 
 

@@ -231,6 +231,11 @@ def test_a_loaders_payload_is_plain_values_read_back_whole(mixed_content: Path):
     payload = preload._encoded(loaded)
     assert payload[:1] == preload._MARSHAL
     assert preload._decoded(payload) == loaded
+    # The front matter's digest too (not compared by ==): a loaded file's first
+    # body edit then takes its fields from its record instead of parsing YAML.
+    assert [getattr(entry, "front", None) for entry in preload._decoded(payload)] == \
+        [getattr(entry, "front", None) for entry in loaded]
+    assert sum(1 for entry in loaded if getattr(entry, "front", b"")) >= 12
     odd = [entry for entry in loaded if isinstance(entry, content.LoadedFile) and entry.term is not None][0]
     odd.term.explainer_options = {"since": datetime.date(2024, 1, 2)}
     payload = preload._encoded(loaded)
@@ -424,3 +429,33 @@ def test_a_ctrl_c_held_across_a_loaders_fork_leaves_no_loader_and_no_descriptor(
     assert result.stdout.splitlines() == ["interrupted", f"forks {at}", "no child left", "descriptors left []"], \
         result.stdout + result.stderr
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr, result.stderr
+
+
+def test_a_ctrl_c_while_the_command_line_prepares_explainers_leaves_no_loader(
+        small_site: Path, tmp_path: Path, monkeypatch):
+    """The explainers' early prepare runs after the loaders are forked: a
+    Ctrl-C there (or any failure) still discards them (before, it came before
+    the ``try`` that does, and left them unreaped with their descriptors open)."""
+    from site_builder import cli
+
+    started = []
+    original = preload.start
+    def start(*args, **kwargs):
+        made = original(*args, **kwargs)
+        started.append(list(made._loaders) if made is not None else None)
+        return made
+    monkeypatch.setattr(preload, "start", start)
+
+    def interrupted(content, jobs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "_prepare_early", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cli.main(["build", "--content", str(small_site), "--output", str(tmp_path / "out"), "--quiet"])
+    assert started and started[0]
+    for pid, reader, payload in started[0]:
+        if pid:
+            with pytest.raises(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)  # reaped: none left running or a zombie
+        for descriptor in (reader, payload):
+            with pytest.raises(OSError):
+                os.fstat(descriptor)

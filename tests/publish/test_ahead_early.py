@@ -153,7 +153,7 @@ def test_a_failed_build_leaves_no_child(site, monkeypatch):
 def test_ctrl_c_during_the_imports_leaves_no_child(site, monkeypatch):
     _whole, _given, forked = _watch(monkeypatch)
 
-    def interrupted():
+    def interrupted(*a, **k):
         raise KeyboardInterrupt
     monkeypatch.setattr(cli, "_import_build", interrupted)
     site.edit()
@@ -197,3 +197,62 @@ def test_no_child_is_forked_early_for_a_small_site(site, monkeypatch):
     monkeypatch.setattr(ahead, "AHEAD_FROM", 0)
     (site.output.parent / ".out.tree-record").unlink()  # no record: nothing to check
     assert ahead.start_early(site.output) is False and ahead._running is None
+
+
+CTRL_C_AT_THE_FORK = r"""
+import os, signal, sys
+from pathlib import Path
+from site_builder import cli, parallel
+from site_builder.publish import ahead
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+content, output, which = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+for _ in range(2):  # a tree record, and a spare
+    assert cli.main(["build", "--content", str(content), "--output", str(output), "--quiet"]) == 0
+ahead.AHEAD_FROM = 0
+fork = parallel.fork
+
+def interrupted_fork():
+    # A Ctrl-C right as the fork returns, before the caller has recorded the child.
+    pid = fork()
+    if pid:
+        os.kill(os.getpid(), signal.SIGINT)
+    return pid
+
+parallel.fork = interrupted_fork
+before = set(os.listdir("/proc/self/fd"))
+try:
+    ahead.start_early(output) if which == "early" else ahead.start(output, None)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted", "recorded" if ahead._running is not None else "lost")
+ahead.stop()
+try:
+    print("a child left", os.waitpid(-1, os.WNOHANG))
+except ChildProcessError:
+    print("no child left")
+print("descriptors left", sorted(set(os.listdir("/proc/self/fd")) - before))
+"""
+
+
+@pytest.mark.parametrize("which", ["early", "late"])
+def test_a_ctrl_c_as_the_checker_is_forked_leaves_no_child_and_no_descriptor(tmp_path, which):
+    """A Ctrl-C that comes as the fork returns is held until the child is
+    recorded (``stop`` then ends it) and its pipes are the record's to close;
+    before, the child was lost to the caller and its descriptors stayed open."""
+    import subprocess
+    import sys
+
+    from helpers import REPO, term, write_tree
+
+    content = write_tree(tmp_path / "content", {
+        "site.toml": 'title = "T"\npreviews = false\n',
+        **{f"terms/t{i}.md": term(f"T{i}", "S.", "Body.\n") for i in range(3)},
+    })
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(CTRL_C_AT_THE_FORK)
+    result = subprocess.run([sys.executable, str(script), str(content), str(tmp_path / "site" / "output"), which],
+                            cwd=REPO, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert result.stdout.splitlines() == ["interrupted recorded", "no child left", "descriptors left []"], \
+        result.stdout + result.stderr

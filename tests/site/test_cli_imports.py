@@ -18,7 +18,7 @@ gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(
 from site_builder import cli
 collections.clear()
 frozen = gc.get_freeze_count()
-assert cli._import_build() is True
+cli._import_build()
 assert collections == [], collections  # none while the build's modules were imported
 assert gc.isenabled() and gc.get_freeze_count() > frozen + 10000
 """
@@ -30,16 +30,24 @@ def test_the_build_modules_are_imported_with_the_collector_paused():
     assert result.returncode == 0, result.stderr
 
 
-def test_a_library_caller_gets_its_collector_back(tmp_path):
+def test_a_library_caller_gets_its_collector_back(tmp_path, monkeypatch):
     content = write_tree(tmp_path / "content", {
         "site.toml": 'title = "T"\npreviews = false\n',
         "terms/alpha.md": term("Alpha", "First.", "Alpha prose.\n"),
     })
+    gc.unfreeze()  # (a test before, in this process, may have called a stage that freezes: cache.incremental)
     assert gc.get_freeze_count() == 0 and gc.isenabled()
     try:
         for _ in range(2):  # a first build, then one with a cache
             assert cli.main(["build", "--content", str(content), "--output", str(tmp_path / "out"), "--quiet"]) == 0
             assert gc.get_freeze_count() == 0 and gc.isenabled()
+        gc.freeze()  # a caller's own frozen objects: the imports' not frozen with them, none unfrozen
+        frozen, asked = gc.get_freeze_count(), []
+        monkeypatch.setattr(cli, "_import_build", lambda freeze=True: asked.append(freeze))
+        assert cli.main(["build", "--content", str(content), "--output", str(tmp_path / "out"), "--quiet"]) == 0
+        assert asked == [False] and gc.get_freeze_count() >= frozen
+        monkeypatch.undo()
+        gc.unfreeze()
         gc.disable()  # a caller's own pause is kept
         assert cli.main(["build", "--content", str(content), "--output", str(tmp_path / "out"), "--quiet"]) == 0
         assert not gc.isenabled() and gc.get_freeze_count() == 0
