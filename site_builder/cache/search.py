@@ -13,6 +13,7 @@ live output (which the fast path has checked nobody changed); it steps aside
 
 from __future__ import annotations
 
+import bisect
 import json
 import marshal
 from typing import Callable, Iterable, Mapping
@@ -26,8 +27,15 @@ from ..outputs.search_text import Stemmer, body_record
 from . import store as cache
 
 TABLE = "search"
-"""Cache table: the settings key, the pages in doc order, each page's entry key,
-and how many pages hold each surface word (what a shard file does not say)."""
+"""Cache table: the settings key, the pages in doc order (``slugs``), each page's
+entry key (``keys``: one string, ``KEY_LENGTH`` characters a page in doc order;
+``moved``: slug -> key, of the pages edits indexed since), how many pages hold
+each surface word (what a shard file does not say), the stems (``stems``, and
+``stems+``: those edits added since). An edit looks up a few keys: one string
+loads ~5x quicker than a dict of 10,000, and it saves only ``moved``, ``words``,
+``pending`` and ``stems+`` (``save_entries``), not the whole table (~1 MB)."""
+KEY_LENGTH = 64
+"""The length of an entry key (``cache.key``: a sha256 in hex)."""
 BLOBS = "search.sqlite"
 
 
@@ -157,8 +165,7 @@ class Indexer:
             self.stored = blobs.present(sorted(self.live))
             blobs.close()  # never shared with forked workers
         self.stored |= self.pending.keys()  # what fast paths indexed since: moved into the store in files()
-        self.stem = _NoteNewStems(config.language, dict(previous.get("stems", {}))
-                                  if previous.get("settings") == self.settings else {})
+        self.stem = _NoteNewStems(config.language, _stems(previous) if previous.get("settings") == self.settings else {})
         # The records in doc order, as they come (take). Without a cache nothing
         # reads how many pages hold each surface word: not counted (~2 us a page).
         self._assembly = search_index.Assembly(count_words=store.enabled)
@@ -259,8 +266,9 @@ class Indexer:
             blobs = cache.BlobStore(store.folder / BLOBS, store.fail)
             blobs.put_many({**self.pending, **fresh}, live=self.live)
             blobs.close()
-            table = {"settings": self.settings, "slugs": [t.slug for t in ordered], "keys": keys, "words": words,
-                     "stems": stem.stems}  # every word the stemmer was asked about (never a guess)
+            slugs = [t.slug for t in ordered]
+            table = {"settings": self.settings, "slugs": slugs, "keys": "".join(keys[slug] for slug in slugs),
+                     "words": words, "stems": stem.stems}  # every word the stemmer was asked about (never a guess)
             if store.table(TABLE) != table:
                 store.save_table(TABLE, table)
         return files
@@ -282,27 +290,33 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
     table = store.table(TABLE)
     settings = _settings(config)
     slugs = table.get("slugs") if table and table.get("settings") == settings else None
-    if slugs is None or len(slugs) != len(terms) or not all(map(terms.__contains__, slugs)):
+    joined = table.get("keys")
+    if (slugs is None or not isinstance(joined, str) or len(joined) != KEY_LENGTH * len(slugs)
+            or len(slugs) != len(terms) or not all(map(terms.__contains__, slugs))):
         return None
-    keys, words = dict(table["keys"]), dict(table["words"])
+    moved, words = dict(table.get("moved", {})), dict(table["words"])
     pending = dict(table.get("pending", {}))
-    doc_of = {slug: i for i, slug in enumerate(slugs)}
-    stem = Stemmer(config.language, dict(table.get("stems", {})))
-    known = len(stem.stems)
+    stem = _NoteNewStems(config.language, _stems(table))
     changes, fresh = [], {}
     for slug in sorted(edited):
+        doc = bisect.bisect_left(slugs, slug)  # (in doc order: sorted by slug)
+        if doc == len(slugs) or slugs[doc] != slug:
+            return None
+        before = moved.get(slug) or joined[doc * KEY_LENGTH:(doc + 1) * KEY_LENGTH]
         key = entry_key(settings, terms[slug], body_keys[slug])
-        if key == keys.get(slug):
+        if key == before:
             continue
-        old = pending.get(keys.get(slug, "")) or _stored(store, keys.get(slug, ""))
+        old = pending.get(before) or _stored(store, before)
         if old is None:
             return None
         old, new = _decode(old), page_record(config, stem, terms[slug], edited[slug])
         if old[2] != new[2]:
             return None  # the phrase pairs are the title's, aliases' and summary's: not a body edit
-        changes.append((doc_of[slug], old, new))
+        changes.append((doc, old, new))
         fresh[key] = _encode(new)
-        keys[slug] = key
+        moved[slug] = key
+        if before in pending and not _in_use(before, slugs, joined, moved):
+            del pending[before]  # (the entries of a page's last edit, no page's now)
     if not changes:
         return {}, lambda: None
     touched = set().union(*(search_index.affected(old, new) for _, old, new in changes))
@@ -323,14 +337,13 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
         for word in old[1].keys() - new[1].keys():
             if not any(word in s["w"] for s in states.values()):
                 words.pop(word, None)
-    live = set(keys.values())
-    pending = {k: v for k, v in pending.items() if k in live}
     pending.update(fresh)
 
     def remember() -> None:
-        """Keep the new entries: called once the files are written (a failed write keeps the old state)."""
-        store.save_table(TABLE, {**table, "keys": keys, "words": words, "pending": pending,
-                                 **({"stems": stem.stems} if len(stem.stems) != known else {})})
+        """Keep the new entries: called once the files are written (a failed write keeps the old state).
+        Only what changed is saved, in one file beside the table (``save_entries``): one write, as before."""
+        store.save_entries(TABLE, {"moved": moved, "words": words, "pending": pending,
+                                   **({"stems+": {**table.get("stems+", {}), **stem.fresh}} if stem.fresh else {})})
 
     files: dict[str, bytes | None] = {}
     for key in sorted(touched):
@@ -342,6 +355,34 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
     if keys_now != present:
         files[f"{search_index.FOLDER}/index.json"] = search_index.manifest(keys_now, len(slugs), buckets)
     return files, remember
+
+
+def key_of(table: Mapping, slug: str) -> str | None:
+    """The entry key ``TABLE`` has for page ``slug`` (None: none)."""
+    if slug in table.get("moved", {}):
+        return table["moved"][slug]
+    slugs = table.get("slugs", [])
+    doc = bisect.bisect_left(slugs, slug)
+    return table["keys"][doc * KEY_LENGTH:(doc + 1) * KEY_LENGTH] if doc < len(slugs) and slugs[doc] == slug else None
+
+
+def _stems(table: Mapping) -> dict[str, str]:
+    """The stemmer's memo ``TABLE`` keeps: its ``stems`` and those edits added since (a new dict)."""
+    stems = dict(table.get("stems", {}))
+    stems.update(table.get("stems+", {}))
+    return stems
+
+
+def _in_use(key: str, slugs: list[str], joined: str, moved: Mapping[str, str]) -> bool:
+    """Whether any page's entry key is ``key`` (``TABLE``'s keys and the ``moved`` ones)."""
+    if key in moved.values():
+        return True
+    at = joined.find(key)
+    while at >= 0:
+        if at % KEY_LENGTH == 0 and slugs[at // KEY_LENGTH] not in moved:
+            return True
+        at = joined.find(key, at + 1)
+    return False
 
 
 def _stored(store: cache.BuildCache, key: str) -> bytes | None:

@@ -169,7 +169,7 @@ def test_edits_in_a_row_keep_their_entries_in_the_table_until_a_full_build_store
     assert (blobs.read_bytes(), wal.read_bytes() if wal.exists() else b"") == store_before
     from site_builder.cache import store
     table = store.BuildCache(cache_folder).table(search_cache.TABLE)
-    assert set(table["pending"]) == {table["keys"]["t03"], table["keys"]["t08"]}  # t03's first edit is gone
+    assert set(table["pending"]) == {search_cache.key_of(table, "t03"), search_cache.key_of(table, "t08")}  # t03's first edit is gone
     # A full build (a summary edit) moves them into the store and indexes only the page it changed.
     indexed: list[str] = []
     original = search_cache.page_record
@@ -216,3 +216,35 @@ def test_the_page_workers_make_the_entries_and_the_files_are_a_single_process_bu
     assert report.written >= count  # every term page rendered again (the title is in each)
     assert indexed == []
     assert search_files(tmp_path / "two" / "out") == search_files(tmp_path / "one" / "out")
+
+
+def test_an_edit_saves_only_what_it_changed_beside_the_table_and_the_next_edit_reads_it(site, tmp_path, monkeypatch):
+    """The fast path leaves ``search.table`` as the full build wrote it: the moved
+    keys, the words' counts, the pending entries and the new stems go to the file
+    of recent entries, which the next edit reads with it (its old entries found
+    under the moved key, its new word stemmed from the memo, not the stemmer)."""
+    from site_builder.cache import store
+
+    content, output = site
+    cache_folder = output.parent / ".site_builder_cache"
+    whole = (cache_folder / f"{search_cache.TABLE}.table").read_bytes()
+    before = search_cache.key_of(store.BuildCache(cache_folder).table(search_cache.TABLE), "t05")
+    edit(content / "terms/t05.md", "Body 5 about", "Body 5 quixotic about")
+    assert any("fast path" in line for line in build(content, output))
+    assert (cache_folder / f"{search_cache.TABLE}.table").read_bytes() == whole
+    table = store.BuildCache(cache_folder).table(search_cache.TABLE)
+    moved = search_cache.key_of(table, "t05")
+    assert moved != before and set(table["pending"]) == {moved}
+    assert table["stems+"]["quixotic"] == search_text.Stemmer("en")("quixotic")
+    assert search_cache.key_of(table, "t06") == table["keys"][6 * search_cache.KEY_LENGTH:7 * search_cache.KEY_LENGTH]
+    stemmed: list[str] = []
+    original = search_text.Stemmer.__call__
+    monkeypatch.setattr(search_text.Stemmer, "__call__",
+                        lambda self, word: (stemmed.append(word) if word not in self.stems else None,
+                                            original(self, word))[1])
+    edit(content / "terms/t05.md", "quixotic", "quixotic quixotic")
+    assert any("fast path" in line for line in build(content, output))
+    assert "quixotic" not in stemmed
+    assert search_files(output) == search_files(clean(content, tmp_path))
+    assert set(store.BuildCache(cache_folder).table(search_cache.TABLE)["pending"]) == \
+        {search_cache.key_of(store.BuildCache(cache_folder).table(search_cache.TABLE), "t05")}
