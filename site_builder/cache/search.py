@@ -357,15 +357,6 @@ def update(store: cache.BuildCache, config: SiteConfig, terms: Mapping[str, Term
     return files, remember
 
 
-def key_of(table: Mapping, slug: str) -> str | None:
-    """The entry key ``TABLE`` has for page ``slug`` (None: none)."""
-    if slug in table.get("moved", {}):
-        return table["moved"][slug]
-    slugs = table.get("slugs", [])
-    doc = bisect.bisect_left(slugs, slug)
-    return table["keys"][doc * KEY_LENGTH:(doc + 1) * KEY_LENGTH] if doc < len(slugs) and slugs[doc] == slug else None
-
-
 def _stems(table: Mapping) -> dict[str, str]:
     """The stemmer's memo ``TABLE`` keeps: its ``stems`` and those edits added since (a new dict)."""
     stems = dict(table.get("stems", {}))

@@ -237,7 +237,7 @@ def _record(known: dict, read: list[content.LoadedFile], stamped_ns: int) -> Non
         stamp = entry.stamp
         settled = max(stamp[1], stamp[2]) < settled_before
         # (The problems a tuple: marshal loads an empty one as the one empty tuple,
-        # where 10,000 empty lists were ~0.7 MB of an edit's load: ``kept.APART``.)
+        # where 10,000 empty lists were ~0.7 MB of an edit's load.)
         known[entry.shown] = (stamp if settled else None, entry.term.to_record() if entry.term is not None else None,
                               tuple([(p.path, p.line, p.message, p.severity) for p in entry.problems]), entry.names,
                               entry.front)
