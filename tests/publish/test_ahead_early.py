@@ -15,6 +15,7 @@ from site_builder import cli
 from site_builder.cache import pages as page_cache
 from site_builder.publish import ahead, records
 
+from test_ahead import _answers
 from test_hardening_spare import _close_caches, site  # noqa: F401 (fixtures)
 
 
@@ -29,25 +30,15 @@ def _made_ahead(monkeypatch):
 def _watch(monkeypatch) -> tuple[list, list, list]:
     """(roots of the whole-tree surveys this process makes, what ``ahead.extra``
     gave it, the pids of the children forked early)."""
-    whole, given, forked = [], [], []
-    survey, extra, start_early = records._survey, ahead.extra, ahead.start_early
-
-    def surveying(root, paths, now, before=None, only=None, **options):
-        if only is None:
-            whole.append(root)
-        return survey(root, paths, now, before, only, **options)
-
-    def giving(output):
-        given.append(extra(output))
-        return given[-1]
+    whole, given = _answers(monkeypatch)
+    forked = []
+    start_early = ahead.start_early
 
     def forking(output):
         started = start_early(output)
         if started:
             forked.append(ahead._running.pid)
         return started
-    monkeypatch.setattr(records, "_survey", surveying)
-    monkeypatch.setattr(ahead, "extra", giving)
     monkeypatch.setattr(ahead, "start_early", forking)
     return whole, given, forked
 
