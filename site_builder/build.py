@@ -111,15 +111,21 @@ def _raise_if_failing(problems: list[Problem], strict: bool) -> None:
 
 
 def build_site(options: BuildOptions, log: Callable[[str], None] = lambda line: None,
-               store: cache.BuildCache | None = None, preloaded: Preload | None = None) -> BuildReport:
+               store: cache.BuildCache | None = None, preloaded: Preload | None = None,
+               caller_froze: bool | None = None) -> BuildReport:
     """Run the whole pipeline; raise ``BuildFailed`` with every problem found.
 
     ``store`` lets a long-lived caller (``serve``) keep the cache in memory
     between builds; by default each build opens the cache folder afresh.
     ``preloaded``: the terms of ``options.content`` being loaded ahead
     (``preload.start``); used when this build would load them from nothing.
+    ``caller_froze``: whether the caller froze objects (``gc.freeze``), which
+    the build then leaves frozen, unfreezing none of what it froze itself;
+    None: asked of ``gc``, whose count walks every frozen object (a caller
+    that froze its whole heap, as the command line and serve's worker do, says).
     """
-    caller_froze = gc.get_freeze_count() > 0
+    if caller_froze is None:
+        caller_froze = gc.get_freeze_count() > 0
     own = store is None or not options.write
     if own:  # a store of its own (no disk work yet: tables and blobs open on first use)
         store = cache.BuildCache(options.cache_folder() if options.write else None)

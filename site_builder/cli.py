@@ -238,7 +238,8 @@ def run_build(options: BuildOptions, log, verb: str = "Built", preloaded: preloa
 
     log(f"{'Checking' if not options.write else 'Building'} {options.content} -> {options.output if options.write else '(nothing written)'}")
     try:
-        report = build_site(options, log, preloaded=preloaded)
+        # (``main`` froze the imports, or its caller froze: ``main`` unfreezes what it froze.)
+        report = build_site(options, log, preloaded=preloaded, caller_froze=True)
     except BuildFailed as failure:
         for problem in failure.problems:
             print(problem, file=sys.stderr)

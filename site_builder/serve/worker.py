@@ -156,7 +156,7 @@ def worker_main(parent: int | None = None) -> None:
             store = BuildCache(options.cache_folder(), defer_writes=True)
         log: list[str] = []
         try:
-            report = build_site(options, log.append, store)
+            report = build_site(options, log.append, store, caller_froze=True)  # (unfrozen below)
             warnings = [str(w) for w in report.warnings]
             if report.cache_failure:  # serve goes on from the tables in memory
                 warnings.append(f"warning: the build cache could not be saved ({report.cache_failure})")

@@ -54,3 +54,19 @@ def test_a_library_caller_gets_its_collector_back(tmp_path, monkeypatch):
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_the_command_line_never_counts_what_it_froze(tmp_path, monkeypatch):
+    """``gc.get_freeze_count`` walks every frozen object: asked once the command
+    line froze its imports (in a test process, the whole heap), it cost more
+    than the small build itself. The command line tells ``build_site`` instead."""
+    content = write_tree(tmp_path / "content", {
+        "site.toml": 'title = "T"\npreviews = false\n',
+        "terms/alpha.md": term("Alpha", "First.", "Alpha prose.\n"),
+    })
+    counted, count = [], gc.get_freeze_count
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: counted.append(count()) or counted[-1])
+    gc.unfreeze()  # (as in the test above)
+    for _ in range(2):  # a first build, then one with a cache
+        assert cli.main(["build", "--content", str(content), "--output", str(tmp_path / "out"), "--quiet"]) == 0
+    assert counted and set(counted) == {0}, counted  # asked only while nothing was frozen
