@@ -15,16 +15,8 @@ from site_builder import cli
 from site_builder.cache import pages as page_cache
 from site_builder.publish import ahead, records
 
-from test_ahead import _answers
+from test_ahead import _answers, _made_ahead  # noqa: F401 (the autouse fixture: forced on, no child left)
 from test_hardening_spare import _close_caches, site  # noqa: F401 (fixtures)
-
-
-@pytest.fixture(autouse=True)
-def _made_ahead(monkeypatch):
-    monkeypatch.setattr(ahead, "AHEAD_FROM", 0)
-    monkeypatch.setattr(page_cache, "_idle_core", lambda jobs=None: True)  # whatever the machine's load
-    yield
-    assert ahead._running is None, "a build left its child running"
 
 
 def _watch(monkeypatch) -> tuple[list, list, list]:
